@@ -1,0 +1,222 @@
+/**
+ * Builds the bundled salary data release from the published statistics in sources/.
+ *
+ *   npx tsx scripts/build-release.ts [--out releases/salary-2026.11.1.jsonl.gz] [--explain]
+ *
+ * Deterministic: the same sources give a byte-identical file (fixed version and created_at,
+ * no clock, no randomness, fixed record order, gzip without timestamp). The model is in
+ * scripts/release-model/, one step per file; docs/data.md documents it.
+ */
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { FormatRegistry } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { COUNTRIES } from '../src/catalog/countries.js';
+import { JOBS, LEVELS } from '../src/catalog/jobs.js';
+import {
+  RELEASE_FORMAT,
+  ReleaseHeaderSchema,
+  ReleaseRecordSchema,
+  type ReleaseHeader,
+  type ReleaseRecord,
+} from '../src/releases/format.js';
+import { buildCountryMeans, type CountryMeans } from './release-model/country-means.js';
+import { buildDispersion, type Dispersion } from './release-model/dispersion.js';
+import { fxFor } from './release-model/fx-rates.js';
+import { loadInputs } from './release-model/inputs.js';
+import {
+  buildLevelProfile,
+  LEVEL_WEIGHTS,
+  type LevelProfile,
+} from './release-model/level-profile.js';
+import { Z } from './release-model/math.js';
+import {
+  buildOccupationProfile,
+  type OccupationProfile,
+} from './release-model/occupation-profile.js';
+import { SOURCE_FILES } from './release-model/source-files.js';
+
+export const RELEASE_VERSION = '2026.11.1';
+export const CREATED_AT = '2026-11-22T00:00:00Z';
+export const FIRST_YEAR = 2014;
+export const LAST_PUBLISHED_YEAR = 2024;
+export const CURRENT_YEAR = 2026;
+export const DEFAULT_SOURCES_DIR = fileURLToPath(new URL('../sources', import.meta.url));
+export const DEFAULT_OUT = fileURLToPath(
+  new URL(`../releases/salary-${RELEASE_VERSION}.jsonl.gz`, import.meta.url),
+);
+
+const METHODOLOGY =
+  'Modelled figures, not survey microdata. Country mean full-time gross pay in EUR is Eurostat nama_10_fte for 2022-2024 ' +
+  '(basis "published"); the Netherlands, absent from that dataset, is modelled from CBS wages per job converted to a ' +
+  '38-hour week. Earlier years are back-cast with the Eurostat Structure of Earnings Survey medians (2014, 2018, 2022) ' +
+  'and geometric interpolation (basis "interpolated"); 2025-2026 are projected from 2022-2024 growth shrunk towards the ' +
+  'EU27 rate (basis "projected"). Job ratios come from ISCO-08 major-group pay (Eurostat SES 2018, NSI Bulgaria SES ' +
+  '2018/2022) with sector evidence from NSI, CBS and Statistics Estonia; level ratios from the CBS 2023 age profile of ' +
+  'hourly wages; percentiles from a log-normal whose spread is derived from published mean/median ratios (GUS, Statistics ' +
+  'Estonia, NSI). Job and level ratios are normalised so that the weighted average of all records reproduces the country ' +
+  'mean. Local currency amounts use ECB annual average rates. Every step, number and caveat: docs/data.md in the ' +
+  'salary-api repository.';
+
+export interface Model {
+  readonly countryMeans: CountryMeans;
+  readonly occupations: OccupationProfile;
+  readonly levels: LevelProfile;
+  readonly dispersion: Dispersion;
+}
+
+export interface Release {
+  readonly header: ReleaseHeader;
+  readonly records: readonly ReleaseRecord[];
+  readonly model: Model;
+}
+
+/** Runs the model on the files in `sourcesDir` and returns the validated release. */
+export function buildRelease(sourcesDir: string = DEFAULT_SOURCES_DIR): Release {
+  const inputs = loadInputs(sourcesDir);
+  const params = {
+    firstYear: FIRST_YEAR,
+    lastPublishedYear: LAST_PUBLISHED_YEAR,
+    currentYear: CURRENT_YEAR,
+  };
+  const countryMeans = buildCountryMeans(inputs, params);
+  const occupations = buildOccupationProfile(inputs);
+  const levels = buildLevelProfile(inputs);
+  const dispersion = buildDispersion(inputs, occupations, levels);
+
+  const records: ReleaseRecord[] = [];
+  const countries = [...COUNTRIES].sort((a, b) => a.code.localeCompare(b.code));
+  for (const country of countries) {
+    const sigma = dispersion.cells.get(country.code)?.sigmaCell ?? NaN;
+    for (const job of JOBS) {
+      const jobRatio = occupations.jobRatio.get(country.code)?.get(job.slug) ?? NaN;
+      for (const level of LEVELS) {
+        for (let year = FIRST_YEAR; year <= CURRENT_YEAR; year++) {
+          const cm = countryMeans.byCountry.get(country.code)?.get(year);
+          if (!cm) throw new Error(`no country mean for ${country.code} ${year}`);
+          const mean = cm.mean * jobRatio * levels.ratio[level];
+          const median = mean / Math.exp((sigma * sigma) / 2);
+          const at = (z: number) => Math.round(median * Math.exp(z * sigma));
+          const fx = fxFor(inputs, country, year);
+          records.push({
+            type: 'salary',
+            country: country.code,
+            job: job.slug,
+            level,
+            year,
+            basis: cm.basis,
+            confidence: cm.confidence,
+            p10: at(Z.p10),
+            p25: at(Z.p25),
+            median: Math.round(median),
+            p75: at(Z.p75),
+            p90: at(Z.p90),
+            mean: Math.round(mean),
+            local_currency: fx.currency,
+            fx_rate: fx.rate,
+          });
+        }
+      }
+    }
+  }
+
+  const header: ReleaseHeader = {
+    type: 'release',
+    format: RELEASE_FORMAT,
+    version: RELEASE_VERSION,
+    created_at: CREATED_AT,
+    first_year: FIRST_YEAR,
+    current_year: CURRENT_YEAR,
+    last_published_year: LAST_PUBLISHED_YEAR,
+    methodology: METHODOLOGY,
+    sources: SOURCE_FILES.map((s) => ({ ...s })),
+    job_weights: { ...occupations.jobWeights },
+    level_weights: { ...LEVEL_WEIGHTS },
+    record_count: records.length,
+  };
+  validate(header, records);
+  return { header, records, model: { countryMeans, occupations, levels, dispersion } };
+}
+
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** TypeBox checks `format` only for registered formats; the header's created_at needs date-time. */
+export function registerFormats(): void {
+  if (!FormatRegistry.Has('date-time')) {
+    FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
+  }
+}
+
+function validate(header: ReleaseHeader, records: readonly ReleaseRecord[]): void {
+  registerFormats();
+  const problems: string[] = [];
+  for (const e of Value.Errors(ReleaseHeaderSchema, header))
+    problems.push(`header ${e.path}: ${e.message}`);
+  records.forEach((r, i) => {
+    if (!Value.Check(ReleaseRecordSchema, r)) {
+      for (const e of Value.Errors(ReleaseRecordSchema, r))
+        problems.push(`record ${i + 1} ${e.path}: ${e.message}`);
+    }
+    if (!(
+      r.p10 < r.p25 &&
+      r.p25 < r.median &&
+      r.median < r.p75 &&
+      r.p75 < r.p90 &&
+      r.median < r.mean
+    )) {
+      problems.push(
+        `record ${i + 1} (${r.country} ${r.job} ${r.level} ${r.year}): percentiles out of order`,
+      );
+    }
+  });
+  const sum = (o: Record<string, number>) => Object.values(o).reduce((s, w) => s + w, 0);
+  if (Math.abs(sum(header.job_weights) - 1) > 1e-9)
+    problems.push('header: job_weights do not sum to 1');
+  if (Math.abs(sum(header.level_weights) - 1) > 1e-9)
+    problems.push('header: level_weights do not sum to 1');
+  if (problems.length > 0) {
+    throw new Error(
+      `release is invalid (${problems.length} problems):\n${problems.slice(0, 20).join('\n')}`,
+    );
+  }
+}
+
+/** JSON Lines (header first), gzip-compressed; the gzip header carries no time and a fixed OS byte. */
+export function serializeRelease(release: Pick<Release, 'header' | 'records'>): Buffer {
+  const lines =
+    [release.header, ...release.records].map((line) => JSON.stringify(line)).join('\n') + '\n';
+  const gz = gzipSync(Buffer.from(lines, 'utf8'), { level: 9 });
+  gz[9] = 3; // OS = Unix on every platform, so the bytes do not depend on where it was built.
+  return gz;
+}
+
+/** Builds from `sourcesDir` and writes the compressed release to `outPath`. */
+export function writeRelease(sourcesDir: string, outPath: string): Release {
+  const release = buildRelease(sourcesDir);
+  mkdirSync(dirname(outPath), { recursive: true });
+  writeFileSync(outPath, serializeRelease(release));
+  return release;
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const outIndex = argv.indexOf('--out');
+  const outArg = outIndex >= 0 ? argv[outIndex + 1] : DEFAULT_OUT;
+  if (!outArg || outArg.startsWith('--'))
+    throw new Error('usage: build-release.ts [--out FILE] [--explain]');
+  const out = resolve(outArg);
+  const release = writeRelease(DEFAULT_SOURCES_DIR, out);
+  const { sanityLines, explain } = await import('./release-model/explain.js');
+  if (argv.includes('--explain')) console.log(explain(release.model));
+  console.log(`wrote ${out}: ${release.header.record_count} records`);
+  for (const line of sanityLines(release.records)) console.log(line);
+}
+
+const entry = process.argv[1];
+if (entry && realpathSync(entry) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,112 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ReleaseHeader } from '../../src/releases/format.js';
+
+type ReleaseSource = ReleaseHeader['sources'][number];
+
+/**
+ * Every file in sources/ (`<id>.csv` with `<id>.source.md` beside it), as the release header
+ * lists them. `url` is the publisher's page or the copy that was read (see the .source.md).
+ */
+export const SOURCE_FILES: readonly ReleaseSource[] = Object.freeze([
+  {
+    id: 'eurostat_nama_10_fte_avg_fulltime_salary_eur_2021_2024',
+    title: 'Average annual full-time adjusted salary per employee (nama_10_fte), EUR, 2021-2024',
+    publisher: 'Eurostat (values read from republications of Eurostat releases)',
+    url: 'https://ec.europa.eu/eurostat/web/products-eurostat-news/w/ddn-20221219-3',
+    used_for:
+      'Country mean full-time pay 2022-2024 (basis "published"); anchor of the back-cast to 2014 and of the 2025-2026 projection. First-vintage 2021 values only validate the back-cast.',
+  },
+  {
+    id: 'eurostat_ses_median_hourly_earnings_eur_2014_2018_2022',
+    title:
+      'Structure of Earnings Survey: median gross hourly earnings (earn_ses_pub2s), EUR, 2014/2018/2022',
+    publisher: 'Eurostat',
+    url: 'https://ec.europa.eu/eurostat/statistics-explained/index.php?title=Earnings_statistics',
+    used_for:
+      'Back-cast of country mean pay to 2014-2021 (ratio of mean pay to SES median held at its 2022 value).',
+  },
+  {
+    id: 'eurostat_ses_occupation_hourly_2018_partial',
+    title:
+      'Structure of Earnings Survey 2018: mean gross hourly earnings by ISCO-08 major group (partial)',
+    publisher: 'Eurostat (news item of 27 May 2021, as republished)',
+    url: 'https://oke.gr/en/hourly-earnings-vary-widely-across-occupations',
+    used_for:
+      'EU27 occupational pay profile (groups 1,2,3,5,8,9) and country dispersion exponents for CY, DK, RO.',
+  },
+  {
+    id: 'bg_nsi_ses_2018_2022_by_occupation_bgn',
+    title:
+      'Structure of Earnings Survey, October 2018 and 2022: employees and earnings by occupation (BGN)',
+    publisher: 'National Statistical Institute of Bulgaria (NSI)',
+    url: 'http://old.nsi.bg/en/node/4046',
+    used_for:
+      'Job employment weights (2022 employee counts); EU profile fill-in for groups 4, 6, 7; Bulgaria occupational profile; within/between-group dispersion decomposition.',
+  },
+  {
+    id: 'bg_nsi_ses_2022_hourly_by_activity_bgn',
+    title: 'Structure of Earnings Survey, October 2022: hourly earnings by economic activity (BGN)',
+    publisher: 'National Statistical Institute of Bulgaria (NSI)',
+    url: 'https://nsi.bg/en/content/4035/economic-activities',
+    used_for:
+      'Within-group job factors (ICT, education, health, accommodation and food, construction); Bulgaria whole-economy dispersion.',
+  },
+  {
+    id: 'nl_cbs_wages_per_job_2019_2023_eur',
+    title: 'Employment; jobs, wages, working hours (StatLine 81462ENG and 81431ENG), 2019-2023',
+    publisher: 'Statistics Netherlands (CBS)',
+    url: 'https://www.cbs.nl/en-gb/figures/detail/81431ENG',
+    used_for:
+      'Netherlands mean full-time pay 2019-2023 (modelled); seniority level profile (2023 hourly wages by age); education and care job factors.',
+  },
+  {
+    id: 'pl_gus_ses_avg_monthly_gross_pln',
+    title: 'Structure of wages and salaries by occupation, October 2018/2020/2022 (PLN)',
+    publisher: 'Statistics Poland (GUS)',
+    url: 'https://stat.gov.pl/en/topics/labour-market/working-employed-wages-and-salaries-cost-of-labour/structure-of-wages-and-salaries-by-occupation-in-october-2022,17,8.html',
+    used_for: 'Poland whole-economy pay dispersion (mean 22.8 % above median in October 2022).',
+  },
+  {
+    id: 'eurostat_context_figures',
+    title: 'Context figures: net earnings, labour costs, national averages and medians (EE, BG)',
+    publisher: 'Eurostat; Statistics Estonia; National Statistical Institute of Bulgaria',
+    url: 'https://ec.europa.eu/eurostat/statistics-explained/index.php?title=Wages_and_labour_costs',
+    used_for:
+      'Estonia whole-economy dispersion (mean vs median 2023) and ICT sector pay premium; the other rows are context only.',
+  },
+  {
+    id: 'ecb_eur_fx_annual_avg_2014_2025_derived',
+    title:
+      'Euro foreign exchange reference rates, calendar-year averages of daily fixings 2014-2025',
+    publisher: 'European Central Bank (averages computed from eurofxref-hist.csv)',
+    url: 'https://github.com/h0tbird/eurofxref/blob/d21ffee4b337f6d7ea9eb59045155aadf7b48b98/eurofxref-hist.csv',
+    used_for:
+      'fx_rate of every non-euro record (2025: partial-year average to 9 May; 2026: 2025 rate repeated).',
+  },
+  {
+    id: 'oecd_av_an_wage_2020_2022_usd_ppp_const2022',
+    title: 'Average annual wages per full-time equivalent employee, USD PPP, constant 2022 prices',
+    publisher: 'OECD (OECD.ELS.SAE:DSD_EARNINGS@AV_AN_WAGE)',
+    url: 'https://github.com/michal0091/dataviz/blob/e2a609757670424deaae4a1e72aac559092e16d3/R/30DayChartChallenge2024/day_06/OECD_AV_AN_WAGE.csv',
+    used_for:
+      'Cross-check only: Netherlands 2022 mean implied by OECD relative to Belgium and Germany.',
+  },
+  {
+    id: 'derived_nama_10_fte_national_currency_approx_2022_2024',
+    title: 'nama_10_fte 2022-2024 converted to national currency at ECB annual averages (derived)',
+    publisher: 'Derived in this project from Eurostat and ECB figures',
+    url: 'https://ec.europa.eu/eurostat/databrowser/view/nama_10_fte/default/table',
+    used_for:
+      'Not used by the model; kept for reference (records give local currency the same way: EUR value x fx_rate).',
+  },
+]);
+
+/** Fails when sources/ lacks a listed file or its description. */
+export function checkSourceFiles(dir: string): void {
+  for (const source of SOURCE_FILES) {
+    for (const file of [`${source.id}.csv`, `${source.id}.source.md`]) {
+      if (!existsSync(join(dir, file))) throw new Error(`sources: missing ${file} in ${dir}`);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+// Runs every *.test.ts under src/ and test/ with node:test through tsx.
+// Node 20's --test does not expand globs, so the files are listed here.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function collect(dir, out) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) collect(path, out);
+    else if (name.endsWith('.test.ts')) out.push(path);
+  }
+  return out;
+}
+
+const filter = process.argv.slice(2);
+const files = ['src', 'test']
+  .flatMap((dir) => collect(dir, []))
+  .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
+  .sort();
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+  { stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,144 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { Value } from '@sinclair/typebox/value';
+import { COUNTRIES } from '../../src/catalog/countries.js';
+import { JOBS, LEVELS } from '../../src/catalog/jobs.js';
+import {
+  ReleaseHeaderSchema,
+  ReleaseRecordSchema,
+  type ReleaseHeader,
+  type ReleaseRecord,
+} from '../../src/releases/format.js';
+import { registerFormats, writeRelease } from '../../scripts/build-release.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const sourcesDir = join(root, 'sources');
+const releasePath = join(root, 'releases', 'salary-2026.11.1.jsonl.gz');
+
+const committed = readFileSync(releasePath);
+const lines = gunzipSync(committed).toString('utf8').trimEnd().split('\n');
+const header = JSON.parse(lines[0] ?? '{}') as ReleaseHeader;
+const records = lines.slice(1).map((line) => JSON.parse(line) as ReleaseRecord);
+const key = (r: Pick<ReleaseRecord, 'country' | 'job' | 'level' | 'year'>) => `${r.country}|${r.job}|${r.level}|${r.year}`;
+const byKey = new Map(records.map((r) => [key(r), r]));
+const years = Array.from({ length: 2026 - 2014 + 1 }, (_, i) => 2014 + i);
+
+/**
+ * Latest-vintage nama_10_fte means, read here independently of the build script. The first
+ * five columns hold no commas; the 2021 rows are the first vintage and are not used.
+ */
+function publishedMeans(): { country: string; year: number; value: number }[] {
+  const rows = readFileSync(join(sourcesDir, 'eurostat_nama_10_fte_avg_fulltime_salary_eur_2021_2024.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(','));
+  const iso = new Map(COUNTRIES.map((c) => [c.eurostatCode, c.code]));
+  return rows
+    .filter(([, year, , unit, vintage]) => unit === 'EUR' && Number(year) >= 2022 && !vintage?.includes('first release'))
+    .flatMap(([geo, year, value]) => {
+      const country = iso.get(geo ?? '');
+      return country ? [{ country, year: Number(year), value: Number(value) }] : [];
+    });
+}
+
+describe('bundled data release', () => {
+  it('covers every country, job, level and year exactly once', () => {
+    assert.equal(records.length, 27 * 21 * 4 * 13);
+    assert.equal(records.length, 29_484);
+    assert.equal(header.record_count, records.length);
+    assert.equal(byKey.size, records.length, 'duplicate (country, job, level, year)');
+    for (const c of COUNTRIES)
+      for (const j of JOBS)
+        for (const level of LEVELS)
+          for (const year of years) assert.ok(byKey.has(key({ country: c.code, job: j.slug, level, year })), `${c.code} ${j.slug} ${level} ${year}`);
+  });
+
+  it('validates against the release schemas', () => {
+    registerFormats();
+    assert.deepEqual([...Value.Errors(ReleaseHeaderSchema, header)].map((e) => `${e.path}: ${e.message}`), []);
+    const invalid = records.filter((r) => !Value.Check(ReleaseRecordSchema, r));
+    assert.deepEqual(invalid.slice(0, 3), []);
+    assert.equal(header.first_year, 2014);
+    assert.equal(header.current_year, 2026);
+    assert.equal(header.last_published_year, 2024);
+  });
+
+  it('has weights that sum to 1 over the catalogue jobs and levels', () => {
+    assert.deepEqual(Object.keys(header.job_weights), JOBS.map((j) => j.slug));
+    assert.deepEqual(Object.keys(header.level_weights), [...LEVELS]);
+    const sum = (o: Record<string, number>) => Object.values(o).reduce((s, w) => s + w, 0);
+    assert.ok(Math.abs(sum(header.job_weights) - 1) < 1e-9);
+    assert.ok(Math.abs(sum(header.level_weights) - 1) < 1e-9);
+  });
+
+  it('lists every file in sources/ as a source', () => {
+    const files = readdirSync(sourcesDir).filter((f) => f.endsWith('.csv')).map((f) => f.replace(/\.csv$/, ''));
+    assert.deepEqual(header.sources.map((s) => s.id).sort(), files.sort());
+    for (const s of header.sources) assert.ok(readdirSync(sourcesDir).includes(`${s.id}.source.md`), s.id);
+  });
+
+  it('reproduces every published nama_10_fte country mean within 2 %', () => {
+    const published = publishedMeans();
+    assert.equal(published.length, 26 * 3, 'expected 26 countries × 2022-2024');
+    for (const p of published) {
+      let average = 0;
+      for (const j of JOBS) {
+        for (const level of LEVELS) {
+          const r = byKey.get(key({ country: p.country, job: j.slug, level, year: p.year }));
+          assert.ok(r);
+          average += (header.job_weights[j.slug] ?? NaN) * (header.level_weights[level] ?? NaN) * r.mean;
+        }
+      }
+      const diff = Math.abs(average / p.value - 1);
+      assert.ok(diff < 0.02, `${p.country} ${p.year}: release ${average.toFixed(0)} vs published ${p.value}`);
+    }
+  });
+
+  it('orders percentiles and keeps the median below the mean', () => {
+    for (const r of records) {
+      assert.ok(r.p10 < r.p25 && r.p25 < r.median && r.median < r.p75 && r.p75 < r.p90, key(r));
+      assert.ok(r.median < r.mean, key(r));
+    }
+  });
+
+  it('marks published years as published and later years as projected', () => {
+    const published = new Set(publishedMeans().map((p) => `${p.country}|${p.year}`));
+    for (const r of records) {
+      if (r.year > header.last_published_year) {
+        assert.equal(r.basis, 'projected', key(r));
+        assert.equal(r.confidence, 'low', key(r));
+      }
+      assert.equal(r.basis === 'published', published.has(`${r.country}|${r.year}`), key(r));
+    }
+  });
+
+  it('uses the currency of the year and 1 for the euro', () => {
+    for (const r of records) if (r.local_currency === 'EUR') assert.equal(r.fx_rate, 1, key(r));
+    assert.equal(byKey.get('BG|nurse|mid|2025')?.local_currency, 'BGN');
+    assert.equal(byKey.get('BG|nurse|mid|2026')?.local_currency, 'EUR');
+    assert.equal(byKey.get('HR|nurse|mid|2022')?.local_currency, 'HRK');
+    assert.equal(byKey.get('HR|nurse|mid|2023')?.local_currency, 'EUR');
+  });
+
+  it('is rebuilt byte for byte from sources/', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'salary-release-'));
+    try {
+      const first = join(dir, 'a.jsonl.gz');
+      const second = join(dir, 'b.jsonl.gz');
+      writeRelease(sourcesDir, first);
+      writeRelease(sourcesDir, second);
+      const a = readFileSync(first);
+      assert.ok(a.equals(readFileSync(second)), 'two builds differ');
+      assert.equal(gunzipSync(a).toString('utf8'), gunzipSync(committed).toString('utf8'), 'content drifted: rebuild the release');
+      assert.ok(a.equals(committed), 'same content, different gzip bytes (zlib changed?): rebuild the release');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
