@@ -1,0 +1,9 @@
+export {
+  COUNTRIES,
+  COUNTRY_CODES,
+  currencyInYear,
+  currentCurrency,
+  type Country,
+} from './countries.js';
+export { JOBS, JOB_SLUGS, LEVELS, iscoMajorGroup, type Job, type Level } from './jobs.js';
+export { catalogRoutes } from './routes.js';

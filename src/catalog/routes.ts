@@ -1,0 +1,99 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { ConsumeQuota } from '../http/quota.js';
+import { problemResponses } from '../http/openapi-responses.js';
+import { COUNTRIES, currentCurrency } from './countries.js';
+import { JOBS, LEVELS, iscoMajorGroup } from './jobs.js';
+
+const LEVEL_DESCRIPTIONS: Record<(typeof LEVELS)[number], string> = {
+  junior: 'Early career (modelled on the 25–29 age band).',
+  mid: 'Established (30–34 age band).',
+  senior: 'Experienced (35–44 age band).',
+  lead: 'Most experienced, lead roles (45–49 age band).',
+};
+
+const CountriesResponse = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      code: Type.String({ description: 'ISO 3166-1 alpha-2.' }),
+      name: Type.String(),
+      native_name: Type.String(),
+      currency: Type.String({ description: 'Currency in use today (ISO 4217).' }),
+      eurostat_code: Type.String({ description: 'Code in Eurostat tables (EL for Greece).' }),
+    }),
+  ),
+});
+
+const JobsResponse = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      slug: Type.String(),
+      title: Type.String(),
+      isco_code: Type.String({ description: 'ISCO-08 unit group.' }),
+      isco_title: Type.String(),
+      isco_major_group: Type.Integer({ minimum: 1, maximum: 9 }),
+      sector: Type.String(),
+    }),
+  ),
+  levels: Type.Array(Type.Object({ id: Type.String(), description: Type.String() })),
+});
+
+const countries = {
+  data: COUNTRIES.map((c) => ({
+    code: c.code,
+    name: c.name,
+    native_name: c.nativeName,
+    currency: currentCurrency(c),
+    eurostat_code: c.eurostatCode,
+  })).sort((a, b) => a.code.localeCompare(b.code)),
+};
+const jobs = {
+  data: JOBS.map((j) => ({
+    slug: j.slug,
+    title: j.title,
+    isco_code: j.iscoCode,
+    isco_title: j.iscoTitle,
+    isco_major_group: iscoMajorGroup(j),
+    sector: j.sector,
+  })),
+  levels: LEVELS.map((id) => ({ id, description: LEVEL_DESCRIPTIONS[id] })),
+};
+
+export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuota }> = async (
+  app,
+  opts,
+) => {
+  const EmptyQuery = Type.Object({}, { additionalProperties: false });
+  app.get(
+    '/api/v1/countries',
+    {
+      schema: {
+        operationId: 'listCountries',
+        tags: ['Catalogue'],
+        summary: 'The 27 EU member states covered',
+        querystring: EmptyQuery,
+        response: { 200: CountriesResponse, ...problemResponses(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      await opts.consumeQuota(request, reply);
+      return countries;
+    },
+  );
+  app.get(
+    '/api/v1/jobs',
+    {
+      schema: {
+        operationId: 'listJobs',
+        tags: ['Catalogue'],
+        summary: 'The 21 job categories and the seniority levels',
+        querystring: EmptyQuery,
+        response: { 200: JobsResponse, ...problemResponses(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      await opts.consumeQuota(request, reply);
+      return jobs;
+    },
+  );
+};

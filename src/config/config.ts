@@ -1,0 +1,122 @@
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parsePlanOverrides, type PlanOverrides } from '../plans/index.js';
+import { parseTrustProxy } from './trust-proxy.js';
+
+/** Everything the process is configured with, parsed once at start and frozen. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly trustProxy: readonly string[];
+  readonly webhookAllowPrivateTargets: boolean;
+  readonly secretKey: string | undefined;
+  readonly logLevel: string;
+  readonly accessLog: boolean;
+  readonly planOverrides: PlanOverrides;
+  readonly releaseFile: string;
+  readonly releasePollMs: number;
+  readonly shutdownTimeoutMs: number;
+  readonly publicBaseUrl: string | undefined;
+}
+
+export const BUNDLED_RELEASE = fileURLToPath(
+  new URL('../../releases/salary-2026.11.1.jsonl.gz', import.meta.url),
+);
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads the environment into a Config. Collects every problem before failing, so an
+ * operator fixes them in one go. The variables are listed in the README.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const str = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = str(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = str(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return raw;
+    } catch {
+      problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}//`);
+      return undefined;
+    }
+  };
+
+  const logLevel = str('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  let trustProxy: string[] = [];
+  try {
+    trustProxy = parseTrustProxy(str('TRUST_PROXY'));
+  } catch (error) {
+    problems.push(`TRUST_PROXY: ${(error as Error).message}`);
+  }
+
+  let planOverrides: PlanOverrides = {};
+  try {
+    planOverrides = parsePlanOverrides(str('PLAN_OVERRIDES'));
+  } catch (error) {
+    problems.push(`PLAN_OVERRIDES: ${(error as Error).message}`);
+  }
+
+  const secretKey = str('SECRET_KEY');
+  if (secretKey !== undefined && secretKey.length < 32) {
+    problems.push('SECRET_KEY must be at least 32 characters');
+  }
+
+  const pathOf = (raw: string): string => (isAbsolute(raw) ? raw : resolve(cwd, raw));
+  const config: Config = {
+    port: int('PORT', 3000, 0, 65535),
+    host: str('HOST') ?? '127.0.0.1',
+    dataDir: pathOf(str('DATA_DIR') ?? './data'),
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    trustProxy,
+    webhookAllowPrivateTargets: bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    secretKey,
+    logLevel,
+    accessLog: bool('ACCESS_LOG', true),
+    planOverrides,
+    releaseFile: pathOf(str('RELEASE_FILE') ?? BUNDLED_RELEASE),
+    releasePollMs: int('RELEASE_POLL_SECONDS', 5, 1, 3600) * 1000,
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600) * 1000,
+    publicBaseUrl: url('PUBLIC_BASE_URL', ['http:', 'https:']),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

@@ -1,0 +1,1 @@
+export { loadConfig, ConfigError, BUNDLED_RELEASE, type Config } from './config.js';

@@ -1,0 +1,56 @@
+import { ERROR_CODES, type ErrorCode } from './codes.js';
+
+/** One parameter that was wrong, and what would have been accepted. */
+export interface InvalidParam {
+  name: string;
+  reason: string;
+  allowed?: readonly (string | number)[];
+}
+
+export interface AppErrorOptions {
+  /** Extension members added to the problem document (snake_case keys). */
+  extensions?: Record<string, unknown>;
+  /** Response headers the error needs (Retry-After, rate-limit headers). */
+  headers?: Record<string, string | number>;
+  cause?: unknown;
+}
+
+/**
+ * The one error type the services throw. The HTTP layer renders it as RFC 9457
+ * problem+json; the worker and CLI read `retryable`.
+ */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string;
+  readonly extensions: Record<string, unknown>;
+  readonly headers: Record<string, string | number>;
+
+  constructor(code: ErrorCode, detail: string, options: AppErrorOptions = {}) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.detail = detail;
+    this.extensions = options.extensions ?? {};
+    this.headers = options.headers ?? {};
+  }
+
+  get retryable(): boolean {
+    return this.status === 503 || this.status === 429;
+  }
+
+  static invalidParams(params: InvalidParam[], detail?: string): AppError {
+    const first = params[0];
+    const text =
+      detail ??
+      (first === undefined
+        ? 'The request has invalid parameters.'
+        : `Invalid value for '${first.name}': ${first.reason}.`);
+    return new AppError('INVALID_PARAMETER', text, { extensions: { invalid_params: params } });
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

@@ -1,0 +1,30 @@
+/**
+ * Every error the API returns, in one registry: its HTTP status, title and the problem `type`
+ * URI (which resolves to the matching section of docs/errors.md). test/http/errors.test.ts
+ * keeps this table and docs/errors.md in step.
+ */
+export const ERROR_CODES = {
+  INVALID_PARAMETER: { status: 400, title: 'Invalid parameter' },
+  INVALID_BODY: { status: 400, title: 'Invalid request body' },
+  UNAUTHENTICATED: { status: 401, title: 'Missing or invalid credential' },
+  FEATURE_NOT_IN_PLAN: { status: 403, title: 'Feature not in plan' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  NO_DATA: { status: 404, title: 'No data for this query' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  RATE_LIMITED: { status: 429, title: 'Rate limit reached' },
+  INTERNAL: { status: 500, title: 'Internal error' },
+  DEPENDENCY_UNAVAILABLE: { status: 503, title: 'Service temporarily unavailable' },
+  SHUTTING_DOWN: { status: 503, title: 'Server is shutting down' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const DOCS_BASE = 'https://docs.salary-api.eu/errors';
+
+/** The problem `type` URI of an error code, e.g. https://docs.salary-api.eu/errors#rate-limited */
+export function problemType(code: ErrorCode): string {
+  return `${DOCS_BASE}#${code.toLowerCase().replaceAll('_', '-')}`;
+}

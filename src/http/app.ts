@@ -1,0 +1,114 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { CredentialResolver, Principal } from '../auth/index.js';
+import { catalogRoutes } from '../catalog/index.js';
+import type { Config } from '../config/index.js';
+import { AppError } from '../errors/index.js';
+import type { Clock } from '../lib/clock.js';
+import { requestIdGenerator } from '../lib/ids.js';
+import type { RateLimiter } from '../limits/index.js';
+import type { Plan, PlanId } from '../plans/index.js';
+import { salaryRoutes, type SalaryDataStore, type SalaryService } from '../salary/index.js';
+import { authenticator } from './auth-hook.js';
+import { docsRoutes } from './docs-routes.js';
+import { healthRoutes, type ReadinessCheck } from './health-routes.js';
+import { openApiOptions } from './openapi.js';
+import { ProblemSchema } from './openapi-responses.js';
+import { sendProblem } from './problem.js';
+import { quotaEnforcer } from './quota.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+export interface AppDeps {
+  config: Config;
+  clock: Clock;
+  plans: Readonly<Record<PlanId, Plan>>;
+  limiter: RateLimiter;
+  credentials: CredentialResolver;
+  data: SalaryDataStore;
+  salary: SalaryService;
+  readiness: readonly ReadinessCheck[];
+  /** The process logger (pino); none when omitted (tests). */
+  logger?: FastifyBaseLogger;
+}
+
+const API_PREFIX = '/api/v1/';
+
+/** Builds the HTTP application (no listening): routes, hooks, error rendering, OpenAPI. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
+    disableRequestLogging: true,
+    genReqId: requestIdGenerator(),
+    requestIdLogLabel: 'request_id',
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
+    bodyLimit: 1_048_576,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true } },
+    frameworkErrors: (error, request, reply) => {
+      void sendProblem(
+        new AppError('INVALID_PARAMETER', `The request could not be parsed: ${error.message}`),
+        request,
+        reply,
+      );
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ProblemSchema);
+  app.decorateRequest('principal', null as unknown as Principal);
+  app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      new AppError(
+        'NOT_FOUND',
+        `There is no ${request.method} ${request.url.split('?')[0]}; see /api/v1/openapi.json.`,
+      ),
+      request,
+      reply,
+    ),
+  );
+
+  const authenticate = authenticator(deps.credentials, deps.plans.free);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.url.startsWith(API_PREFIX) && !request.url.startsWith('/api/v1/openapi.json')) {
+      await authenticate(request);
+    }
+  });
+  if (config.accessLog) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        {
+          method: request.method,
+          url: request.url,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 100) / 100,
+          ip: request.ip,
+          account: request.principal?.accountId ?? undefined,
+        },
+        'request',
+      );
+    });
+  }
+
+  await app.register(swagger, openApiOptions(config));
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+
+  const consumeQuota = quotaEnforcer(deps.limiter, deps.clock);
+  await app.register(healthRoutes, { checks: deps.readiness, data: deps.data });
+  await app.register(docsRoutes);
+  await app.register(catalogRoutes, { consumeQuota });
+  await app.register(salaryRoutes, { salary: deps.salary, consumeQuota });
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  return app;
+}

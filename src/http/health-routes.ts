@@ -1,0 +1,78 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Db } from '../store/index.js';
+import type { SalaryDataStore } from '../salary/index.js';
+
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    promise.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}
+
+export function databaseCheck(db: Db): ReadinessCheck {
+  return { name: 'database', check: async () => void (await db.query('SELECT 1')) };
+}
+
+/** GET /health: the process is alive. GET /ready: every dependency answers and data is loaded. */
+export const healthRoutes: FastifyPluginAsyncTypebox<{
+  checks: readonly ReadinessCheck[];
+  data: SalaryDataStore;
+}> = async (app, opts) => {
+  const Status = Type.Object({
+    status: Type.String(),
+    checks: Type.Optional(Type.Record(Type.String(), Type.String())),
+    release: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  });
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['Operations'],
+        operationId: 'health',
+        summary: 'Liveness',
+        response: { 200: Status },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags: ['Operations'],
+        operationId: 'ready',
+        summary: 'Readiness: database and Redis reachable, a data release loaded',
+        response: { 200: Status, 503: Status },
+      },
+    },
+    async (_request, reply) => {
+      const results: Record<string, string> = {};
+      let ok = true;
+      await Promise.all(
+        opts.checks.map(async (readiness) => {
+          const name = readiness.name;
+          try {
+            await withTimeout(readiness.check(), CHECK_TIMEOUT_MS);
+            results[name] = 'ok';
+          } catch (error) {
+            ok = false;
+            results[name] = `unavailable: ${(error as Error).message}`;
+          }
+        }),
+      );
+      const release = opts.data.index?.release.version ?? null;
+      results.data = release === null ? 'no release loaded' : 'ok';
+      if (release === null) ok = false;
+      if (!ok) reply.code(503).header('retry-after', '5');
+      return { status: ok ? 'ready' : 'not ready', checks: results, release };
+    },
+  );
+};

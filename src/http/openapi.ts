@@ -1,0 +1,43 @@
+import type { SwaggerOptions } from '@fastify/swagger';
+import type { Config } from '../config/index.js';
+
+/** OpenAPI 3.1 document settings; the paths come from the route schemas that validate requests. */
+export function openApiOptions(config: Config): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'European Salary Data API',
+        version: '1.0.0',
+        description:
+          'Gross annual pay percentiles for the 27 EU member states and 21 job categories, per seniority level and year. Every figure is modelled from published statistics (Eurostat, national statistical offices, ECB); each response names its data release, method and sources. Errors are RFC 9457 problem+json.',
+        contact: {
+          name: 'API support',
+          email: 'support@salary-api.eu',
+          url: 'https://salary-api.eu',
+        },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      servers: [{ url: config.publicBaseUrl ?? `http://${config.host}:${config.port}` }],
+      tags: [
+        { name: 'Salary', description: 'Salary figures.' },
+        { name: 'Catalogue', description: 'Countries, job categories and levels.' },
+        { name: 'Operations', description: 'Health and readiness.' },
+      ],
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key (paid plans). Free-plan requests carry no credential.',
+          },
+        },
+      },
+      security: [{}, { apiKey: [] }],
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  };
+}

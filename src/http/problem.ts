@@ -1,0 +1,151 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_CODES, problemType, type InvalidParam } from '../errors/index.js';
+import { isConnectionError } from '../store/index.js';
+
+const PROBLEM_JSON = 'application/problem+json';
+const DEPENDENCY_RETRY_AFTER = 5;
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** Per-route lists of accepted values, named in `invalid_params` when a parameter is wrong. */
+export interface RouteAllowedValues {
+  allowedValues?: Record<string, readonly (string | number)[]>;
+}
+
+/** Renders any error as RFC 9457 problem+json; 5xx details are logged, never shown. */
+export function sendProblem(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const appError = toAppError(error, request);
+  if (appError.status >= 500 && appError.code !== 'SHUTTING_DOWN') {
+    const level = appError.code === 'INTERNAL' ? 'error' : 'warn';
+    request.log[level]({ err: appError.cause ?? error, code: appError.code }, 'request failed');
+  }
+  const type = problemType(appError.code);
+  const body = {
+    type,
+    title: ERROR_CODES[appError.code].title,
+    status: appError.status,
+    detail: appError.detail,
+    instance: request.url.split('?')[0],
+    code: appError.code,
+    request_id: request.id,
+    doc_url: type,
+    ...appError.extensions,
+  };
+  return reply
+    .code(appError.status)
+    .headers(appError.headers)
+    .type(PROBLEM_JSON)
+    .serializer(JSON.stringify)
+    .send(body);
+}
+
+function toAppError(error: unknown, request: FastifyRequest): AppError {
+  if (error instanceof AppError) return error;
+  if (isConnectionError(error)) {
+    return new AppError(
+      'DEPENDENCY_UNAVAILABLE',
+      'A database the API depends on is unreachable; try again shortly.',
+      {
+        headers: { 'retry-after': DEPENDENCY_RETRY_AFTER },
+        extensions: { retry_after: DEPENDENCY_RETRY_AFTER },
+        cause: error,
+      },
+    );
+  }
+  const fastifyError = error as Partial<FastifyError> & { validation?: AjvError[] };
+  if (Array.isArray(fastifyError.validation)) return fromValidation(fastifyError, request);
+  const status = fastifyError.statusCode;
+  if (status === 413)
+    return new AppError(
+      'PAYLOAD_TOO_LARGE',
+      'The request body is larger than this endpoint accepts.',
+    );
+  if (status === 415) {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
+  }
+  if (status !== undefined && status >= 400 && status < 500) {
+    return new AppError('INVALID_BODY', fastifyError.message ?? 'The request could not be read.');
+  }
+  return new AppError(
+    'INTERNAL',
+    'An unexpected error occurred; it has been logged with the request id.',
+    {
+      cause: error,
+    },
+  );
+}
+
+function fromValidation(
+  error: { validation?: AjvError[]; validationContext?: string },
+  request: FastifyRequest,
+): AppError {
+  const config = request.routeOptions.config as RouteAllowedValues | undefined;
+  const allowedFor = config?.allowedValues ?? {};
+  const source = (error.validationContext ?? 'querystring') as
+    'querystring' | 'body' | 'params' | 'headers';
+  const inputs = {
+    querystring: request.query,
+    body: request.body,
+    params: request.params,
+    headers: request.headers,
+  };
+  const input = (inputs[source] ?? {}) as Record<string, unknown>;
+  const params = new Map<string, InvalidParam>();
+  for (const e of error.validation ?? []) {
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+    const name =
+      e.keyword === 'required'
+        ? String(e.params.missingProperty)
+        : e.keyword === 'additionalProperties'
+          ? String(e.params.additionalProperty)
+          : e.instancePath.replace(/^\//, '').split('/')[0] || '(body)';
+    if (params.has(name)) continue;
+    const value = input[name];
+    let reason: string;
+    let allowed = allowedFor[name];
+    if (e.keyword === 'required') reason = 'is required';
+    else if (e.keyword === 'additionalProperties') {
+      reason = 'is not a parameter of this endpoint';
+      allowed = Object.keys(
+        (request.routeOptions.schema?.[source] as { properties?: object } | undefined)
+          ?.properties ?? {},
+      );
+    } else if (Array.isArray(value) && source === 'querystring') reason = 'must be given only once';
+    else if (e.keyword === 'enum') {
+      reason = `${describe(value)} is not one of the allowed values`;
+      allowed = e.params.allowedValues as string[];
+    } else if (e.keyword === 'pattern') reason = `${describe(value)} is not a valid ${name}`;
+    else if (e.keyword === 'maxLength') {
+      reason = `is too long (at most ${String(e.params.limit)} characters)`;
+    } else reason = `${describe(value)} ${e.message ?? 'is invalid'}`;
+    params.set(name, allowed === undefined ? { name, reason } : { name, reason, allowed });
+  }
+  const list = [...params.values()];
+  if (source === 'body') {
+    return new AppError(
+      'INVALID_BODY',
+      `The request body is invalid: ${list.map((p) => `${p.name} ${p.reason}`).join('; ')}.`,
+      {
+        extensions: { invalid_params: list },
+      },
+    );
+  }
+  return AppError.invalidParams(list);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'the value';
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  // eslint-disable-next-line no-control-regex -- control characters are what is being replaced
+  const printable = text.replace(/[\u0000-\u001f\u007f]/g, '�');
+  return `'${printable.length > 40 ? `${printable.slice(0, 40)}…` : printable}'`;
+}

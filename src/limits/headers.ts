@@ -1,0 +1,30 @@
+import type { LimitDecision } from './limiter.js';
+
+/**
+ * Rate-limit headers of a decision: the IETF httpapi draft's RateLimit-Policy and RateLimit
+ * (structured fields; q = quota, w = window seconds, r = remaining, t = seconds to reset) for
+ * every rule, and the widespread X-RateLimit-* for the tightest rule (Reset in epoch seconds).
+ */
+export function rateLimitHeaders(decision: LimitDecision, now: number): Record<string, string> {
+  const states = decision.states;
+  if (states.length === 0) return {};
+  const policy = states
+    .map((s) => `"${s.rule.name}";q=${s.rule.limit};w=${Math.round(s.rule.windowMs / 1000)}`)
+    .join(', ');
+  const current = states
+    .map(
+      (s) =>
+        `"${s.rule.name}";r=${s.remaining};t=${Math.max(0, Math.ceil((s.resetAt - now) / 1000))}`,
+    )
+    .join(', ');
+  const tightest = states.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  const headers: Record<string, string> = {
+    'ratelimit-policy': policy,
+    ratelimit: current,
+    'x-ratelimit-limit': String(tightest.rule.limit),
+    'x-ratelimit-remaining': String(tightest.remaining),
+    'x-ratelimit-reset': String(Math.ceil(tightest.resetAt / 1000)),
+  };
+  if (!decision.allowed) headers['retry-after'] = String(decision.retryAfterSeconds);
+  return headers;
+}

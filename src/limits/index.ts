@@ -1,0 +1,13 @@
+export {
+  HOUR_MS,
+  DAY_MS,
+  windowStart,
+  secondsUntil,
+  type LimitRule,
+  type LimitDecision,
+  type RuleState,
+  type RateLimiter,
+} from './limiter.js';
+export { MemoryRateLimiter } from './memory-limiter.js';
+export { rateLimitHeaders } from './headers.js';
+export { planRules } from './rules.js';

@@ -1,0 +1,41 @@
+/**
+ * Request limits. A rule is a number of requests per calendar-aligned window (UTC hour or
+ * UTC day: a window starts at a multiple of its length since the Unix epoch). One decision
+ * covers every rule of a request all-or-nothing: a request refused by one rule consumes none.
+ */
+export interface LimitRule {
+  /** Stable name, used in the RateLimit-Policy header and the bucket key. */
+  readonly name: string;
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+export interface RuleState {
+  readonly rule: LimitRule;
+  readonly remaining: number;
+  /** Epoch ms when this rule's window ends. */
+  readonly resetAt: number;
+}
+
+export interface LimitDecision {
+  readonly allowed: boolean;
+  readonly states: readonly RuleState[];
+  /** When refused: whole seconds until the refusing rule's window ends. */
+  readonly retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision>;
+  close(): Promise<void>;
+}
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
+export function windowStart(now: number, windowMs: number): number {
+  return now - (now % windowMs);
+}
+
+export function secondsUntil(now: number, at: number): number {
+  return Math.max(1, Math.ceil((at - now) / 1000));
+}

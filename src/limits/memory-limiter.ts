@@ -1,0 +1,76 @@
+import {
+  secondsUntil,
+  windowStart,
+  type LimitDecision,
+  type LimitRule,
+  type RateLimiter,
+  type RuleState,
+} from './limiter.js';
+
+interface Counter {
+  windowStart: number;
+  windowEnd: number;
+  count: number;
+}
+
+const SWEEP_EVERY_MS = 60_000;
+
+/**
+ * The in-process limiter: exact for one instance. Counters live until their window ends and
+ * are swept once a minute, so memory follows the number of active buckets.
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  readonly #counters = new Map<string, Counter>();
+  #nextSweep = 0;
+
+  consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
+    return Promise.resolve(this.consumeSync(bucket, rules, now));
+  }
+
+  consumeSync(bucket: string, rules: readonly LimitRule[], now: number): LimitDecision {
+    if (now >= this.#nextSweep) this.#sweep(now);
+    const counters: Counter[] = [];
+    let refusedBy: Counter | undefined;
+    for (const rule of rules) {
+      const start = windowStart(now, rule.windowMs);
+      const key = `${bucket}|${rule.name}`;
+      let counter = this.#counters.get(key);
+      if (counter === undefined || counter.windowStart !== start) {
+        counter = { windowStart: start, windowEnd: start + rule.windowMs, count: 0 };
+        this.#counters.set(key, counter);
+      }
+      counters.push(counter);
+      if (counter.count >= rule.limit && refusedBy === undefined) refusedBy = counter;
+    }
+    if (refusedBy === undefined) for (const counter of counters) counter.count++;
+    const states: RuleState[] = rules.map((rule, i) => {
+      const counter = counters[i] as Counter;
+      return {
+        rule,
+        remaining: Math.max(0, rule.limit - counter.count),
+        resetAt: counter.windowEnd,
+      };
+    });
+    return {
+      allowed: refusedBy === undefined,
+      states,
+      retryAfterSeconds: refusedBy === undefined ? 0 : secondsUntil(now, refusedBy.windowEnd),
+    };
+  }
+
+  /** Number of live counters (for metrics and tests of the sweep). */
+  get size(): number {
+    return this.#counters.size;
+  }
+
+  #sweep(now: number): void {
+    for (const [key, counter] of this.#counters)
+      if (counter.windowEnd <= now) this.#counters.delete(key);
+    this.#nextSweep = now + SWEEP_EVERY_MS;
+  }
+
+  close(): Promise<void> {
+    this.#counters.clear();
+    return Promise.resolve();
+  }
+}

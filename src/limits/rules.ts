@@ -1,0 +1,9 @@
+import type { Plan } from '../plans/index.js';
+import { DAY_MS, HOUR_MS, type LimitRule } from './limiter.js';
+
+/** The limit rules of a plan: none for unlimited plans. */
+export function planRules(plan: Plan): readonly LimitRule[] {
+  if (plan.limit === null) return [];
+  const windowMs = plan.limit.window === 'hour' ? HOUR_MS : DAY_MS;
+  return [{ name: `${plan.id}-${plan.limit.window}`, limit: plan.limit.requests, windowMs }];
+}

@@ -1,0 +1,169 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { systemClock } from '../lib/clock.js';
+import {
+  createReleaseService,
+  readReleaseFile,
+  ReleaseConflictError,
+  ReleaseValidationError,
+} from '../releases/index.js';
+import { EmbeddedLockError } from '../store/index.js';
+import { createLogger, createServer, openMigratedDatabase } from './wire.js';
+
+const USAGE = `Usage: salary-api <command>
+
+Commands:
+  serve                 Serve the API (PORT, HOST; embedded database in DATA_DIR unless DATABASE_URL)
+  migrate               Apply pending database migrations
+  data load FILE        Validate a data release file completely, then load it in one transaction
+  data status           Show the active data release
+
+Configuration comes from the environment; see the README.`;
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, sub, arg] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    console.log(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      return serve(config);
+    case 'migrate':
+      return migrateCommand(config);
+    case 'data':
+      if (sub === 'load' && arg !== undefined) return loadCommand(config, arg, values.json);
+      if (sub === 'status') return statusCommand(config, values.json);
+      throw new UsageError('data takes "load FILE" or "status"');
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+async function serve(config: Config): Promise<number> {
+  const logger = createLogger(config);
+  const db = await openMigratedDatabase(config, logger);
+  const server = await createServer(config, { clock: systemClock, logger, db });
+  const address = await server.listen();
+  logger.info({ address, database: db.kind }, 'salary API listening');
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    server
+      .close()
+      .then(() => db.close())
+      .then(() => {
+        logger.info('shutdown complete');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  return new Promise<number>(() => undefined);
+}
+
+async function migrateCommand(config: Config): Promise<number> {
+  const logger = createLogger(config);
+  const db = await openMigratedDatabase(config, logger);
+  await db.close();
+  console.log('database schema is up to date');
+  return 0;
+}
+
+async function loadCommand(config: Config, file: string, json: boolean): Promise<number> {
+  const parsed = await readReleaseFile(file);
+  const logger = createLogger({ ...config, logLevel: 'warn' });
+  const db = await openMigratedDatabase(config, logger);
+  try {
+    const result = await createReleaseService({ db, clock: systemClock }).load(parsed);
+    const summary = {
+      release: result.release.version,
+      records: result.release.recordCount,
+      event: { id: result.eventId, type: 'data.updated', data: result.event },
+    };
+    console.log(
+      json
+        ? JSON.stringify(summary, null, 2)
+        : `loaded release ${summary.release} (${summary.records} records); event ${result.eventId} data.updated recorded`,
+    );
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+async function statusCommand(config: Config, json: boolean): Promise<number> {
+  const logger = createLogger({ ...config, logLevel: 'warn' });
+  const db = await openMigratedDatabase(config, logger);
+  try {
+    const id = await createReleaseService({ db, clock: systemClock }).activeId();
+    const rows = await db.query<{ version: string; loaded_at: Date; record_count: number }>(
+      'SELECT version, loaded_at, record_count FROM data_releases WHERE id = $1',
+      [id ?? 0],
+    );
+    const active = rows[0];
+    const out =
+      active === undefined
+        ? { active: null }
+        : {
+            active: {
+              version: active.version,
+              loaded_at: new Date(active.loaded_at).toISOString(),
+              records: active.record_count,
+            },
+          };
+    console.log(
+      json
+        ? JSON.stringify(out)
+        : active === undefined
+          ? 'no release loaded'
+          : `active release ${active.version}, ${active.record_count} records, loaded ${out.active?.loaded_at}`,
+    );
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      console.error(`salary-api: ${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    const known = [
+      ConfigError,
+      ReleaseValidationError,
+      ReleaseConflictError,
+      EmbeddedLockError,
+    ].some((k) => error instanceof k);
+    console.error(
+      `salary-api: ${known ? (error as Error).message : String((error as Error).stack ?? error)}`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,50 @@
+import { AppError } from '../errors/index.js';
+import { lowestPlanWith } from './catalog.js';
+import type { Format, Plan, PlanId } from './plans.js';
+
+type Plans = Readonly<Record<PlanId, Plan>>;
+
+function notInPlan(plans: Plans, current: Plan, has: (p: Plan) => boolean, what: string): AppError {
+  const required = lowestPlanWith(plans, has);
+  const needs = required === undefined ? 'no plan' : `the ${required.name} plan or higher`;
+  return new AppError(
+    'FEATURE_NOT_IN_PLAN',
+    `${what} is not included in the ${current.name} plan; it needs ${needs}.`,
+    {
+      extensions: { required_plan: required?.id ?? null, current_plan: current.id },
+    },
+  );
+}
+
+/** Throws 403 naming the lowest plan with the format, when `plan` does not include it. */
+export function assertFormatAllowed(plans: Plans, plan: Plan, format: Format): void {
+  if (!plan.formats.includes(format)) {
+    throw notInPlan(plans, plan, (p) => p.formats.includes(format), `The ${format} format`);
+  }
+}
+
+/** The earliest year a plan may read, given the dataset's current year. */
+export function earliestYear(plan: Plan, currentYear: number, firstYear: number): number {
+  return plan.historyYears === null
+    ? firstYear
+    : Math.max(firstYear, currentYear - plan.historyYears);
+}
+
+/** Throws 403 naming the lowest plan whose history depth reaches `year`. */
+export function assertYearAllowed(
+  plans: Plans,
+  plan: Plan,
+  year: number,
+  currentYear: number,
+): void {
+  const back = currentYear - year;
+  const reaches = (p: Plan): boolean => p.historyYears === null || p.historyYears >= back;
+  if (back > 0 && !reaches(plan)) {
+    throw notInPlan(
+      plans,
+      plan,
+      reaches,
+      `Data for ${year} (${back} year${back === 1 ? '' : 's'} back)`,
+    );
+  }
+}

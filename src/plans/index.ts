@@ -1,0 +1,18 @@
+export {
+  PLAN_IDS,
+  FORMATS,
+  DEFAULT_PLANS,
+  type Plan,
+  type PlanId,
+  type Format,
+  type LimitWindow,
+  type RequestLimit,
+} from './plans.js';
+export {
+  parsePlanOverrides,
+  resolvePlans,
+  lowestPlanWith,
+  type PlanOverride,
+  type PlanOverrides,
+} from './catalog.js';
+export { assertFormatAllowed, assertYearAllowed, earliestYear } from './access.js';

@@ -1,0 +1,121 @@
+/**
+ * The plan matrix of the specification, as data, in one place. Every check of "may this
+ * account do that" reads it; operators override numbers with PLAN_OVERRIDES.
+ */
+export const PLAN_IDS = ['free', 'developer', 'business', 'enterprise'] as const;
+export type PlanId = (typeof PLAN_IDS)[number];
+
+export const FORMATS = ['json', 'csv', 'xlsx', 'xml', 'parquet'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export type LimitWindow = 'hour' | 'day';
+
+export interface RequestLimit {
+  readonly requests: number;
+  readonly window: LimitWindow;
+}
+
+export interface Plan {
+  readonly id: PlanId;
+  readonly name: string;
+  /** Order of the plans, used to name the lowest plan that has a feature. */
+  readonly rank: number;
+  /** Monthly price in euro cents; null when set by contract. */
+  readonly priceCents: number | null;
+  /** null: unlimited. */
+  readonly limit: RequestLimit | null;
+  readonly formats: readonly Format[];
+  /** Years of history before the current year; null: the full archive. */
+  readonly historyYears: number | null;
+  readonly bulk: boolean;
+  readonly webhooks: boolean;
+  readonly customEndpoints: boolean;
+  readonly customFields: boolean;
+  readonly usageAnalytics: boolean;
+  /** API keys per account; null: unlimited. 0: the plan needs no key. */
+  readonly maxKeys: number | null;
+  readonly ipAllowlist: boolean;
+  readonly oauth: boolean;
+  readonly scopedKeys: boolean;
+  /** Guaranteed monthly uptime in percent; null: no SLA. */
+  readonly slaPercent: number | null;
+}
+
+export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
+  free: {
+    id: 'free',
+    name: 'Free',
+    rank: 0,
+    priceCents: 0,
+    limit: { requests: 100, window: 'hour' },
+    formats: ['json'],
+    historyYears: 0,
+    bulk: false,
+    webhooks: false,
+    customEndpoints: false,
+    customFields: false,
+    usageAnalytics: false,
+    maxKeys: 0,
+    ipAllowlist: false,
+    oauth: false,
+    scopedKeys: false,
+    slaPercent: null,
+  },
+  developer: {
+    id: 'developer',
+    name: 'Developer',
+    rank: 1,
+    priceCents: 4900,
+    limit: { requests: 10_000, window: 'day' },
+    formats: ['json', 'csv'],
+    historyYears: 1,
+    bulk: false,
+    webhooks: false,
+    customEndpoints: false,
+    customFields: false,
+    usageAnalytics: true,
+    maxKeys: 1,
+    ipAllowlist: false,
+    oauth: false,
+    scopedKeys: false,
+    slaPercent: null,
+  },
+  business: {
+    id: 'business',
+    name: 'Business',
+    rank: 2,
+    priceCents: 19900,
+    limit: { requests: 100_000, window: 'day' },
+    formats: ['json', 'csv', 'xlsx'],
+    historyYears: 3,
+    bulk: true,
+    webhooks: true,
+    customEndpoints: false,
+    customFields: true,
+    usageAnalytics: true,
+    maxKeys: 5,
+    ipAllowlist: true,
+    oauth: false,
+    scopedKeys: false,
+    slaPercent: 99.5,
+  },
+  enterprise: {
+    id: 'enterprise',
+    name: 'Enterprise',
+    rank: 3,
+    priceCents: null,
+    limit: null,
+    formats: ['json', 'csv', 'xlsx', 'xml', 'parquet'],
+    historyYears: null,
+    bulk: true,
+    webhooks: true,
+    customEndpoints: true,
+    customFields: true,
+    usageAnalytics: true,
+    maxKeys: null,
+    ipAllowlist: true,
+    oauth: true,
+    scopedKeys: true,
+    slaPercent: 99.9,
+  },
+} satisfies Record<PlanId, Plan>);

@@ -1,0 +1,17 @@
+export {
+  RELEASE_FORMAT,
+  ReleaseHeaderSchema,
+  ReleaseRecordSchema,
+  type ReleaseHeader,
+  type ReleaseRecord,
+  type RecordBasis,
+} from './format.js';
+export { readReleaseFile, parseRelease, ReleaseValidationError, type ParsedRelease } from './parse.js';
+export {
+  createReleaseService,
+  ReleaseConflictError,
+  type ReleaseService,
+  type LoadResult,
+  type DataUpdatedEvent,
+} from './service.js';
+export type { ReleaseRow } from './repo.js';

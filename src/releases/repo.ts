@@ -1,0 +1,163 @@
+import type { Queryable } from '../store/index.js';
+import type { ReleaseHeader, ReleaseRecord, RecordBasis } from './format.js';
+
+export interface ReleaseRow {
+  id: number;
+  version: string;
+  createdAt: string;
+  loadedAt: string;
+  firstYear: number;
+  currentYear: number;
+  lastPublishedYear: number;
+  recordCount: number;
+  checksum: string;
+  header: ReleaseHeader;
+}
+
+interface ReleaseDbRow {
+  id: number | string;
+  version: string;
+  created_at: Date | string;
+  loaded_at: Date | string;
+  first_year: number;
+  current_year: number;
+  last_published_year: number;
+  record_count: number;
+  checksum: string;
+  header: ReleaseHeader | string;
+}
+
+const RELEASE_COLUMNS =
+  'id, version, created_at, loaded_at, first_year, current_year, last_published_year, record_count, checksum, header';
+
+function toRelease(row: ReleaseDbRow): ReleaseRow {
+  return {
+    id: Number(row.id),
+    version: row.version,
+    createdAt: new Date(row.created_at).toISOString(),
+    loadedAt: new Date(row.loaded_at).toISOString(),
+    firstYear: row.first_year,
+    currentYear: row.current_year,
+    lastPublishedYear: row.last_published_year,
+    recordCount: row.record_count,
+    checksum: row.checksum,
+    header: typeof row.header === 'string' ? (JSON.parse(row.header) as ReleaseHeader) : row.header,
+  };
+}
+
+export async function findActiveRelease(db: Queryable): Promise<ReleaseRow | undefined> {
+  const rows = await db.query<ReleaseDbRow>(
+    `SELECT ${RELEASE_COLUMNS} FROM data_releases ORDER BY id DESC LIMIT 1`,
+  );
+  return rows[0] === undefined ? undefined : toRelease(rows[0]);
+}
+
+export async function findActiveReleaseId(db: Queryable): Promise<number | undefined> {
+  const rows = await db.query<{ id: number | string }>(
+    'SELECT id FROM data_releases ORDER BY id DESC LIMIT 1',
+  );
+  return rows[0] === undefined ? undefined : Number(rows[0].id);
+}
+
+export async function findReleaseByVersion(
+  db: Queryable,
+  version: string,
+): Promise<ReleaseRow | undefined> {
+  const rows = await db.query<ReleaseDbRow>(
+    `SELECT ${RELEASE_COLUMNS} FROM data_releases WHERE version = $1`,
+    [version],
+  );
+  return rows[0] === undefined ? undefined : toRelease(rows[0]);
+}
+
+export async function insertRelease(
+  db: Queryable,
+  header: ReleaseHeader,
+  checksum: string,
+  loadedAt: Date,
+): Promise<ReleaseRow> {
+  const rows = await db.query<ReleaseDbRow>(
+    `INSERT INTO data_releases
+       (version, format, created_at, loaded_at, first_year, current_year, last_published_year,
+        record_count, checksum, header)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     RETURNING ${RELEASE_COLUMNS}`,
+    [
+      header.version,
+      header.format,
+      header.created_at,
+      loadedAt.toISOString(),
+      header.first_year,
+      header.current_year,
+      header.last_published_year,
+      header.record_count,
+      checksum,
+      JSON.stringify(header),
+    ],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
+  return toRelease(row);
+}
+
+const RECORD_COLUMNS = [
+  'country',
+  'job',
+  'level',
+  'year',
+  'basis',
+  'confidence',
+  'p10',
+  'p25',
+  'median',
+  'p75',
+  'p90',
+  'mean',
+  'local_currency',
+  'fx_rate',
+] as const;
+const RECORD_TYPES = ['text', 'text', 'text', 'int', 'text', 'text', 'int', 'int', 'int', 'int', 'int', 'int', 'text', 'float8'];
+const BATCH = 5000;
+
+/** Inserts records column-wise through unnest: one statement per 5,000 records. */
+export async function insertRecords(
+  db: Queryable,
+  releaseId: number,
+  records: readonly ReleaseRecord[],
+): Promise<void> {
+  const unnest = RECORD_TYPES.map((type, i) => `$${i + 2}::${type}[]`).join(', ');
+  const sql = `INSERT INTO salary_records (release_id, ${RECORD_COLUMNS.join(', ')})
+               SELECT $1, * FROM unnest(${unnest})`;
+  for (let start = 0; start < records.length; start += BATCH) {
+    const batch = records.slice(start, start + BATCH);
+    const columns = RECORD_COLUMNS.map((column) => batch.map((r) => r[column]));
+    await db.query(sql, [releaseId, ...columns]);
+  }
+}
+
+export async function listRecords(db: Queryable, releaseId: number): Promise<ReleaseRecord[]> {
+  const rows = await db.query<Omit<ReleaseRecord, 'type' | 'basis'> & { basis: string }>(
+    `SELECT ${RECORD_COLUMNS.join(', ')} FROM salary_records WHERE release_id = $1
+     ORDER BY country, job, year, level`,
+    [releaseId],
+  );
+  return rows.map((row) => ({
+    type: 'salary',
+    ...row,
+    country: row.country.trim(),
+    local_currency: row.local_currency.trim(),
+    basis: row.basis as RecordBasis,
+  }));
+}
+
+export async function insertEvent(
+  db: Queryable,
+  event: { id: string; type: string; createdAt: Date; data: unknown },
+): Promise<void> {
+  await db.query('INSERT INTO events (id, type, created_at, data) VALUES ($1, $2, $3, $4)', [
+    event.id,
+    event.type,
+    event.createdAt.toISOString(),
+    JSON.stringify(event.data),
+  ]);
+}

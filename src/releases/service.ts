@@ -1,0 +1,106 @@
+import type { Clock } from '../lib/clock.js';
+import { prefixedId } from '../lib/ids.js';
+import type { Db } from '../store/index.js';
+import type { ReleaseRecord } from './format.js';
+import type { ParsedRelease } from './parse.js';
+import * as repo from './repo.js';
+
+export class ReleaseConflictError extends Error {
+  constructor(readonly version: string) {
+    super(`release ${version} is already loaded; give a new release a new version`);
+    this.name = 'ReleaseConflictError';
+  }
+}
+
+/** What a data.updated event says changed, compared with the release it replaces. */
+export interface DataUpdatedEvent {
+  release: string;
+  previous_release: string | null;
+  loaded_at: string;
+  years: number[];
+  countries: string[];
+  jobs: string[];
+  records: { total: number; added: number; changed: number; removed: number };
+}
+
+export interface LoadResult {
+  release: repo.ReleaseRow;
+  eventId: string;
+  event: DataUpdatedEvent;
+}
+
+export interface ReleaseService {
+  /** Writes a validated release in one transaction with its data.updated event. */
+  load(parsed: ParsedRelease): Promise<LoadResult>;
+  active(): Promise<{ release: repo.ReleaseRow; records: ReleaseRecord[] } | undefined>;
+  activeId(): Promise<number | undefined>;
+}
+
+export function createReleaseService(deps: { db: Db; clock: Clock }): ReleaseService {
+  const { db, clock } = deps;
+  return {
+    async load(parsed) {
+      return db.transaction(async (tx) => {
+        if ((await repo.findReleaseByVersion(tx, parsed.header.version)) !== undefined) {
+          throw new ReleaseConflictError(parsed.header.version);
+        }
+        const previous = await repo.findActiveRelease(tx);
+        const previousRecords = previous === undefined ? [] : await repo.listRecords(tx, previous.id);
+        const now = new Date(clock.now());
+        const release = await repo.insertRelease(tx, parsed.header, parsed.checksum, now);
+        await repo.insertRecords(tx, release.id, parsed.records);
+        const event: DataUpdatedEvent = {
+          release: release.version,
+          previous_release: previous?.version ?? null,
+          loaded_at: release.loadedAt,
+          ...diffRecords(previousRecords, parsed.records),
+        };
+        const eventId = prefixedId('evt');
+        await repo.insertEvent(tx, { id: eventId, type: 'data.updated', createdAt: now, data: event });
+        return { release, eventId, event };
+      });
+    },
+    async active() {
+      const release = await repo.findActiveRelease(db);
+      if (release === undefined) return undefined;
+      return { release, records: await repo.listRecords(db, release.id) };
+    },
+    activeId: () => repo.findActiveReleaseId(db),
+  };
+}
+
+const VALUE_FIELDS = ['basis', 'p10', 'p25', 'median', 'p75', 'p90', 'mean', 'local_currency', 'fx_rate'] as const;
+
+function diffRecords(
+  before: readonly ReleaseRecord[],
+  after: readonly ReleaseRecord[],
+): Omit<DataUpdatedEvent, 'release' | 'previous_release' | 'loaded_at'> {
+  const key = (r: ReleaseRecord): string => `${r.country}|${r.job}|${r.level}|${r.year}`;
+  const old = new Map(before.map((r) => [key(r), r]));
+  const years = new Set<number>();
+  const countries = new Set<string>();
+  const jobs = new Set<string>();
+  let added = 0;
+  let changed = 0;
+  for (const r of after) {
+    const prior = old.get(key(r));
+    old.delete(key(r));
+    if (prior === undefined) added++;
+    else if (VALUE_FIELDS.some((f) => prior[f] !== r[f])) changed++;
+    else continue;
+    years.add(r.year);
+    countries.add(r.country);
+    jobs.add(r.job);
+  }
+  for (const r of old.values()) {
+    years.add(r.year);
+    countries.add(r.country);
+    jobs.add(r.job);
+  }
+  return {
+    years: [...years].sort((a, b) => a - b),
+    countries: [...countries].sort(),
+    jobs: [...jobs].sort(),
+    records: { total: after.length, added, changed, removed: old.size },
+  };
+}

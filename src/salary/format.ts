@@ -1,0 +1,47 @@
+import { AppError } from '../errors/index.js';
+import { FORMATS, type Format } from '../plans/index.js';
+
+export const FORMAT_MEDIA_TYPES: Readonly<Record<Format, string>> = Object.freeze({
+  json: 'application/json',
+  csv: 'text/csv',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  xml: 'application/xml',
+  parquet: 'application/vnd.apache.parquet',
+});
+
+const BY_MEDIA_TYPE = new Map<string, Format>(
+  Object.entries(FORMAT_MEDIA_TYPES).map(([format, type]) => [type, format as Format]),
+);
+
+/**
+ * The response format: an explicit `format` parameter wins; otherwise the Accept header's
+ * most preferred media type we produce; otherwise JSON. An Accept header naming only types
+ * we never produce is a 406.
+ */
+export function negotiateFormat(param: Format | undefined, accept: string | undefined): Format {
+  if (param !== undefined) return param;
+  if (accept === undefined || accept.trim() === '') return 'json';
+  let best: { format: Format; q: number } | undefined;
+  let anyAllowed = false;
+  for (const part of accept.split(',')) {
+    const [rawType = '', ...params] = part.split(';');
+    const type = rawType.trim().toLowerCase();
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (!(q > 0)) continue;
+    const format =
+      type === '*/*' || type === 'application/*' || type === 'application/problem+json'
+        ? ((anyAllowed = true), 'json' as const)
+        : BY_MEDIA_TYPE.get(type);
+    if (format !== undefined && (best === undefined || q > best.q)) best = { format, q };
+  }
+  if (best !== undefined) return best.format;
+  if (anyAllowed) return 'json';
+  throw new AppError(
+    'NOT_ACCEPTABLE',
+    'The Accept header names no media type this endpoint produces.',
+    {
+      extensions: { available: Object.values(FORMAT_MEDIA_TYPES), formats: FORMATS },
+    },
+  );
+}

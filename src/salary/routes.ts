@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { COUNTRY_CODES } from '../catalog/countries.js';
+import { JOB_SLUGS } from '../catalog/jobs.js';
+import type { ConsumeQuota } from '../http/quota.js';
+import { problemResponses } from '../http/openapi-responses.js';
+import { negotiateFormat } from './format.js';
+import { SalaryQuerySchema, SalaryResponseSchema } from './schemas.js';
+import type { SalaryService } from './service.js';
+
+export interface SalaryRoutesOptions {
+  salary: SalaryService;
+  consumeQuota: ConsumeQuota;
+}
+
+export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = async (app, opts) => {
+  const { salary, consumeQuota } = opts;
+  app.get(
+    '/api/v1/salary',
+    {
+      schema: {
+        operationId: 'getSalary',
+        tags: ['Salary'],
+        summary: 'Salary percentiles for a country and job',
+        description:
+          'Gross annual pay (full-time equivalent, EUR) for one country and job category, per seniority level. Every figure is modelled from published statistics; `meta` names the release, the method and the sources. Available on every plan: without credentials on the Free plan (JSON, current year, 100 requests per hour per address).',
+        querystring: SalaryQuerySchema,
+        response: {
+          200: SalaryResponseSchema,
+          ...problemResponses(400, 401, 403, 404, 406, 429, 503),
+        },
+      },
+      config: { allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS } },
+    },
+    async (request, reply) => {
+      const format = negotiateFormat(request.query.format, request.headers.accept);
+      const body = salary.lookup(request.query, request.principal, format);
+      await consumeQuota(request, reply);
+      return body;
+    },
+  );
+};

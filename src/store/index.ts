@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import type { Db } from './db.js';
+import { acquireEmbeddedLock } from './embedded-lock.js';
+import { openPglite } from './pglite.js';
+import { openPostgres } from './postgres.js';
+
+export type { Db, Queryable } from './db.js';
+export { migrate, listMigrations } from './migrate.js';
+export { openPglite, wrapPglite } from './pglite.js';
+export { openPostgres } from './postgres.js';
+export { EmbeddedLockError, acquireEmbeddedLock } from './embedded-lock.js';
+export { isConnectionError } from './faults.js';
+
+/** PostgreSQL when DATABASE_URL is set, otherwise PGlite in DATA_DIR/pglite (locked). */
+export async function openDatabase(options: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+}): Promise<Db> {
+  if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl);
+  const release = acquireEmbeddedLock(options.dataDir);
+  try {
+    const db = await openPglite(join(options.dataDir, 'pglite'));
+    return {
+      ...db,
+      close: async () => {
+        try {
+          await db.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
