@@ -71,6 +71,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
         operationId: 'listCountries',
         tags: ['Catalogue'],
         summary: 'The 27 EU member states covered',
+        description:
+          'ISO code, English and native name, and the currency in use today for each country. One of the three Free-plan endpoints; counts against the quota.',
         querystring: EmptyQuery,
         response: { 200: CountriesResponse, ...problemResponses(400, 401, 429) },
       },
@@ -87,6 +89,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
         operationId: 'listJobs',
         tags: ['Catalogue'],
         summary: 'The 21 job categories and the seniority levels',
+        description:
+          'Each job with its ISCO-08 unit group and major group, and the four seniority levels. One of the three Free-plan endpoints; counts against the quota.',
         querystring: EmptyQuery,
         response: { 200: JobsResponse, ...problemResponses(400, 401, 429) },
       },

@@ -66,16 +66,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema);
   app.decorateRequest('principal', null as unknown as Principal);
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      new AppError(
-        'NOT_FOUND',
-        `There is no ${request.method} ${request.url.split('?')[0]}; see /api/v1/openapi.json.`,
-      ),
-      request,
-      reply,
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) =>
+      app.hasRoute({ method, url: path }),
+    );
+    const error =
+      allowed.length > 0
+        ? new AppError(
+            'METHOD_NOT_ALLOWED',
+            `${path} does not accept ${request.method}; it accepts ${allowed.join(', ')}.`,
+            {
+              headers: { allow: allowed.join(', ') },
+              extensions: { allowed_methods: allowed },
+            },
+          )
+        : new AppError(
+            'NOT_FOUND',
+            `There is no ${request.method} ${path}; see /api/v1/openapi.json.`,
+          );
+    return sendProblem(error, request, reply);
+  });
 
   const authenticate = authenticator(deps.credentials, deps.plans.free);
   app.addHook('onRequest', async (request, reply) => {

@@ -14,6 +14,8 @@ export const docsRoutes: FastifyPluginAsync = async (app) => {
         tags: ['Operations'],
         operationId: 'getMethodology',
         summary: 'How the salary figures are modelled, step by step (Markdown)',
+        description:
+          'Every source, modelling step, number and caveat behind the figures, as Markdown.',
         produces: ['text/markdown'],
         response: {
           200: {

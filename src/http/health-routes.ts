@@ -38,6 +38,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
         tags: ['Operations'],
         operationId: 'health',
         summary: 'Liveness',
+        description: 'Answers 200 while the process runs; no dependency is checked.',
         response: { 200: Status },
       },
     },
@@ -50,6 +51,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
         tags: ['Operations'],
         operationId: 'ready',
         summary: 'Readiness: database and Redis reachable, a data release loaded',
+        description:
+          'Answers 200 when every dependency answers within 2 s and a data release is loaded; otherwise 503 with Retry-After and the failing check named.',
         response: { 200: Status, 503: Status },
       },
     },

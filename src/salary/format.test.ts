@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AppError } from '../errors/index.js';
+import { negotiateFormat } from './format.js';
+
+describe('negotiateFormat', () => {
+  const cases: [string | undefined, string | undefined, string][] = [
+    [undefined, undefined, 'json'],
+    [undefined, '', 'json'],
+    [undefined, '*/*', 'json'],
+    [undefined, 'text/csv', 'csv'],
+    [undefined, 'text/csv;q=0.5, application/json', 'json'],
+    [undefined, 'application/json;q=0.2, application/vnd.apache.parquet', 'parquet'],
+    [undefined, 'application/xml, text/html;q=0.9', 'xml'],
+    [undefined, 'text/html, */*;q=0.1', 'json'],
+    ['csv', 'application/json', 'csv'],
+  ];
+  for (const [param, accept, expected] of cases) {
+    it(`format=${param ?? '∅'} Accept="${accept ?? '∅'}" → ${expected}`, () => {
+      assert.equal(negotiateFormat(param as never, accept), expected);
+    });
+  }
+  it('406 when Accept names only types never produced', () => {
+    assert.throws(
+      () => negotiateFormat(undefined, 'image/png, text/html'),
+      (e: unknown) => e instanceof AppError && e.status === 406,
+    );
+    assert.throws(
+      () => negotiateFormat(undefined, 'text/csv;q=0'),
+      (e: unknown) => e instanceof AppError && e.status === 406,
+    );
+  });
+});

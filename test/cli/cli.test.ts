@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { after, before, describe, it } from 'node:test';
+import { BUNDLED_RELEASE } from '../../src/config/index.js';
+import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
+import { runCli } from '../helpers/process.js';
+
+const work = mkdtempSync(join(tmpdir(), 'salary-api-cli-'));
+const bundled = gunzipSync(readFileSync(BUNDLED_RELEASE)).toString('utf8');
+
+function writeRelease(name: string, edit: (lines: string[]) => void, gzip = false): string {
+  const lines = bundled.trimEnd().split('\n');
+  edit(lines);
+  const path = join(work, name);
+  const text = lines.join('\n') + '\n';
+  writeFileSync(path, gzip ? gzipSync(text) : text);
+  return path;
+}
+
+function setVersion(lines: string[], version: string): void {
+  const header = JSON.parse(lines[0]!);
+  header.version = version;
+  lines[0] = JSON.stringify(header);
+}
+
+describe('salary-api CLI on PostgreSQL', async () => {
+  const enabled = await postgresAvailable();
+  let pg: TestDb & { url: string };
+  before(async () => {
+    if (enabled) pg = await freshPostgres();
+  });
+  after(async () => {
+    await pg?.cleanup();
+    rmSync(work, { recursive: true, force: true });
+  });
+  const skip = !enabled && 'no PostgreSQL reachable';
+
+  it('loads a valid release and records data.updated', { skip }, async () => {
+    const file = writeRelease('good.jsonl.gz', (l) => setVersion(l, '2026.11.7'), true);
+    const res = await runCli(['data', 'load', file, '--json'], { DATABASE_URL: pg.url });
+    assert.equal(res.code, 0, res.stderr);
+    const out = JSON.parse(res.stdout);
+    assert.equal(out.release, '2026.11.7');
+    assert.equal(out.records, 29_484);
+    assert.equal(out.event.type, 'data.updated');
+    const events = await pg.db.query<{ id: string }>(
+      "SELECT id FROM events WHERE type = 'data.updated'",
+    );
+    assert.deepEqual(
+      events.map((e) => e.id),
+      [out.event.id],
+    );
+    const status = await runCli(['data', 'status', '--json'], { DATABASE_URL: pg.url });
+    assert.equal(JSON.parse(status.stdout).active.version, '2026.11.7');
+  });
+
+  it(
+    'rejects an invalid release naming line and field, and leaves the active one untouched',
+    { skip },
+    async () => {
+      const file = writeRelease('bad.jsonl', (l) => {
+        setVersion(l, '2026.11.8');
+        const r = JSON.parse(l[41]!);
+        r.median = -5;
+        l[41] = JSON.stringify(r);
+      });
+      const res = await runCli(['data', 'load', file], { DATABASE_URL: pg.url });
+      assert.equal(res.code, 1);
+      assert.match(res.stderr, /line 42: field "median"/);
+      const rows = await pg.db.query<{ version: string }>('SELECT version FROM data_releases');
+      assert.deepEqual(
+        rows.map((r) => r.version),
+        ['2026.11.7'],
+      );
+    },
+  );
+
+  it('refuses to load the same version twice', { skip }, async () => {
+    const file = writeRelease('again.jsonl', (l) => setVersion(l, '2026.11.7'));
+    const res = await runCli(['data', 'load', file], { DATABASE_URL: pg.url });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, /already loaded/);
+  });
+
+  it('reports a missing file and bad configuration clearly', async () => {
+    const missing = await runCli(['data', 'load', join(work, 'nope.jsonl')], {
+      DATABASE_URL: 'postgres://127.0.0.1:1/x',
+    });
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /cannot read/);
+    const badEnv = await runCli(['migrate'], { PORT: 'eighty', DATABASE_URL: 'mysql://x' });
+    assert.equal(badEnv.code, 1);
+    assert.match(badEnv.stderr, /PORT must be a whole number/);
+    assert.match(badEnv.stderr, /DATABASE_URL must be a URL/);
+  });
+
+  it('answers an unknown command with usage and exit 2', async () => {
+    const res = await runCli(['frobnicate'], {});
+    assert.equal(res.code, 2);
+    assert.match(res.stderr, /Usage: salary-api/);
+  });
+});
+
+describe('salary-api CLI on the embedded database', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'salary-api-embedded-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('migrates, then refuses to open the database while another process holds it', async () => {
+    const first = await runCli(['migrate'], { DATA_DIR: dataDir });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /up to date/);
+    // This test process is alive: as the lock's owner it stands for a running server.
+    writeFileSync(join(dataDir, 'salary-api.lock'), String(process.pid));
+    const locked = await runCli(['data', 'status'], { DATA_DIR: dataDir });
+    assert.equal(locked.code, 1);
+    assert.match(locked.stderr, new RegExp(`in use by process ${process.pid}`));
+    // A lock left by a dead process is taken over.
+    writeFileSync(join(dataDir, 'salary-api.lock'), '999999');
+    const stale = await runCli(['data', 'status'], { DATA_DIR: dataDir });
+    assert.equal(stale.code, 0, stale.stderr);
+    assert.match(stale.stdout, /no release loaded/);
+  });
+});
