@@ -1,2 +1,3 @@
-export { type Principal, type CredentialResolver, noCredentialsIssued } from './principal.js';
+export { type Principal, type CredentialResolver, type Scope, SCOPES } from './principal.js';
 export { addressBucket } from './client-address.js';
+export { AddressMatcher, allowlistProblems, MAX_ALLOWLIST_ENTRIES } from './allowlist.js';

@@ -1,26 +1,41 @@
 import type { Plan } from '../plans/index.js';
+import type { AddressMatcher } from './allowlist.js';
 
-/** Who is calling: the plan in force and the bucket their requests count against. */
+export const SCOPES = [
+  'salary:read',
+  'bulk:read',
+  'usage:read',
+  'keys:read',
+  'keys:write',
+  'account:write',
+  'billing:read',
+  'billing:write',
+  'webhooks:read',
+  'webhooks:write',
+  'exports:write',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Who is calling: the plan in force, what they may do and the bucket their requests count in. */
 export interface Principal {
+  readonly kind: 'anonymous' | 'key' | 'session';
   readonly plan: Plan;
   /** null for anonymous (Free) callers. */
   readonly accountId: string | null;
   readonly keyId: string | null;
+  readonly sessionId: string | null;
+  /** null: every scope (sessions, and keys of plans without scoped keys). */
+  readonly scopes: ReadonlySet<string> | null;
+  /** Allowlists the client address must satisfy (account's and key's), each when non-empty. */
+  readonly allowlists: readonly AddressMatcher[];
   /** Rate-limit bucket: `acct:<id>` for accounts, `addr:<address or /64>` for anonymous callers. */
   readonly limitBucket: string;
 }
 
 /**
  * Resolves a bearer credential to its principal, or undefined when no such credential exists
- * (revoked, expired, never issued). Implemented by the keys feature; the hot path calls it,
- * so it answers from memory.
+ * (revoked, expired, never issued). API keys answer from memory on the hot path.
  */
 export interface CredentialResolver {
-  resolve(
-    token: string,
-    clientAddress: string,
-  ): Principal | undefined | Promise<Principal | undefined>;
+  resolve(token: string): Principal | undefined | Promise<Principal | undefined>;
 }
-
-/** Until accounts exist no credential has been issued, so every presented credential is unknown. */
-export const noCredentialsIssued: CredentialResolver = Object.freeze({ resolve: () => undefined });

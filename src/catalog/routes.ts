@@ -76,6 +76,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
         querystring: EmptyQuery,
         response: { 200: CountriesResponse, ...problemResponses(400, 401, 429) },
       },
+      config: { scope: 'salary:read' },
     },
     async (request, reply) => {
       await opts.consumeQuota(request, reply);
@@ -94,6 +95,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
         querystring: EmptyQuery,
         response: { 200: JobsResponse, ...problemResponses(400, 401, 429) },
       },
+      config: { scope: 'salary:read' },
     },
     async (request, reply) => {
       await opts.consumeQuota(request, reply);

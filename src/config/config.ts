@@ -18,6 +18,9 @@ export interface Config {
   readonly planOverrides: PlanOverrides;
   readonly releaseFile: string;
   readonly releasePollMs: number;
+  readonly credentialRefreshMs: number;
+  readonly usageFlushMs: number;
+  readonly billingIntervalMs: number;
   readonly shutdownTimeoutMs: number;
   readonly publicBaseUrl: string | undefined;
 }
@@ -114,6 +117,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     planOverrides,
     releaseFile: pathOf(str('RELEASE_FILE') ?? BUNDLED_RELEASE),
     releasePollMs: int('RELEASE_POLL_SECONDS', 5, 1, 3600) * 1000,
+    credentialRefreshMs: int('CREDENTIAL_REFRESH_MS', 1000, 100, 60_000),
+    usageFlushMs: int('USAGE_FLUSH_SECONDS', 5, 1, 3600) * 1000,
+    billingIntervalMs: int('BILLING_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600) * 1000,
     publicBaseUrl: url('PUBLIC_BASE_URL', ['http:', 'https:']),
   };

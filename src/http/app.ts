@@ -2,7 +2,15 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { accountRoutes, AccountSchema, SessionSchema } from '../accounts/routes.js';
+import type { AccountService } from '../accounts/index.js';
 import type { CredentialResolver, Principal } from '../auth/index.js';
+import { billingRoutes, billingSchemas } from '../billing/routes.js';
+import type { SubscriptionService } from '../billing/index.js';
+import type { CredentialCache, KeyService } from '../keys/index.js';
+import { keyRoutes, KeySchema, NewKeySchema } from '../keys/routes.js';
+import type { Db } from '../store/index.js';
+import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
 import type { Config } from '../config/index.js';
 import { AppError } from '../errors/index.js';
@@ -18,6 +26,7 @@ import { openApiOptions } from './openapi.js';
 import { ProblemSchema } from './openapi-responses.js';
 import { sendProblem } from './problem.js';
 import { quotaEnforcer } from './quota.js';
+import { registerIdempotency } from './idempotency.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,6 +43,13 @@ export interface AppDeps {
   data: SalaryDataStore;
   salary: SalaryService;
   readiness: readonly ReadinessCheck[];
+  db: Db;
+  accounts: AccountService;
+  cache: CredentialCache;
+  keys: KeyService;
+  subscriptions: SubscriptionService;
+  usage: UsageService;
+  recorder: UsageRecorder;
   /** The process logger (pino); none when omitted (tests). */
   logger?: FastifyBaseLogger;
 }
@@ -63,7 +79,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addSchema(ProblemSchema);
+  for (const schema of [
+    ProblemSchema,
+    AccountSchema,
+    SessionSchema,
+    KeySchema,
+    NewKeySchema,
+    ...billingSchemas,
+  ]) {
+    app.addSchema(schema);
+  }
   app.decorateRequest('principal', null as unknown as Principal);
   app.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
   app.setNotFoundHandler((request, reply) => {
@@ -95,6 +120,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await authenticate(request);
     }
   });
+  app.addHook('onResponse', async (request, reply) => {
+    if (!request.url.startsWith(API_PREFIX)) return;
+    const principal = request.principal as Principal | null;
+    deps.recorder.record(
+      principal?.accountId ?? null,
+      principal?.keyId ?? null,
+      `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
+      reply.statusCode,
+      deps.clock.now(),
+    );
+  });
+  registerIdempotency(app, deps.db, deps.clock);
   if (config.accessLog) {
     app.addHook('onResponse', async (request, reply) => {
       request.log.info(
@@ -119,6 +156,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(docsRoutes);
   await app.register(catalogRoutes, { consumeQuota });
   await app.register(salaryRoutes, { salary: deps.salary, consumeQuota });
+  await app.register(accountRoutes, {
+    accounts: deps.accounts,
+    db: deps.db,
+    clock: deps.clock,
+    cache: deps.cache,
+    plans: deps.plans,
+  });
+  await app.register(keyRoutes, { keys: deps.keys });
+  await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
+  await app.register(usageRoutes, { usage: deps.usage });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   return app;

@@ -22,6 +22,13 @@ export function openApiOptions(config: Config): SwaggerOptions {
       tags: [
         { name: 'Salary', description: 'Salary figures.' },
         { name: 'Catalogue', description: 'Countries, job categories and levels.' },
+        {
+          name: 'Account',
+          description: 'Sign-up, sessions, the account, its allowlist and audit log.',
+        },
+        { name: 'API keys', description: 'Create, list, rotate and revoke API keys.' },
+        { name: 'Billing', description: 'Subscription, invoices and balance.' },
+        { name: 'Usage', description: 'Request counts and quota.' },
         { name: 'Operations', description: 'Health and readiness.' },
       ],
       components: {

@@ -26,6 +26,8 @@ export interface LimitDecision {
 
 export interface RateLimiter {
   consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision>;
+  /** The state `consume` would see, counting nothing (usage reports). */
+  peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision>;
   close(): Promise<void>;
 }
 

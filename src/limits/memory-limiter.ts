@@ -27,6 +27,10 @@ export class MemoryRateLimiter implements RateLimiter {
     return Promise.resolve(this.consumeSync(bucket, rules, now));
   }
 
+  peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
+    return Promise.resolve(this.peekSync(bucket, rules, now));
+  }
+
   consumeSync(bucket: string, rules: readonly LimitRule[], now: number): LimitDecision {
     if (now >= this.#nextSweep) this.#sweep(now);
     const counters: Counter[] = [];
@@ -55,6 +59,25 @@ export class MemoryRateLimiter implements RateLimiter {
       allowed: refusedBy === undefined,
       states,
       retryAfterSeconds: refusedBy === undefined ? 0 : secondsUntil(now, refusedBy.windowEnd),
+    };
+  }
+
+  /** The decision `consume` would take, without counting anything. */
+  peekSync(bucket: string, rules: readonly LimitRule[], now: number): LimitDecision {
+    const states: RuleState[] = [];
+    let refusedEnd: number | undefined;
+    for (const rule of rules) {
+      const start = windowStart(now, rule.windowMs);
+      const counter = this.#counters.get(`${bucket}|${rule.name}`);
+      const count = counter !== undefined && counter.windowStart === start ? counter.count : 0;
+      const end = start + rule.windowMs;
+      if (count >= rule.limit && refusedEnd === undefined) refusedEnd = end;
+      states.push({ rule, remaining: Math.max(0, rule.limit - count), resetAt: end });
+    }
+    return {
+      allowed: refusedEnd === undefined,
+      states,
+      retryAfterSeconds: refusedEnd === undefined ? 0 : secondsUntil(now, refusedEnd),
     };
   }
 

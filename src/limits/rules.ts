@@ -5,5 +5,12 @@ import { DAY_MS, HOUR_MS, type LimitRule } from './limiter.js';
 export function planRules(plan: Plan): readonly LimitRule[] {
   if (plan.limit === null) return [];
   const windowMs = plan.limit.window === 'hour' ? HOUR_MS : DAY_MS;
-  return [{ name: `${plan.id}-${plan.limit.window}`, limit: plan.limit.requests, windowMs }];
+  // Named by window, not plan: an upgrade keeps the count of the current window.
+  return [
+    {
+      name: plan.limit.window === 'hour' ? 'hourly' : 'daily',
+      limit: plan.limit.requests,
+      windowMs,
+    },
+  ];
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { AppError } from '../errors/index.js';
 import { systemClock } from '../lib/clock.js';
 import {
   createReleaseService,
@@ -8,6 +9,7 @@ import {
   ReleaseValidationError,
 } from '../releases/index.js';
 import { EmbeddedLockError } from '../store/index.js';
+import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
 const USAGE = `Usage: salary-api <command>
@@ -17,6 +19,7 @@ Commands:
   migrate               Apply pending database migrations
   data load FILE        Validate a data release file completely, then load it in one transaction
   data status           Show the active data release
+${ACCOUNT_USAGE}
 
 Configuration comes from the environment; see the README.`;
 
@@ -46,6 +49,10 @@ async function main(argv: string[]): Promise<number> {
       if (sub === 'load' && arg !== undefined) return loadCommand(config, arg, values.json);
       if (sub === 'status') return statusCommand(config, values.json);
       throw new UsageError('data takes "load FILE" or "status"');
+    case 'account':
+    case 'invoice':
+    case 'billing':
+      return accountCommand(config, positionals, values);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -151,7 +158,7 @@ async function statusCommand(config: Config, json: boolean): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof CliUsageError) {
       console.error(`salary-api: ${error.message}\n\n${USAGE}`);
       process.exit(2);
     }
@@ -160,6 +167,7 @@ main(process.argv.slice(2)).then(
       ReleaseValidationError,
       ReleaseConflictError,
       EmbeddedLockError,
+      AppError,
     ].some((k) => error instanceof k);
     console.error(
       `salary-api: ${known ? (error as Error).message : String((error as Error).stack ?? error)}`,

@@ -1,7 +1,15 @@
 import pino from 'pino';
-import type { CredentialResolver } from '../auth/index.js';
-import { noCredentialsIssued } from '../auth/index.js';
+import { createAccountService } from '../accounts/index.js';
+import {
+  bankTransferCollector,
+  createSubscriptionService,
+  runBilling,
+  type PaymentCollector,
+} from '../billing/index.js';
 import type { Config } from '../config/index.js';
+import { buildApp } from '../http/app.js';
+import { databaseCheck } from '../http/health-routes.js';
+import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { MemoryRateLimiter, type RateLimiter } from '../limits/index.js';
@@ -9,8 +17,7 @@ import { resolvePlans } from '../plans/index.js';
 import { createReleaseService, readReleaseFile, type ReleaseService } from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
 import { migrate, openDatabase, type Db } from '../store/index.js';
-import { buildApp } from '../http/app.js';
-import { databaseCheck } from '../http/health-routes.js';
+import { createUsageService, UsageRecorder } from '../usage/index.js';
 
 export function createLogger(config: Config): pino.Logger {
   return pino({ level: config.logLevel, base: { service: 'salary-api' } });
@@ -44,6 +51,23 @@ export async function ensureRelease(
   );
 }
 
+/** The services every entry point (server, CLI) builds over one database. */
+export async function createServices(
+  config: Config,
+  deps: { clock: Clock; logger: Logger; db: Db; collector?: PaymentCollector },
+) {
+  const { clock, logger, db } = deps;
+  const plans = resolvePlans(config.planOverrides);
+  const accounts = createAccountService({ db, clock });
+  const cache = new CredentialCache({ db, clock, plans, accounts, logger });
+  await cache.load();
+  const keys = createKeyService({ db, clock, plans, cache });
+  const collector = deps.collector ?? bankTransferCollector;
+  const subscriptions = createSubscriptionService({ db, clock, plans, keys, cache, collector });
+  const billing = () => runBilling({ db, clock, plans, cache, collector, logger });
+  return { plans, accounts, cache, keys, subscriptions, billing, collector };
+}
+
 export interface Server {
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -57,39 +81,67 @@ export async function createServer(
     logger: pino.Logger;
     db: Db;
     limiter?: RateLimiter;
-    credentials?: CredentialResolver;
+    collector?: PaymentCollector;
   },
-): Promise<Server & { app: Awaited<ReturnType<typeof buildApp>> }> {
+) {
   const { clock, logger, db } = deps;
-  const plans = resolvePlans(config.planOverrides);
+  const services = await createServices(config, deps);
+  const { plans, cache } = services;
   const releases = createReleaseService({ db, clock });
   await ensureRelease(releases, config.releaseFile, logger);
   const data = new SalaryDataStore(releases, logger);
   await data.refresh();
   data.watch(config.releasePollMs);
+  cache.watch(config.credentialRefreshMs);
   const limiter = deps.limiter ?? new MemoryRateLimiter();
   if (config.redisUrl !== undefined) {
     logger.warn(
-      'REDIS_URL is set, but this version keeps limits in process (one instance is exact; shared limits come with the Redis limiter)',
+      'REDIS_URL is set, but this version keeps limits in process (exact for one instance; shared limits come with the Redis limiter)',
     );
   }
+  const recorder = new UsageRecorder(db, logger, (target) =>
+    touchKeys(target, cache.takeLastUsed()),
+  );
+  recorder.start(config.usageFlushMs);
+  const billingTimer = setInterval(() => {
+    services
+      .billing()
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'billing run failed; retried next interval'),
+      );
+  }, config.billingIntervalMs);
+  billingTimer.unref();
+
   const app = await buildApp({
     config,
     clock,
     plans,
     limiter,
-    credentials: deps.credentials ?? noCredentialsIssued,
+    credentials: cache,
     data,
     salary: createSalaryService({ data, plans }),
     readiness: [databaseCheck(db)],
-    logger: logger,
+    logger,
+    db,
+    accounts: services.accounts,
+    cache,
+    keys: services.keys,
+    subscriptions: services.subscriptions,
+    usage: createUsageService({ db, clock, limiter, recorder, plans }),
+    recorder,
   });
   return {
     app,
+    services,
+    recorder,
     listen: () => app.listen({ port: config.port, host: config.host }),
     async close() {
+      clearInterval(billingTimer);
       data.stop();
+      cache.stop();
+      recorder.stop();
       await app.close();
+      await recorder.flush();
       await limiter.close();
     },
   };

@@ -75,3 +75,27 @@ export function lowestPlanWith(
 ): Plan | undefined {
   return PLAN_IDS.map((id) => plans[id]).find(has);
 }
+
+/** The terms of an Enterprise contract that change the plan's numbers. */
+export interface ContractTerms {
+  price_cents: number;
+  /** Requests per UTC day; null: unlimited. */
+  request_limit: number | null;
+  sla_percent: number;
+  formats: readonly string[];
+}
+
+/** The Enterprise plan as a contract sets it for one account. */
+export function applyContract(plan: Plan, contract: ContractTerms | null): Plan {
+  if (contract === null || plan.id !== 'enterprise') return plan;
+  return Object.freeze({
+    ...plan,
+    priceCents: contract.price_cents,
+    limit:
+      contract.request_limit === null
+        ? null
+        : { requests: contract.request_limit, window: 'day' as const },
+    slaPercent: contract.sla_percent,
+    formats: plan.formats.filter((f) => contract.formats.includes(f)),
+  });
+}

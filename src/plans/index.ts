@@ -12,6 +12,8 @@ export {
   parsePlanOverrides,
   resolvePlans,
   lowestPlanWith,
+  applyContract,
+  type ContractTerms,
   type PlanOverride,
   type PlanOverrides,
 } from './catalog.js';

@@ -29,7 +29,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
           ...problemResponses(400, 401, 403, 404, 406, 429, 503),
         },
       },
-      config: { allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS } },
+      config: { allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS }, scope: 'salary:read' },
     },
     async (request, reply) => {
       const format = negotiateFormat(request.query.format, request.headers.accept);

@@ -25,8 +25,8 @@ describe('Free plan limit: 100 requests per UTC clock hour per address', () => {
         res.headers['x-ratelimit-reset'],
         String(Date.parse('2026-11-22T11:00:00Z') / 1000),
       );
-      assert.equal(res.headers['ratelimit-policy'], '"free-hour";q=100;w=3600');
-      assert.equal(res.headers.ratelimit, `"free-hour";r=${100 - i};t=2670`);
+      assert.equal(res.headers['ratelimit-policy'], '"hourly";q=100;w=3600');
+      assert.equal(res.headers.ratelimit, `"hourly";r=${100 - i};t=2670`);
     }
     const refused = await get(URL_OK, '198.51.100.7');
     assert.equal(refused.statusCode, 429);

@@ -1,0 +1,18 @@
+export {
+  createAccountService,
+  publicAccount,
+  SESSION_TTL_MS,
+  type AccountService,
+  type PublicAccount,
+  type Session,
+} from './service.js';
+export {
+  findAccount,
+  listAccounts,
+  updateAccount,
+  accountsChangedSince,
+  findAccountByEmail,
+  type AccountRow,
+  type Contract,
+} from './repo.js';
+export { isEmail, passwordProblem } from './password-policy.js';

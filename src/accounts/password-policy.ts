@@ -1,0 +1,36 @@
+const COMMON = new Set([
+  'password1234',
+  'password12345',
+  'password123456',
+  '123456789012',
+  '1234567890123',
+  'qwertyuiopas',
+  'qwerty123456',
+  'iloveyou1234',
+  'administrator',
+  'letmein12345',
+  'welcome12345',
+  'changeme1234',
+  'passwordpassword',
+  '111111111111',
+  'abcdefghijkl',
+]);
+
+/** Why a password is refused, or undefined when it is acceptable (NIST 800-63B style). */
+export function passwordProblem(password: string, email: string): string | undefined {
+  if (password.length < 12) return 'it must have at least 12 characters';
+  if (password.length > 256) return 'it must have at most 256 characters';
+  if (new Set(password).size === 1) return 'it must not be one repeated character';
+  if (COMMON.has(password.toLowerCase())) return 'it is a well-known password';
+  const name = email.split('@')[0]?.toLowerCase() ?? '';
+  if (name.length >= 4 && password.toLowerCase().includes(name))
+    return 'it must not contain the e-mail address';
+  return undefined;
+}
+
+const EMAIL =
+  /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}

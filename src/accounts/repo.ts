@@ -1,0 +1,168 @@
+import type { ContractTerms, PlanId } from '../plans/index.js';
+import type { Queryable } from '../store/index.js';
+
+export interface Contract extends ContractTerms {
+  note?: string;
+}
+
+export interface AccountRow {
+  id: string;
+  email: string;
+  passwordHash: string;
+  plan: PlanId;
+  status: 'active' | 'past_due';
+  contract: Contract | null;
+  allowlist: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Raw {
+  id: string;
+  email: string;
+  password_hash: string;
+  plan: string;
+  status: string;
+  contract: Contract | string | null;
+  allowlist: string[] | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const COLUMNS =
+  'id, email, password_hash, plan, status, contract, allowlist, created_at, updated_at';
+
+function toAccount(r: Raw): AccountRow {
+  return {
+    id: r.id,
+    email: r.email,
+    passwordHash: r.password_hash,
+    plan: r.plan as PlanId,
+    status: r.status as AccountRow['status'],
+    contract: typeof r.contract === 'string' ? (JSON.parse(r.contract) as Contract) : r.contract,
+    allowlist: r.allowlist ?? [],
+    createdAt: new Date(r.created_at).toISOString(),
+    updatedAt: new Date(r.updated_at).toISOString(),
+  };
+}
+
+export async function insertAccount(
+  db: Queryable,
+  a: { id: string; email: string; passwordHash: string; plan: PlanId; at: Date },
+): Promise<AccountRow | undefined> {
+  const rows = await db.query<Raw>(
+    `INSERT INTO accounts (id, email, password_hash, plan, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $5)
+     ON CONFLICT ((lower(email))) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [a.id, a.email, a.passwordHash, a.plan, a.at.toISOString()],
+  );
+  return rows[0] === undefined ? undefined : toAccount(rows[0]);
+}
+
+export async function findAccountByEmail(
+  db: Queryable,
+  email: string,
+): Promise<AccountRow | undefined> {
+  const rows = await db.query<Raw>(
+    `SELECT ${COLUMNS} FROM accounts WHERE lower(email) = lower($1)`,
+    [email],
+  );
+  return rows[0] === undefined ? undefined : toAccount(rows[0]);
+}
+
+export async function findAccount(
+  db: Queryable,
+  id: string,
+  forUpdate = false,
+): Promise<AccountRow | undefined> {
+  const rows = await db.query<Raw>(
+    `SELECT ${COLUMNS} FROM accounts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  return rows[0] === undefined ? undefined : toAccount(rows[0]);
+}
+
+export async function listAccounts(db: Queryable): Promise<AccountRow[]> {
+  return (await db.query<Raw>(`SELECT ${COLUMNS} FROM accounts ORDER BY created_at`)).map(
+    toAccount,
+  );
+}
+
+/** Accounts changed after `since` (ISO time), for the in-memory caches of every instance. */
+export async function accountsChangedSince(db: Queryable, since: string): Promise<AccountRow[]> {
+  return (
+    await db.query<Raw>(
+      `SELECT ${COLUMNS} FROM accounts WHERE updated_at > $1 ORDER BY updated_at`,
+      [since],
+    )
+  ).map(toAccount);
+}
+
+export async function updateAccount(
+  db: Queryable,
+  id: string,
+  changes: {
+    plan?: PlanId;
+    status?: AccountRow['status'];
+    contract?: Contract | null;
+    allowlist?: string[];
+  },
+  at: Date,
+): Promise<AccountRow> {
+  const rows = await db.query<Raw>(
+    `UPDATE accounts SET
+       plan = COALESCE($2, plan),
+       status = COALESCE($3, status),
+       contract = CASE WHEN $4::boolean THEN $5::jsonb ELSE contract END,
+       allowlist = COALESCE($6::text[], allowlist),
+       updated_at = GREATEST($7::timestamptz, updated_at + interval '1 millisecond')
+     WHERE id = $1 RETURNING ${COLUMNS}`,
+    [
+      id,
+      changes.plan ?? null,
+      changes.status ?? null,
+      changes.contract !== undefined,
+      changes.contract === undefined || changes.contract === null
+        ? null
+        : JSON.stringify(changes.contract),
+      changes.allowlist ?? null,
+      at.toISOString(),
+    ],
+  );
+  if (rows[0] === undefined) throw new Error(`account ${id} not found`);
+  return toAccount(rows[0]);
+}
+
+export async function insertSession(
+  db: Queryable,
+  s: { id: string; accountId: string; tokenHash: string; at: Date; expiresAt: Date },
+): Promise<void> {
+  await db.query(
+    'INSERT INTO sessions (id, account_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+    [s.id, s.accountId, s.tokenHash, s.at.toISOString(), s.expiresAt.toISOString()],
+  );
+}
+
+export async function findLiveSession(
+  db: Queryable,
+  tokenHash: string,
+  now: Date,
+): Promise<{ id: string; accountId: string; expiresAt: string } | undefined> {
+  const rows = await db.query<{ id: string; account_id: string; expires_at: Date | string }>(
+    `SELECT id, account_id, expires_at FROM sessions
+     WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2`,
+    [tokenHash, now.toISOString()],
+  );
+  const r = rows[0];
+  return r === undefined
+    ? undefined
+    : { id: r.id, accountId: r.account_id, expiresAt: new Date(r.expires_at).toISOString() };
+}
+
+export async function revokeSession(db: Queryable, id: string, at: Date): Promise<void> {
+  await db.query('UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [
+    id,
+    at.toISOString(),
+  ]);
+}

@@ -1,0 +1,48 @@
+import { Type } from '@sinclair/typebox';
+
+export const CredentialsSchema = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 254, examples: ['ada@example.com'] }),
+    password: Type.String({ minLength: 1, maxLength: 256, description: 'At least 12 characters.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const AccountSchema = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    plan: Type.String(),
+    status: Type.String({ description: 'active, or past_due while an invoice is overdue.' }),
+    allowlist: Type.Array(Type.String()),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Account' },
+);
+
+export const SessionSchema = Type.Object(
+  {
+    token: Type.String({ description: 'Bearer token for account management; shown once.' }),
+    expires_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Session' },
+);
+
+export const AllowlistBodySchema = Type.Object(
+  {
+    allowlist: Type.Array(Type.String({ maxLength: 64 }), {
+      maxItems: 100,
+      description: 'IPv4/IPv6 addresses and CIDR ranges; empty to allow every address.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const AuditEntrySchema = Type.Object({
+  id: Type.Integer(),
+  actor: Type.String(),
+  action: Type.String(),
+  data: Type.Record(Type.String(), Type.Unknown()),
+  ip: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});

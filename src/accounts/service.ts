@@ -1,0 +1,186 @@
+import { recordAudit } from '../audit/index.js';
+import { AppError } from '../errors/index.js';
+import type { Clock } from '../lib/clock.js';
+import {
+  dummyPasswordHash,
+  hashPassword,
+  randomSecret,
+  sha256Hex,
+  verifyPassword,
+} from '../lib/crypto.js';
+import { prefixedId } from '../lib/ids.js';
+import { HOUR_MS, MemoryRateLimiter, type LimitRule } from '../limits/index.js';
+import type { Db } from '../store/index.js';
+import { isEmail, passwordProblem } from './password-policy.js';
+import * as repo from './repo.js';
+
+export const SESSION_TTL_MS = 30 * 24 * HOUR_MS;
+const SESSION_PREFIX = 'sess_';
+
+// Failed log-ins allowed per window; successful ones are not counted.
+const ADDRESS_FAILURES: LimitRule = { name: 'login-address', limit: 20, windowMs: 15 * 60_000 };
+const ACCOUNT_FAILURES: LimitRule = { name: 'login-account', limit: 10, windowMs: HOUR_MS };
+
+export interface PublicAccount {
+  id: string;
+  email: string;
+  plan: string;
+  status: string;
+  allowlist: string[];
+  created_at: string;
+}
+
+export interface Session {
+  token: string;
+  expires_at: string;
+}
+
+export function publicAccount(a: repo.AccountRow): PublicAccount {
+  return {
+    id: a.id,
+    email: a.email,
+    plan: a.plan,
+    status: a.status,
+    allowlist: a.allowlist,
+    created_at: a.createdAt,
+  };
+}
+
+export interface AccountService {
+  signUp(
+    input: { email: string; password: string },
+    ip: string,
+  ): Promise<{ account: PublicAccount; session: Session }>;
+  logIn(input: { email: string; password: string }, ip: string): Promise<Session>;
+  logOut(sessionId: string): Promise<void>;
+  /** The account id and session id of a live session token, or undefined. */
+  resolveSession(token: string): Promise<{ accountId: string; sessionId: string } | undefined>;
+  get(accountId: string): Promise<repo.AccountRow>;
+}
+
+export function createAccountService(deps: { db: Db; clock: Clock }): AccountService {
+  const { db, clock } = deps;
+  const failures = new MemoryRateLimiter();
+
+  async function newSession(
+    tx: Db | Parameters<Parameters<Db['transaction']>[0]>[0],
+    accountId: string,
+  ): Promise<Session> {
+    const token = randomSecret(SESSION_PREFIX);
+    const at = new Date(clock.now());
+    const expiresAt = new Date(at.getTime() + SESSION_TTL_MS);
+    await repo.insertSession(tx, {
+      id: prefixedId('ses'),
+      accountId,
+      tokenHash: sha256Hex(token),
+      at,
+      expiresAt,
+    });
+    return { token, expires_at: expiresAt.toISOString() };
+  }
+
+  function throttled(ip: string, email: string): AppError | undefined {
+    const now = clock.now();
+    const byAddress = failures.peekSync(`addr:${ip}`, [ADDRESS_FAILURES], now);
+    const byAccount = failures.peekSync(`email:${email.toLowerCase()}`, [ACCOUNT_FAILURES], now);
+    const blocked = [byAddress, byAccount].find((d) => !d.allowed);
+    if (blocked === undefined) return undefined;
+    return new AppError('TOO_MANY_ATTEMPTS', 'Too many failed log-in attempts; try again later.', {
+      headers: { 'retry-after': blocked.retryAfterSeconds },
+      extensions: { retry_after: blocked.retryAfterSeconds },
+    });
+  }
+
+  return {
+    async signUp({ email, password }, ip) {
+      const trimmed = email.trim();
+      if (!isEmail(trimmed)) {
+        throw AppError.invalidParams([{ name: 'email', reason: 'is not a valid e-mail address' }]);
+      }
+      const problem = passwordProblem(password, trimmed);
+      if (problem !== undefined) {
+        throw new AppError('WEAK_PASSWORD', `The password is too weak: ${problem}.`, {
+          extensions: { invalid_params: [{ name: 'password', reason: problem }] },
+        });
+      }
+      const passwordHash = await hashPassword(password);
+      return db.transaction(async (tx) => {
+        const at = new Date(clock.now());
+        const account = await repo.insertAccount(tx, {
+          id: prefixedId('acct'),
+          email: trimmed,
+          passwordHash,
+          plan: 'free',
+          at,
+        });
+        if (account === undefined)
+          throw new AppError('EMAIL_TAKEN', 'An account with this e-mail address exists already.');
+        await recordAudit(tx, {
+          accountId: account.id,
+          actor: `account:${account.id}`,
+          action: 'accounts.create',
+          ip,
+          at,
+        });
+        return { account: publicAccount(account), session: await newSession(tx, account.id) };
+      });
+    },
+
+    async logIn({ email, password }, ip) {
+      const blocked = throttled(ip, email);
+      if (blocked !== undefined) throw blocked;
+      const account = await repo.findAccountByEmail(db, email.trim());
+      const ok = await verifyPassword(
+        password,
+        account?.passwordHash ?? (await dummyPasswordHash()),
+      );
+      const at = new Date(clock.now());
+      if (account === undefined || !ok) {
+        failures.consumeSync(`addr:${ip}`, [ADDRESS_FAILURES], at.getTime());
+        failures.consumeSync(
+          `email:${email.trim().toLowerCase()}`,
+          [ACCOUNT_FAILURES],
+          at.getTime(),
+        );
+        if (account !== undefined) {
+          await recordAudit(db, {
+            accountId: account.id,
+            actor: 'anonymous',
+            action: 'sessions.create_failed',
+            ip,
+            at,
+          });
+        }
+        throw new AppError('UNAUTHENTICATED', 'The e-mail address or the password is wrong.');
+      }
+      return db.transaction(async (tx) => {
+        await recordAudit(tx, {
+          accountId: account.id,
+          actor: `account:${account.id}`,
+          action: 'sessions.create',
+          ip,
+          at,
+        });
+        return newSession(tx, account.id);
+      });
+    },
+
+    async logOut(sessionId) {
+      await repo.revokeSession(db, sessionId, new Date(clock.now()));
+    },
+
+    async resolveSession(token) {
+      if (!token.startsWith(SESSION_PREFIX)) return undefined;
+      const session = await repo.findLiveSession(db, sha256Hex(token), new Date(clock.now()));
+      return session === undefined
+        ? undefined
+        : { accountId: session.accountId, sessionId: session.id };
+    },
+
+    async get(accountId) {
+      const account = await repo.findAccount(db, accountId);
+      if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
+      return account;
+    },
+  };
+}

@@ -1,0 +1,7 @@
+export {
+  recordAudit,
+  listAudit,
+  verifyAuditChain,
+  type AuditEntry,
+  type AuditRow,
+} from './service.js';

@@ -1,0 +1,20 @@
+export { addMonthsAnchored, cycleAt, type BillingCycle, type Period } from './cycle.js';
+export { prorate, unusedFraction, upgradeCharge } from './proration.js';
+export { applyBalance, type BalanceApplication } from './balance.js';
+export {
+  createSubscriptionService,
+  subscriptionView,
+  planOf,
+  operatorPrincipal,
+  type SubscriptionService,
+  type PublicSubscription,
+} from './service.js';
+export { runBilling, ADVANCE_INVOICE_MS, GRACE_MS, type BillingRunResult } from './run.js';
+export {
+  bankTransferCollector,
+  publicInvoice,
+  PAYMENT_TERMS_MS,
+  type PaymentCollector,
+  type PublicInvoice,
+} from './invoicing.js';
+export { listInvoices, findInvoice, balanceOf, ledger } from './repo.js';

@@ -1,0 +1,93 @@
+import type { Clock } from '../lib/clock.js';
+import { prefixedId } from '../lib/ids.js';
+import type { Queryable } from '../store/index.js';
+import { applyBalance } from './balance.js';
+import type { Period } from './cycle.js';
+import * as repo from './repo.js';
+
+export const DAY_MS = 86_400_000;
+/** Invoices issued at once are due this long after issue. */
+export const PAYMENT_TERMS_MS = 7 * DAY_MS;
+
+export type InvoiceOutcome = 'paid' | 'pending' | 'failed';
+
+/**
+ * Collects the payment of an invoice. The default (invoice and bank transfer) leaves it
+ * pending until the operator marks it paid; a card processor would answer paid or failed.
+ */
+export interface PaymentCollector {
+  collect(invoice: repo.InvoiceRow): Promise<InvoiceOutcome>;
+}
+
+export const bankTransferCollector: PaymentCollector = { collect: async () => 'pending' };
+
+/**
+ * Issues an invoice: credit on the account's balance is spent on it first (a ledger entry
+ * records that), and an invoice with nothing left to pay is paid at once.
+ */
+export async function issueInvoice(
+  tx: Queryable,
+  clock: Clock,
+  input: {
+    accountId: string;
+    lines: repo.InvoiceLine[];
+    period: Period;
+    dueAt: number;
+    renewalPlan: repo.InvoiceRow['renewalPlan'];
+  },
+): Promise<repo.InvoiceRow> {
+  const now = clock.now();
+  const subtotal = input.lines.reduce((sum, l) => sum + l.amountCents, 0);
+  const credit = Math.max(0, await repo.balanceOf(tx, input.accountId));
+  const { applied, due } = applyBalance(Math.max(0, subtotal), credit);
+  const id = prefixedId('in');
+  const invoice = await repo.insertInvoice(tx, {
+    id,
+    accountId: input.accountId,
+    status: due === 0 ? 'paid' : 'open',
+    periodStart: input.period.start,
+    periodEnd: input.period.end,
+    subtotalCents: subtotal,
+    balanceAppliedCents: applied,
+    amountDueCents: due,
+    createdAt: now,
+    dueAt: input.dueAt,
+    paidAt: due === 0 ? now : null,
+    renewalPlan: input.renewalPlan,
+    lines: input.lines,
+  });
+  await repo.addLedgerEntry(tx, {
+    accountId: input.accountId,
+    amountCents: -applied,
+    reason: 'applied to invoice',
+    invoiceId: id,
+    at: now,
+  });
+  return invoice;
+}
+
+export function publicInvoice(i: repo.InvoiceRow) {
+  const iso = (v: number | null) => (v === null ? null : new Date(v).toISOString());
+  return {
+    id: i.id,
+    number: i.number,
+    status: i.status,
+    currency: 'EUR',
+    period_start: iso(i.periodStart),
+    period_end: iso(i.periodEnd),
+    lines: i.lines.map((l) => ({
+      kind: l.kind,
+      description: l.description,
+      amount_cents: l.amountCents,
+      period_start: iso(l.periodStart),
+      period_end: iso(l.periodEnd),
+    })),
+    subtotal_cents: i.subtotalCents,
+    balance_applied_cents: i.balanceAppliedCents,
+    amount_due_cents: i.amountDueCents,
+    created_at: iso(i.createdAt),
+    due_at: iso(i.dueAt),
+    paid_at: iso(i.paidAt),
+  };
+}
+export type PublicInvoice = ReturnType<typeof publicInvoice>;

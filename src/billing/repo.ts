@@ -1,0 +1,314 @@
+import type { PlanId } from '../plans/index.js';
+import type { Queryable } from '../store/index.js';
+
+export type SubscriptionStatus = 'active' | 'past_due' | 'canceled';
+
+export interface SubscriptionRow {
+  accountId: string;
+  plan: PlanId;
+  status: SubscriptionStatus;
+  anchorAt: number;
+  periodStart: number;
+  periodEnd: number;
+  pendingPlan: PlanId | null;
+  cancelAtPeriodEnd: boolean;
+  pastDueSince: number | null;
+}
+
+export type InvoiceStatus = 'open' | 'paid' | 'void' | 'uncollectible';
+
+export interface InvoiceLine {
+  kind: 'subscription' | 'proration' | 'renewal_adjustment';
+  description: string;
+  amountCents: number;
+  periodStart: number;
+  periodEnd: number;
+}
+
+export interface InvoiceRow {
+  id: string;
+  accountId: string;
+  number: number;
+  status: InvoiceStatus;
+  periodStart: number;
+  periodEnd: number;
+  subtotalCents: number;
+  balanceAppliedCents: number;
+  amountDueCents: number;
+  createdAt: number;
+  dueAt: number;
+  paidAt: number | null;
+  renewalPlan: PlanId | null;
+  lines: InvoiceLine[];
+}
+
+const ms = (v: Date | string | null): number | null => (v === null ? null : new Date(v).getTime());
+const iso = (v: number): string => new Date(v).toISOString();
+
+interface RawSub {
+  account_id: string;
+  plan: string;
+  status: string;
+  anchor_at: Date | string;
+  period_start: Date | string;
+  period_end: Date | string;
+  pending_plan: string | null;
+  cancel_at_period_end: boolean;
+  past_due_since: Date | string | null;
+}
+
+function toSub(r: RawSub): SubscriptionRow {
+  return {
+    accountId: r.account_id,
+    plan: r.plan as PlanId,
+    status: r.status as SubscriptionStatus,
+    anchorAt: ms(r.anchor_at) as number,
+    periodStart: ms(r.period_start) as number,
+    periodEnd: ms(r.period_end) as number,
+    pendingPlan: r.pending_plan as PlanId | null,
+    cancelAtPeriodEnd: r.cancel_at_period_end,
+    pastDueSince: ms(r.past_due_since),
+  };
+}
+
+const SUB_COLUMNS =
+  'account_id, plan, status, anchor_at, period_start, period_end, pending_plan, cancel_at_period_end, past_due_since';
+
+export async function findSubscription(
+  db: Queryable,
+  accountId: string,
+  forUpdate = false,
+): Promise<SubscriptionRow | undefined> {
+  const rows = await db.query<RawSub>(
+    `SELECT ${SUB_COLUMNS} FROM subscriptions WHERE account_id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [accountId],
+  );
+  return rows[0] === undefined ? undefined : toSub(rows[0]);
+}
+
+export async function saveSubscription(
+  db: Queryable,
+  s: SubscriptionRow,
+  at: number,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO subscriptions (${SUB_COLUMNS}, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (account_id) DO UPDATE SET plan = $2, status = $3, anchor_at = $4, period_start = $5,
+       period_end = $6, pending_plan = $7, cancel_at_period_end = $8, past_due_since = $9, updated_at = $10`,
+    [
+      s.accountId,
+      s.plan,
+      s.status,
+      iso(s.anchorAt),
+      iso(s.periodStart),
+      iso(s.periodEnd),
+      s.pendingPlan,
+      s.cancelAtPeriodEnd,
+      s.pastDueSince === null ? null : iso(s.pastDueSince),
+      iso(at),
+    ],
+  );
+}
+
+/** Subscriptions with something to do at `now`: a period end, an advance invoice, a due date. */
+export async function dueSubscriptionIds(
+  db: Queryable,
+  now: number,
+  advanceMs: number,
+): Promise<string[]> {
+  const rows = await db.query<{ account_id: string }>(
+    `SELECT s.account_id FROM subscriptions s
+     WHERE s.status <> 'canceled' AND (
+       s.period_end <= $1 OR s.period_end <= $2 OR s.status = 'past_due'
+       OR EXISTS (SELECT 1 FROM invoices i WHERE i.account_id = s.account_id AND i.status = 'open' AND i.due_at <= $1)
+     ) ORDER BY s.account_id`,
+    [iso(now), iso(now + advanceMs)],
+  );
+  return rows.map((r) => r.account_id);
+}
+
+interface RawInvoice {
+  id: string;
+  account_id: string;
+  number: number | string;
+  status: string;
+  period_start: Date | string;
+  period_end: Date | string;
+  subtotal_cents: number | string;
+  balance_applied_cents: number | string;
+  amount_due_cents: number | string;
+  created_at: Date | string;
+  due_at: Date | string;
+  paid_at: Date | string | null;
+  renewal_plan: string | null;
+}
+
+const INVOICE_COLUMNS =
+  'id, account_id, number, status, period_start, period_end, subtotal_cents, balance_applied_cents, amount_due_cents, created_at, due_at, paid_at, renewal_plan';
+
+function toInvoice(r: RawInvoice, lines: InvoiceLine[]): InvoiceRow {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    number: Number(r.number),
+    status: r.status as InvoiceStatus,
+    periodStart: ms(r.period_start) as number,
+    periodEnd: ms(r.period_end) as number,
+    subtotalCents: Number(r.subtotal_cents),
+    balanceAppliedCents: Number(r.balance_applied_cents),
+    amountDueCents: Number(r.amount_due_cents),
+    createdAt: ms(r.created_at) as number,
+    dueAt: ms(r.due_at) as number,
+    paidAt: ms(r.paid_at),
+    renewalPlan: r.renewal_plan as PlanId | null,
+    lines,
+  };
+}
+
+export async function insertInvoice(
+  db: Queryable,
+  inv: Omit<InvoiceRow, 'number'>,
+): Promise<InvoiceRow> {
+  const rows = await db.query<RawInvoice>(
+    `INSERT INTO invoices (id, account_id, status, period_start, period_end, subtotal_cents,
+       balance_applied_cents, amount_due_cents, created_at, due_at, paid_at, renewal_plan)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${INVOICE_COLUMNS}`,
+    [
+      inv.id,
+      inv.accountId,
+      inv.status,
+      iso(inv.periodStart),
+      iso(inv.periodEnd),
+      inv.subtotalCents,
+      inv.balanceAppliedCents,
+      inv.amountDueCents,
+      iso(inv.createdAt),
+      iso(inv.dueAt),
+      inv.paidAt === null ? null : iso(inv.paidAt),
+      inv.renewalPlan,
+    ],
+  );
+  for (const line of inv.lines) {
+    await db.query(
+      `INSERT INTO invoice_lines (invoice_id, kind, description, amount_cents, period_start, period_end)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [
+        inv.id,
+        line.kind,
+        line.description,
+        line.amountCents,
+        iso(line.periodStart),
+        iso(line.periodEnd),
+      ],
+    );
+  }
+  return toInvoice(rows[0] as RawInvoice, inv.lines);
+}
+
+async function withLines(db: Queryable, rows: RawInvoice[]): Promise<InvoiceRow[]> {
+  if (rows.length === 0) return [];
+  const lines = await db.query<{
+    invoice_id: string;
+    kind: string;
+    description: string;
+    amount_cents: number | string;
+    period_start: Date | string;
+    period_end: Date | string;
+  }>(
+    'SELECT invoice_id, kind, description, amount_cents, period_start, period_end FROM invoice_lines WHERE invoice_id = ANY($1::text[]) ORDER BY id',
+    [rows.map((r) => r.id)],
+  );
+  return rows.map((r) =>
+    toInvoice(
+      r,
+      lines
+        .filter((l) => l.invoice_id === r.id)
+        .map((l) => ({
+          kind: l.kind as InvoiceLine['kind'],
+          description: l.description,
+          amountCents: Number(l.amount_cents),
+          periodStart: ms(l.period_start) as number,
+          periodEnd: ms(l.period_end) as number,
+        })),
+    ),
+  );
+}
+
+export async function listInvoices(db: Queryable, accountId: string): Promise<InvoiceRow[]> {
+  const rows = await db.query<RawInvoice>(
+    `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE account_id = $1 ORDER BY created_at, number`,
+    [accountId],
+  );
+  return withLines(db, rows);
+}
+
+export async function findInvoice(
+  db: Queryable,
+  id: string,
+  accountId?: string,
+): Promise<InvoiceRow | undefined> {
+  const rows = await db.query<RawInvoice>(
+    `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)`,
+    [id, accountId ?? null],
+  );
+  return (await withLines(db, rows))[0];
+}
+
+export async function setInvoiceStatus(
+  db: Queryable,
+  id: string,
+  status: InvoiceStatus,
+  paidAt: number | null,
+): Promise<void> {
+  await db.query('UPDATE invoices SET status = $2, paid_at = $3 WHERE id = $1', [
+    id,
+    status,
+    paidAt === null ? null : iso(paidAt),
+  ]);
+}
+
+export async function balanceOf(db: Queryable, accountId: string): Promise<number> {
+  const rows = await db.query<{ total: number | string | null }>(
+    'SELECT COALESCE(sum(amount_cents), 0) AS total FROM balance_ledger WHERE account_id = $1',
+    [accountId],
+  );
+  return Number(rows[0]?.total ?? 0);
+}
+
+export async function addLedgerEntry(
+  db: Queryable,
+  e: {
+    accountId: string;
+    amountCents: number;
+    reason: string;
+    invoiceId: string | null;
+    at: number;
+  },
+): Promise<void> {
+  if (e.amountCents === 0) return;
+  await db.query(
+    'INSERT INTO balance_ledger (account_id, amount_cents, reason, invoice_id, created_at) VALUES ($1, $2, $3, $4, $5)',
+    [e.accountId, e.amountCents, e.reason, e.invoiceId, iso(e.at)],
+  );
+}
+
+export async function ledger(
+  db: Queryable,
+  accountId: string,
+): Promise<{ amountCents: number; reason: string; invoiceId: string | null; createdAt: number }[]> {
+  const rows = await db.query<{
+    amount_cents: number | string;
+    reason: string;
+    invoice_id: string | null;
+    created_at: Date | string;
+  }>(
+    'SELECT amount_cents, reason, invoice_id, created_at FROM balance_ledger WHERE account_id = $1 ORDER BY id',
+    [accountId],
+  );
+  return rows.map((r) => ({
+    amountCents: Number(r.amount_cents),
+    reason: r.reason,
+    invoiceId: r.invoice_id,
+    createdAt: ms(r.created_at) as number,
+  }));
+}

@@ -1,0 +1,217 @@
+import { findAccount, updateAccount, type AccountRow } from '../accounts/index.js';
+import { recordAudit } from '../audit/index.js';
+import { revokeKeysBeyond, type CredentialCache } from '../keys/index.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { PlanId } from '../plans/index.js';
+import type { Db, Queryable } from '../store/index.js';
+import { addMonthsAnchored, cycleAt, type Period } from './cycle.js';
+import { DAY_MS, issueInvoice, type PaymentCollector } from './invoicing.js';
+import * as repo from './repo.js';
+import { planOf, type Plans } from './service.js';
+
+/** Renewal invoices are issued this long before the period they charge for. */
+export const ADVANCE_INVOICE_MS = 7 * DAY_MS;
+/** After an invoice is overdue (past_due), the paid plan stays this long, then Free. */
+export const GRACE_MS = 7 * DAY_MS;
+const RUN_LOCK = 7_405_112_028;
+
+export interface BillingRunResult {
+  accounts: number;
+  invoicesIssued: number;
+  planChanges: { accountId: string; from: PlanId; to: PlanId; reason: string }[];
+}
+
+/**
+ * The billing clock: rolls periods over (pending downgrades and cancellations take effect),
+ * issues renewal invoices in advance, marks overdue accounts past_due and moves them to Free
+ * after the grace period. Idempotent: running it twice at the same time changes nothing more.
+ * Instances take turns through an advisory lock; each account is its own transaction.
+ */
+export async function runBilling(deps: {
+  db: Db;
+  clock: Clock;
+  plans: Plans;
+  cache: CredentialCache;
+  collector: PaymentCollector;
+  logger: Logger;
+}): Promise<BillingRunResult | undefined> {
+  const { db, clock } = deps;
+  const result: BillingRunResult = { accounts: 0, invoicesIssued: 0, planChanges: [] };
+  const claimed = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [
+    RUN_LOCK,
+  ]);
+  if (claimed[0]?.ok !== true) return undefined;
+  try {
+    const now = clock.now();
+    for (const accountId of await repo.dueSubscriptionIds(db, now, ADVANCE_INVOICE_MS)) {
+      const changed = await db.transaction((tx) => settleAccount(tx, deps, accountId, now, result));
+      if (changed !== undefined) deps.cache.applyAccount(changed);
+      result.accounts++;
+    }
+  } finally {
+    await db.query('SELECT pg_advisory_unlock($1)', [RUN_LOCK]);
+  }
+  // Keys revoked by a plan change stop working on this instance now, not at the next poll.
+  if (result.planChanges.length > 0) await deps.cache.refresh();
+  return result;
+}
+
+async function settleAccount(
+  tx: Queryable,
+  deps: { clock: Clock; plans: Plans },
+  accountId: string,
+  now: number,
+  result: BillingRunResult,
+): Promise<AccountRow | undefined> {
+  const { clock, plans } = deps;
+  let account = await findAccount(tx, accountId, true);
+  let sub = await repo.findSubscription(tx, accountId, true);
+  if (account === undefined || sub === undefined || sub.status === 'canceled') return undefined;
+  const startPlan = account.plan;
+  const invoices = await repo.listInvoices(tx, accountId);
+  const advanceFor = (start: number) =>
+    invoices.find((i) => i.renewalPlan !== null && i.periodStart === start && i.status !== 'void');
+
+  // 1. Period ends: apply what was scheduled.
+  while (sub.status !== 'canceled' && now >= sub.periodEnd) {
+    const nextPlan: PlanId = sub.cancelAtPeriodEnd ? 'free' : (sub.pendingPlan ?? sub.plan);
+    const next: Period = {
+      start: sub.periodEnd,
+      end: addMonthsAnchored(sub.anchorAt, cycleAt(sub.anchorAt, sub.periodEnd).index + 1),
+    };
+    const advance = advanceFor(next.start);
+    const nextPrice = nextPlan === 'free' ? 0 : (planOf(plans, account, nextPlan).priceCents ?? 0);
+    if (advance !== undefined && advance.subtotalCents !== nextPrice) {
+      if (advance.status === 'open') {
+        await repo.setInvoiceStatus(tx, advance.id, 'void', null);
+        await repo.addLedgerEntry(tx, {
+          accountId,
+          amountCents: advance.balanceAppliedCents,
+          reason: `credit returned from void invoice ${advance.number}`,
+          invoiceId: advance.id,
+          at: now,
+        });
+        advance.status = 'void';
+      } else {
+        await repo.addLedgerEntry(tx, {
+          accountId,
+          amountCents: advance.subtotalCents - nextPrice,
+          reason: `${nextPlan === 'free' ? 'cancellation' : 'downgrade'}: unused part of invoice ${advance.number}`,
+          invoiceId: advance.id,
+          at: now,
+        });
+      }
+    }
+    if (nextPlan === 'free') {
+      sub = { ...sub, status: 'canceled', pendingPlan: null, cancelAtPeriodEnd: false };
+      await repo.saveSubscription(tx, sub, now);
+      break;
+    }
+    const reuse =
+      advance !== undefined && advance.status !== 'void' && advance.subtotalCents === nextPrice;
+    if (!reuse) {
+      const plan = planOf(plans, account, nextPlan);
+      invoices.push(
+        await issueInvoice(tx, clock, {
+          accountId,
+          lines: [
+            {
+              kind: 'subscription',
+              description: `${plan.name} plan`,
+              amountCents: nextPrice,
+              periodStart: next.start,
+              periodEnd: next.end,
+            },
+          ],
+          period: next,
+          dueAt: Math.max(now, next.start),
+          renewalPlan: nextPlan,
+        }),
+      );
+      result.invoicesIssued++;
+    }
+    sub = {
+      ...sub,
+      plan: nextPlan,
+      pendingPlan: null,
+      periodStart: next.start,
+      periodEnd: next.end,
+    };
+    await repo.saveSubscription(tx, sub, now);
+  }
+
+  // 2. The renewal invoice, a week ahead.
+  if (
+    sub.status !== 'canceled' &&
+    !sub.cancelAtPeriodEnd &&
+    now >= sub.periodEnd - ADVANCE_INVOICE_MS &&
+    advanceFor(sub.periodEnd) === undefined
+  ) {
+    const plan = planOf(plans, account, sub.pendingPlan ?? sub.plan);
+    const period = {
+      start: sub.periodEnd,
+      end: addMonthsAnchored(sub.anchorAt, cycleAt(sub.anchorAt, sub.periodEnd).index + 1),
+    };
+    invoices.push(
+      await issueInvoice(tx, clock, {
+        accountId,
+        lines: [
+          {
+            kind: 'subscription',
+            description: `${plan.name} plan`,
+            amountCents: plan.priceCents ?? 0,
+            periodStart: period.start,
+            periodEnd: period.end,
+          },
+        ],
+        period,
+        dueAt: period.start,
+        renewalPlan: plan.id,
+      }),
+    );
+    result.invoicesIssued++;
+  }
+
+  // 3. Overdue invoices: past_due, then Free after the grace period.
+  const overdue = invoices.filter((i) => i.status === 'open' && i.dueAt <= now);
+  if (sub.status !== 'canceled' && overdue.length > 0) {
+    const since = sub.pastDueSince ?? Math.min(...overdue.map((i) => i.dueAt));
+    if (now >= since + GRACE_MS) {
+      for (const i of overdue) await repo.setInvoiceStatus(tx, i.id, 'uncollectible', null);
+      sub = { ...sub, status: 'canceled', pastDueSince: since };
+      await repo.saveSubscription(tx, sub, now);
+      await recordAudit(tx, {
+        accountId,
+        actor: 'system',
+        action: 'subscriptions.payment_failed',
+        data: { invoices: overdue.map((i) => i.id) },
+        at: new Date(now),
+      });
+    } else if (sub.status !== 'past_due') {
+      sub = { ...sub, status: 'past_due', pastDueSince: since };
+      await repo.saveSubscription(tx, sub, now);
+    }
+  }
+
+  const plan: PlanId = sub.status === 'canceled' ? 'free' : sub.plan;
+  const status = sub.status === 'past_due' ? 'past_due' : 'active';
+  if (plan === account.plan && status === account.status) return undefined;
+  account = await updateAccount(tx, accountId, { plan, status }, new Date(now));
+  if (plan !== startPlan) {
+    const maxKeys = planOf(plans, account).maxKeys;
+    const revoked =
+      maxKeys === null ? [] : await revokeKeysBeyond(tx, accountId, maxKeys, new Date(now));
+    const reason =
+      sub.pastDueSince !== null && sub.status === 'canceled' ? 'payment_failed' : 'scheduled';
+    result.planChanges.push({ accountId, from: startPlan, to: plan, reason });
+    await recordAudit(tx, {
+      accountId,
+      actor: 'system',
+      action: 'subscriptions.plan_changed',
+      data: { from: startPlan, to: plan, reason, revoked_keys: revoked },
+      at: new Date(now),
+    });
+  }
+  return account;
+}

@@ -1,0 +1,307 @@
+import { updateAccount, findAccount, type AccountRow, type Contract } from '../accounts/index.js';
+import { recordAudit } from '../audit/index.js';
+import type { Principal } from '../auth/index.js';
+import { AppError } from '../errors/index.js';
+import {
+  revokeKeysBeyond,
+  type CredentialCache,
+  type KeyService,
+  type PublicKey,
+} from '../keys/index.js';
+import type { Clock } from '../lib/clock.js';
+import { applyContract, type Plan, type PlanId } from '../plans/index.js';
+import type { Db, Queryable } from '../store/index.js';
+import { addMonthsAnchored } from './cycle.js';
+import {
+  issueInvoice,
+  PAYMENT_TERMS_MS,
+  publicInvoice,
+  type PaymentCollector,
+  type PublicInvoice,
+} from './invoicing.js';
+import { upgradeCharge } from './proration.js';
+import * as repo from './repo.js';
+
+export type Plans = Readonly<Record<PlanId, Plan>>;
+
+export interface BillingDeps {
+  db: Db;
+  clock: Clock;
+  plans: Plans;
+  keys: KeyService;
+  cache: CredentialCache;
+  collector: PaymentCollector;
+}
+
+export interface PublicSubscription {
+  plan: PlanId;
+  status: repo.SubscriptionStatus | 'none';
+  current_period_start: string | null;
+  current_period_end: string | null;
+  pending_plan: PlanId | null;
+  cancel_at_period_end: boolean;
+  balance_cents: number;
+}
+
+export function planOf(plans: Plans, account: AccountRow, id: PlanId = account.plan): Plan {
+  return applyContract(plans[id], account.contract);
+}
+
+export function priceOf(plans: Plans, account: AccountRow, id: PlanId): number {
+  return planOf(plans, account, id).priceCents ?? 0;
+}
+
+export async function subscriptionView(
+  db: Queryable,
+  account: AccountRow,
+): Promise<PublicSubscription> {
+  const sub = await repo.findSubscription(db, account.id);
+  const live = sub !== undefined && sub.status !== 'canceled';
+  const iso = (v: number) => new Date(v).toISOString();
+  return {
+    plan: account.plan,
+    status: live ? sub.status : 'none',
+    current_period_start: live ? iso(sub.periodStart) : null,
+    current_period_end: live ? iso(sub.periodEnd) : null,
+    pending_plan: live ? (sub.cancelAtPeriodEnd ? 'free' : sub.pendingPlan) : null,
+    cancel_at_period_end: live ? sub.cancelAtPeriodEnd : false,
+    balance_cents: await repo.balanceOf(db, account.id),
+  };
+}
+
+/** The principal the operator's CLI acts as on an account (audited as `operator`). */
+export function operatorPrincipal(accountId: string, plan: Plan): Principal {
+  return {
+    kind: 'anonymous',
+    plan,
+    accountId,
+    keyId: null,
+    sessionId: null,
+    scopes: null,
+    allowlists: [],
+    limitBucket: `acct:${accountId}`,
+  };
+}
+
+/** Changes of plan an account makes itself, and the operator's contract changes. */
+export function createSubscriptionService(deps: BillingDeps) {
+  const { db, clock, plans, keys, cache, collector } = deps;
+
+  async function lockAccount(tx: Queryable, accountId: string): Promise<AccountRow> {
+    const account = await findAccount(tx, accountId, true);
+    if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
+    return account;
+  }
+
+  async function collect(invoices: repo.InvoiceRow[]): Promise<void> {
+    for (const invoice of invoices.filter((i) => i.status === 'open')) {
+      const outcome = await collector.collect(invoice);
+      if (outcome === 'paid') await markPaid(invoice.id, 'collector');
+    }
+  }
+
+  async function markPaid(invoiceId: string, actor: string): Promise<PublicInvoice> {
+    const result = await db.transaction(async (tx) => {
+      const invoice = await repo.findInvoice(tx, invoiceId);
+      if (invoice === undefined) throw new AppError('NOT_FOUND', `No invoice ${invoiceId}.`);
+      if (invoice.status === 'paid') return { invoice, account: undefined };
+      if (invoice.status !== 'open' && invoice.status !== 'uncollectible') {
+        throw new AppError('CONFLICT', `Invoice ${invoiceId} is ${invoice.status}.`);
+      }
+      const now = clock.now();
+      await repo.setInvoiceStatus(tx, invoiceId, 'paid', now);
+      await recordAudit(tx, {
+        accountId: invoice.accountId,
+        actor,
+        action: 'invoices.mark_paid',
+        data: { invoice_id: invoiceId },
+        at: new Date(now),
+      });
+      let account: AccountRow | undefined;
+      const sub = await repo.findSubscription(tx, invoice.accountId, true);
+      const stillOverdue = (await repo.listInvoices(tx, invoice.accountId)).some(
+        (i) => i.id !== invoiceId && i.status === 'open' && i.dueAt <= now,
+      );
+      if (sub?.status === 'past_due' && !stillOverdue) {
+        await repo.saveSubscription(tx, { ...sub, status: 'active', pastDueSince: null }, now);
+        account = await updateAccount(tx, invoice.accountId, { status: 'active' }, new Date(now));
+      }
+      return { invoice: { ...invoice, status: 'paid' as const, paidAt: now }, account };
+    });
+    if (result.account !== undefined) cache.applyAccount(result.account);
+    return publicInvoice(result.invoice);
+  }
+
+  return {
+    markPaid,
+
+    async view(accountId: string): Promise<PublicSubscription> {
+      const account = await findAccount(db, accountId);
+      if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
+      return subscriptionView(db, account);
+    },
+
+    /**
+     * Subscribe (from Free), upgrade (now, prorated), downgrade (at the period end) or, with
+     * `free`, cancel at the period end. Subscribing issues the first API key in the result.
+     */
+    async change(principal: Principal, target: PlanId, ip: string | null, contract?: Contract) {
+      const accountId = principal.accountId;
+      if (accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in first.');
+      const actor =
+        principal.keyId !== null
+          ? `key:${principal.keyId}`
+          : principal.kind === 'session'
+            ? `account:${accountId}`
+            : 'operator';
+      const outcome = await db.transaction(async (tx) => {
+        let account = await lockAccount(tx, accountId);
+        if (contract !== undefined)
+          account = await updateAccount(tx, accountId, { contract }, new Date(clock.now()));
+        const now = clock.now();
+        const at = new Date(now);
+        const sub = await repo.findSubscription(tx, accountId, true);
+        const live = sub !== undefined && sub.status !== 'canceled' ? sub : undefined;
+        const current = planOf(plans, account);
+        const next = planOf(plans, account, target);
+        const invoices: repo.InvoiceRow[] = [];
+        let apiKey: (PublicKey & { key: string }) | undefined;
+
+        if (live === undefined) {
+          if (target === 'free')
+            throw new AppError('CONFLICT', 'The account is on the Free plan already.');
+          const period = { start: now, end: addMonthsAnchored(now, 1) };
+          await repo.saveSubscription(
+            tx,
+            {
+              accountId,
+              plan: target,
+              status: 'active',
+              anchorAt: now,
+              periodStart: period.start,
+              periodEnd: period.end,
+              pendingPlan: null,
+              cancelAtPeriodEnd: false,
+              pastDueSince: null,
+            },
+            now,
+          );
+          account = await updateAccount(tx, accountId, { plan: target, status: 'active' }, at);
+          invoices.push(
+            await issueInvoice(tx, clock, {
+              accountId,
+              lines: [
+                {
+                  kind: 'subscription',
+                  description: `${next.name} plan`,
+                  amountCents: next.priceCents ?? 0,
+                  periodStart: period.start,
+                  periodEnd: period.end,
+                },
+              ],
+              period,
+              dueAt: now + PAYMENT_TERMS_MS,
+              renewalPlan: null,
+            }),
+          );
+          const activeKeys = (
+            await tx.query(
+              'SELECT 1 FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL AND expires_at IS NULL',
+              [accountId],
+            )
+          ).length;
+          if (activeKeys === 0) apiKey = await keys.issue(tx, accountId, next, {}, actor, ip);
+        } else if (target === 'free') {
+          await repo.saveSubscription(
+            tx,
+            { ...live, cancelAtPeriodEnd: true, pendingPlan: null },
+            now,
+          );
+        } else if (next.rank > current.rank) {
+          if (live.status === 'past_due')
+            throw new AppError('CONFLICT', 'Settle the overdue invoice before upgrading.');
+          const period = { start: live.periodStart, end: live.periodEnd };
+          const lines: repo.InvoiceLine[] = [];
+          const charge = upgradeCharge(
+            priceOf(plans, { ...account, plan: live.plan }, live.plan),
+            next.priceCents ?? 0,
+            period,
+            now,
+          );
+          if (charge > 0)
+            lines.push({
+              kind: 'proration',
+              description: `Upgrade from ${plans[live.plan].name} to ${next.name}, rest of the period`,
+              amountCents: charge,
+              periodStart: now,
+              periodEnd: period.end,
+            });
+          const advance = (await repo.listInvoices(tx, accountId)).find(
+            (i) =>
+              i.renewalPlan !== null && i.periodStart === live.periodEnd && i.status !== 'void',
+          );
+          if (advance !== undefined && advance.subtotalCents < (next.priceCents ?? 0)) {
+            lines.push({
+              kind: 'renewal_adjustment',
+              description: `${next.name} plan for the next period (invoiced in advance at ${advance.subtotalCents} cents)`,
+              amountCents: (next.priceCents ?? 0) - advance.subtotalCents,
+              periodStart: advance.periodStart,
+              periodEnd: advance.periodEnd,
+            });
+          }
+          if (lines.length > 0)
+            invoices.push(
+              await issueInvoice(tx, clock, {
+                accountId,
+                lines,
+                period: { start: now, end: period.end },
+                dueAt: now + PAYMENT_TERMS_MS,
+                renewalPlan: null,
+              }),
+            );
+          await repo.saveSubscription(
+            tx,
+            { ...live, plan: target, pendingPlan: null, cancelAtPeriodEnd: false },
+            now,
+          );
+          account = await updateAccount(tx, accountId, { plan: target }, at);
+        } else if (target === live.plan) {
+          // A new contract on the same plan changes limits now and the price from the next period.
+          if (live.pendingPlan === null && !live.cancelAtPeriodEnd && contract === undefined) {
+            throw new AppError('CONFLICT', `The account is on the ${next.name} plan already.`);
+          }
+          await repo.saveSubscription(
+            tx,
+            { ...live, pendingPlan: null, cancelAtPeriodEnd: false },
+            now,
+          );
+        } else {
+          await repo.saveSubscription(
+            tx,
+            { ...live, pendingPlan: target, cancelAtPeriodEnd: false },
+            now,
+          );
+        }
+        await recordAudit(tx, {
+          accountId,
+          actor,
+          action: 'subscriptions.change',
+          data: { from: live?.plan ?? 'free', to: target, contract: contract ?? null },
+          ip,
+          at,
+        });
+        return { account, invoices, apiKey };
+      });
+      cache.applyAccount(outcome.account);
+      await collect(outcome.invoices);
+      return {
+        subscription: await subscriptionView(db, (await findAccount(db, accountId)) as AccountRow),
+        invoices: outcome.invoices.map(publicInvoice),
+        api_key: outcome.apiKey,
+      };
+    },
+  };
+}
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;
+
+export { revokeKeysBeyond };

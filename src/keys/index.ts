@@ -1,0 +1,11 @@
+export { CredentialCache } from './credential-cache.js';
+export {
+  createKeyService,
+  publicKey,
+  ROTATION_GRACE_MS,
+  type KeyService,
+  type PublicKey,
+  type KeyInput,
+} from './service.js';
+export { KEY_PREFIX, generateKey } from './key-format.js';
+export { revokeKeysBeyond, touchKeys } from './repo.js';

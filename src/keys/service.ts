@@ -1,0 +1,321 @@
+import { allowlistProblems, SCOPES, type Principal } from '../auth/index.js';
+import { recordAudit } from '../audit/index.js';
+import { AppError } from '../errors/index.js';
+import type { Clock } from '../lib/clock.js';
+import { prefixedId } from '../lib/ids.js';
+import { lowestPlanWith, type Plan, type PlanId } from '../plans/index.js';
+import type { Db, Queryable } from '../store/index.js';
+import type { CredentialCache } from './credential-cache.js';
+import { generateKey } from './key-format.js';
+import * as repo from './repo.js';
+
+/** How long a rotated key keeps working, so deployments can switch without downtime. */
+export const ROTATION_GRACE_MS = 24 * 3_600_000;
+
+export interface PublicKey {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[] | null;
+  allowlist: string[];
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  status: 'active' | 'expiring' | 'expired' | 'revoked';
+}
+
+export interface KeyInput {
+  name?: string;
+  scopes?: string[];
+  allowlist?: string[];
+}
+
+export function publicKey(k: repo.KeyRow, now: number): PublicKey {
+  const status =
+    k.revokedAt !== null
+      ? 'revoked'
+      : k.expiresAt === null
+        ? 'active'
+        : Date.parse(k.expiresAt) > now
+          ? 'expiring'
+          : 'expired';
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    allowlist: k.allowlist,
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    expires_at: k.expiresAt,
+    revoked_at: k.revokedAt,
+    status,
+  };
+}
+
+export interface KeyService {
+  /** Issues a key; the plaintext `key` is in this result only. */
+  create(principal: Principal, input: KeyInput, ip: string): Promise<PublicKey & { key: string }>;
+  /** Issues a key inside an existing transaction (subscribing issues the first key). */
+  issue(
+    tx: Queryable,
+    accountId: string,
+    plan: Plan,
+    input: KeyInput,
+    actor: string,
+    ip: string | null,
+  ): Promise<PublicKey & { key: string }>;
+  list(accountId: string): Promise<PublicKey[]>;
+  get(accountId: string, id: string): Promise<PublicKey>;
+  update(principal: Principal, id: string, input: KeyInput, ip: string): Promise<PublicKey>;
+  revoke(principal: Principal, id: string, ip: string): Promise<PublicKey>;
+  rotate(
+    principal: Principal,
+    id: string,
+    ip: string,
+  ): Promise<{ key: PublicKey & { key: string }; previous: PublicKey }>;
+}
+
+export function createKeyService(deps: {
+  db: Db;
+  clock: Clock;
+  plans: Readonly<Record<PlanId, Plan>>;
+  cache: CredentialCache;
+}): KeyService {
+  const { db, clock, plans, cache } = deps;
+  const actorOf = (p: Principal): string =>
+    p.keyId !== null ? `key:${p.keyId}` : `account:${p.accountId}`;
+  const accountOf = (p: Principal): string => {
+    if (p.accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in or use an API key.');
+    return p.accountId;
+  };
+
+  function validate(plan: Plan, input: KeyInput): void {
+    if (input.scopes !== undefined) {
+      if (!plan.scopedKeys) {
+        const required = lowestPlanWith(plans, (p) => p.scopedKeys);
+        throw new AppError(
+          'FEATURE_NOT_IN_PLAN',
+          `Keys with permission scopes need the ${required?.name ?? 'Enterprise'} plan.`,
+          {
+            extensions: { required_plan: required?.id ?? null, current_plan: plan.id },
+          },
+        );
+      }
+      const unknown = input.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+      if (unknown.length > 0 || input.scopes.length === 0) {
+        throw AppError.invalidParams([
+          {
+            name: 'scopes',
+            reason:
+              unknown.length > 0
+                ? `unknown scope ${unknown.join(', ')}`
+                : 'must name at least one scope',
+            allowed: SCOPES,
+          },
+        ]);
+      }
+    }
+    if (input.allowlist !== undefined) {
+      if (!plan.ipAllowlist && input.allowlist.length > 0) {
+        const required = lowestPlanWith(plans, (p) => p.ipAllowlist);
+        throw new AppError(
+          'FEATURE_NOT_IN_PLAN',
+          `IP allowlists need the ${required?.name ?? 'Business'} plan.`,
+          {
+            extensions: { required_plan: required?.id ?? null, current_plan: plan.id },
+          },
+        );
+      }
+      const problems = allowlistProblems(input.allowlist);
+      if (problems.length > 0)
+        throw AppError.invalidParams([{ name: 'allowlist', reason: problems.join('; ') }]);
+    }
+  }
+
+  async function issue(
+    tx: Queryable,
+    accountId: string,
+    plan: Plan,
+    input: KeyInput,
+    actor: string,
+    ip: string | null,
+  ) {
+    validate(plan, input);
+    if (plan.maxKeys === 0) {
+      const required = lowestPlanWith(plans, (p) => p.maxKeys !== 0);
+      throw new AppError(
+        'FEATURE_NOT_IN_PLAN',
+        `API keys need a paid plan (${required?.name ?? 'Developer'} or higher).`,
+        {
+          extensions: { required_plan: required?.id ?? null, current_plan: plan.id },
+        },
+      );
+    }
+    if (plan.maxKeys !== null && (await repo.countActiveKeys(tx, accountId)) >= plan.maxKeys) {
+      throw new AppError(
+        'KEY_LIMIT_REACHED',
+        `The ${plan.name} plan allows ${plan.maxKeys} active API key${plan.maxKeys === 1 ? '' : 's'}; revoke or rotate one.`,
+        {
+          extensions: { max_keys: plan.maxKeys },
+        },
+      );
+    }
+    const { key, prefix, hash } = generateKey();
+    const at = new Date(clock.now());
+    const row = await repo.insertKey(tx, {
+      id: prefixedId('key'),
+      accountId,
+      name: input.name ?? 'Default key',
+      prefix,
+      keyHash: hash,
+      scopes: plan.scopedKeys ? (input.scopes ?? [...SCOPES]) : null,
+      allowlist: input.allowlist ?? [],
+      at,
+    });
+    await recordAudit(tx, {
+      accountId,
+      actor,
+      action: 'keys.create',
+      data: { key_id: row.id, prefix, scopes: row.scopes },
+      ip,
+      at,
+    });
+    return { row, key };
+  }
+
+  async function mustFind(accountId: string, id: string): Promise<repo.KeyRow> {
+    const row = await repo.findKey(db, accountId, id);
+    if (row === undefined) throw new AppError('NOT_FOUND', `No API key ${id} on this account.`);
+    return row;
+  }
+
+  return {
+    async create(principal, input, ip) {
+      const accountId = accountOf(principal);
+      const { row, key } = await db.transaction(async (tx) => {
+        await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+        return issue(tx, accountId, principal.plan, input, actorOf(principal), ip);
+      });
+      cache.applyKey(row);
+      return { ...publicKey(row, clock.now()), key };
+    },
+
+    async issue(tx, accountId, plan, input, actor, ip) {
+      const { row, key } = await issue(tx, accountId, plan, input, actor, ip);
+      cache.applyKey(row);
+      return { ...publicKey(row, clock.now()), key };
+    },
+
+    async list(accountId) {
+      const now = clock.now();
+      return (await repo.listKeys(db, accountId)).map((k) => publicKey(k, now));
+    },
+
+    async get(accountId, id) {
+      return publicKey(await mustFind(accountId, id), clock.now());
+    },
+
+    async update(principal, id, input, ip) {
+      const accountId = accountOf(principal);
+      validate(principal.plan, { allowlist: input.allowlist });
+      await mustFind(accountId, id);
+      const at = new Date(clock.now());
+      const row = await db.transaction(async (tx) => {
+        const updated = await repo.updateKey(
+          tx,
+          accountId,
+          id,
+          { name: input.name, allowlist: input.allowlist },
+          at,
+        );
+        await recordAudit(tx, {
+          accountId,
+          actor: actorOf(principal),
+          action: 'keys.update',
+          data: { key_id: id, ...input },
+          ip,
+          at,
+        });
+        return updated as repo.KeyRow;
+      });
+      cache.applyKey(row);
+      return publicKey(row, at.getTime());
+    },
+
+    async revoke(principal, id, ip) {
+      const accountId = accountOf(principal);
+      await mustFind(accountId, id);
+      const at = new Date(clock.now());
+      const row = await db.transaction(async (tx) => {
+        const updated = await repo.updateKey(tx, accountId, id, { revokedAt: at }, at);
+        await recordAudit(tx, {
+          accountId,
+          actor: actorOf(principal),
+          action: 'keys.revoke',
+          data: { key_id: id },
+          ip,
+          at,
+        });
+        return updated as repo.KeyRow;
+      });
+      cache.applyKey(row);
+      return publicKey(row, at.getTime());
+    },
+
+    async rotate(principal, id, ip) {
+      const accountId = accountOf(principal);
+      const old = await mustFind(accountId, id);
+      const now = clock.now();
+      if (old.revokedAt !== null || (old.expiresAt !== null && Date.parse(old.expiresAt) <= now)) {
+        throw new AppError(
+          'CONFLICT',
+          'A revoked or expired key cannot be rotated; create a new one.',
+        );
+      }
+      if (old.expiresAt !== null) throw new AppError('CONFLICT', 'This key was rotated already.');
+      const at = new Date(now);
+      const result = await db.transaction(async (tx) => {
+        await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+        const expiresAt = new Date(now + ROTATION_GRACE_MS);
+        // The old key stops counting against the key limit at once, and works until expiresAt.
+        await repo.updateKey(tx, accountId, id, { expiresAt }, at);
+        const created = await issue(
+          tx,
+          accountId,
+          principal.plan,
+          { name: old.name, scopes: old.scopes ?? undefined, allowlist: old.allowlist },
+          actorOf(principal),
+          ip,
+        );
+        const previous = (await repo.updateKey(
+          tx,
+          accountId,
+          id,
+          { replacedBy: created.row.id },
+          at,
+        )) as repo.KeyRow;
+        await recordAudit(tx, {
+          accountId,
+          actor: actorOf(principal),
+          action: 'keys.rotate',
+          data: {
+            key_id: id,
+            new_key_id: created.row.id,
+            old_key_expires_at: expiresAt.toISOString(),
+          },
+          ip,
+          at,
+        });
+        return { created, previous };
+      });
+      cache.applyKey(result.previous);
+      cache.applyKey(result.created.row);
+      return {
+        key: { ...publicKey(result.created.row, now), key: result.created.key },
+        previous: publicKey(result.previous, now),
+      };
+    },
+  };
+}

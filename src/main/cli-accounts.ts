@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { findAccountByEmail, listAccounts, type Contract } from '../accounts/index.js';
+import { operatorPrincipal } from '../billing/index.js';
+import type { Config } from '../config/index.js';
+import { systemClock } from '../lib/clock.js';
+import { FORMATS, PLAN_IDS, type PlanId } from '../plans/index.js';
+import { createServices, createLogger, openMigratedDatabase } from './wire.js';
+
+export class CliUsageError extends Error {}
+
+export interface AccountFlags {
+  email?: string;
+  password?: string;
+  plan?: string;
+  'price-cents'?: string;
+  limit?: string;
+  sla?: string;
+  formats?: string;
+  json?: boolean;
+}
+
+export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P [contract flags] [--json]
+                        Create an account; a paid plan is subscribed and its first API key printed
+  account contract --email E --price-cents N --limit N|unlimited --sla 99.9 [--formats a,b]
+                        Put an account on Enterprise under a contract (or change its contract)
+  account list [--json] List accounts
+  invoice pay ID        Mark an invoice paid
+  billing run [--json]  Roll billing periods, issue renewal invoices, handle overdue accounts now`;
+
+function contractFrom(flags: AccountFlags): Contract {
+  const price = Number(flags['price-cents']);
+  const sla = Number(flags.sla ?? '99.9');
+  const limit =
+    flags.limit === undefined || flags.limit === 'unlimited' ? null : Number(flags.limit);
+  const formats = (flags.formats ?? FORMATS.join(',')).split(',').map((f) => f.trim());
+  if (!Number.isInteger(price) || price < 0)
+    throw new CliUsageError('--price-cents must be a whole number of euro cents');
+  if (limit !== null && (!Number.isInteger(limit) || limit < 1))
+    throw new CliUsageError('--limit must be a positive whole number or "unlimited"');
+  if (!(sla > 0 && sla <= 100)) throw new CliUsageError('--sla must be a percentage, e.g. 99.9');
+  const unknown = formats.filter((f) => !(FORMATS as readonly string[]).includes(f));
+  if (unknown.length > 0)
+    throw new CliUsageError(
+      `unknown format ${unknown.join(', ')} (formats: ${FORMATS.join(', ')})`,
+    );
+  return { price_cents: price, request_limit: limit, sla_percent: sla, formats };
+}
+
+/** The operator's account, contract, invoice and billing commands. */
+export async function accountCommand(
+  config: Config,
+  args: string[],
+  flags: AccountFlags,
+): Promise<number> {
+  const [group, verb, arg] = args;
+  const logger = createLogger({ ...config, logLevel: 'warn' });
+  const db = await openMigratedDatabase(config, logger);
+  try {
+    const s = await createServices(config, { clock: systemClock, logger, db });
+    const print = (value: unknown, text: string) =>
+      console.log(flags.json === true ? JSON.stringify(value, null, 2) : text);
+    if (group === 'account' && verb === 'create') {
+      const plan = (flags.plan ?? 'free') as PlanId;
+      if (flags.email === undefined) throw new CliUsageError('account create needs --email');
+      if (!(PLAN_IDS as readonly string[]).includes(plan))
+        throw new CliUsageError(`--plan must be one of ${PLAN_IDS.join(', ')}`);
+      const contract = plan === 'enterprise' ? contractFrom(flags) : undefined;
+      const password = flags.password ?? randomBytes(18).toString('base64url');
+      const { account } = await s.accounts.signUp({ email: flags.email, password }, 'cli');
+      let apiKey: string | undefined;
+      if (plan !== 'free') {
+        const result = await s.subscriptions.change(
+          operatorPrincipal(account.id, s.plans.free),
+          plan,
+          null,
+          contract,
+        );
+        apiKey = result.api_key?.key;
+      }
+      const out = {
+        account: { ...account, plan },
+        api_key: apiKey ?? null,
+        ...(flags.password === undefined ? { initial_password: password } : {}),
+      };
+      print(
+        out,
+        `created ${account.id} <${account.email}> on ${plan}${apiKey === undefined ? '' : `\napi_key: ${apiKey}`}`,
+      );
+      return 0;
+    }
+    if (group === 'account' && verb === 'contract') {
+      const account =
+        flags.email === undefined ? undefined : await findAccountByEmail(db, flags.email);
+      if (account === undefined)
+        throw new CliUsageError('account contract needs the --email of an existing account');
+      const result = await s.subscriptions.change(
+        operatorPrincipal(account.id, s.plans[account.plan]),
+        'enterprise',
+        null,
+        contractFrom(flags),
+      );
+      print(result, `${account.email} is on Enterprise under the new contract`);
+      return 0;
+    }
+    if (group === 'account' && verb === 'list') {
+      const rows = (await listAccounts(db)).map((a) => ({
+        id: a.id,
+        email: a.email,
+        plan: a.plan,
+        status: a.status,
+        created_at: a.createdAt,
+        contract: a.contract,
+      }));
+      print(
+        rows,
+        rows
+          .map((a) => `${a.id}  ${a.plan.padEnd(10)} ${a.status.padEnd(8)} ${a.email}`)
+          .join('\n'),
+      );
+      return 0;
+    }
+    if (group === 'invoice' && verb === 'pay' && arg !== undefined) {
+      const invoice = await s.subscriptions.markPaid(arg, 'operator');
+      print(invoice, `invoice ${invoice.id} (#${invoice.number}) is paid`);
+      return 0;
+    }
+    if (group === 'billing' && verb === 'run') {
+      const result = await s.billing();
+      print(
+        result ?? { skipped: 'another instance is running billing' },
+        result === undefined
+          ? 'another instance is running billing'
+          : `billing: ${result.accounts} accounts, ${result.invoicesIssued} invoices issued, ${result.planChanges.length} plan changes`,
+      );
+      return 0;
+    }
+    throw new CliUsageError(`unknown command "${args.join(' ')}"`);
+  } finally {
+    await db.close();
+  }
+}

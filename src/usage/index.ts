@@ -1,0 +1,3 @@
+export { UsageRecorder } from './recorder.js';
+export { createUsageService, type UsageService } from './service.js';
+export { usageRoutes } from './routes.js';

@@ -1,0 +1,122 @@
+import type { Principal } from '../auth/index.js';
+import { AppError } from '../errors/index.js';
+import type { Clock } from '../lib/clock.js';
+import { DAY_MS, HOUR_MS, planRules, windowStart, type RateLimiter } from '../limits/index.js';
+import { lowestPlanWith, type Plan, type PlanId } from '../plans/index.js';
+import type { Db } from '../store/index.js';
+import type { UsageRecorder } from './recorder.js';
+import { usageBetween, type UsageRow } from './repo.js';
+
+export interface UsageQuery {
+  from?: string;
+  to?: string;
+  granularity?: 'hour' | 'day';
+}
+
+const MAX_RANGE_DAYS = 93;
+
+/** Usage reports: the hourly counts (written and still in memory) and today's quota. */
+export function createUsageService(deps: {
+  db: Db;
+  clock: Clock;
+  limiter: RateLimiter;
+  recorder: UsageRecorder;
+  plans: Readonly<Record<PlanId, Plan>>;
+}) {
+  const { db, clock, limiter, recorder, plans } = deps;
+  return {
+    async report(principal: Principal, query: UsageQuery) {
+      if (!principal.plan.usageAnalytics) {
+        const required = lowestPlanWith(plans, (p) => p.usageAnalytics);
+        throw new AppError(
+          'FEATURE_NOT_IN_PLAN',
+          `Usage analytics need the ${required?.name ?? 'Developer'} plan.`,
+          {
+            extensions: { required_plan: required?.id ?? null, current_plan: principal.plan.id },
+          },
+        );
+      }
+      const accountId = principal.accountId as string;
+      const now = clock.now();
+      const today = windowStart(now, DAY_MS);
+      const from = query.from === undefined ? today - 6 * DAY_MS : parseDay('from', query.from);
+      const to = query.to === undefined ? today + DAY_MS : parseDay('to', query.to) + DAY_MS;
+      if (to <= from)
+        throw AppError.invalidParams([{ name: 'to', reason: 'must not be before from' }]);
+      if (to - from > MAX_RANGE_DAYS * DAY_MS) {
+        throw AppError.invalidParams([
+          { name: 'from', reason: `the range may span at most ${MAX_RANGE_DAYS} days` },
+        ]);
+      }
+      const granularity = query.granularity ?? 'day';
+      const rows = merge([
+        ...(await usageBetween(db, accountId, from, to)),
+        ...recorder.pending(accountId).filter((r) => r.hour >= from && r.hour < to),
+      ]);
+
+      const step = granularity === 'hour' ? HOUR_MS : DAY_MS;
+      const buckets = new Map<number, { requests: number; errors: number }>();
+      for (let t = from; t < to; t += step) buckets.set(t, { requests: 0, errors: 0 });
+      const byEndpoint: Record<string, number> = {};
+      const byStatus: Record<string, number> = {};
+      const byKey: Record<string, number> = {};
+      for (const r of rows) {
+        const bucket = buckets.get(windowStart(r.hour, step));
+        if (bucket !== undefined) {
+          bucket.requests += r.count;
+          if (r.status >= 400) bucket.errors += r.count;
+        }
+        byEndpoint[r.endpoint] = (byEndpoint[r.endpoint] ?? 0) + r.count;
+        byStatus[String(r.status)] = (byStatus[String(r.status)] ?? 0) + r.count;
+        const key = r.keyId === '' ? 'session' : r.keyId;
+        byKey[key] = (byKey[key] ?? 0) + r.count;
+      }
+
+      const rules = planRules(principal.plan);
+      const state =
+        rules.length === 0
+          ? undefined
+          : (await limiter.peek(principal.limitBucket, rules, now)).states[0];
+      return {
+        from: new Date(from).toISOString(),
+        to: new Date(to).toISOString(),
+        granularity,
+        total: rows.reduce((sum, r) => sum + r.count, 0),
+        series: [...buckets].map(([start, b]) => ({ start: new Date(start).toISOString(), ...b })),
+        by_endpoint: byEndpoint,
+        by_status: byStatus,
+        by_key: byKey,
+        quota:
+          state === undefined
+            ? { limit: null, used: null, remaining: null, window: null, resets_at: null }
+            : {
+                limit: state.rule.limit,
+                used: state.rule.limit - state.remaining,
+                remaining: state.remaining,
+                window: state.rule.windowMs === DAY_MS ? 'day' : 'hour',
+                resets_at: new Date(state.resetAt).toISOString(),
+              },
+      };
+    },
+  };
+}
+export type UsageService = ReturnType<typeof createUsageService>;
+
+function parseDay(name: string, value: string): number {
+  const at = Date.parse(`${value}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(at)) {
+    throw AppError.invalidParams([{ name, reason: `'${value}' is not a date (YYYY-MM-DD)` }]);
+  }
+  return at;
+}
+
+function merge(rows: UsageRow[]): UsageRow[] {
+  const out = new Map<string, UsageRow>();
+  for (const r of rows) {
+    const key = `${r.keyId}|${r.endpoint}|${r.status}|${r.hour}`;
+    const prior = out.get(key);
+    if (prior === undefined) out.set(key, { ...r });
+    else prior.count += r.count;
+  }
+  return [...out.values()];
+}
