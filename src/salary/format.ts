@@ -1,13 +1,8 @@
 import { AppError } from '../errors/index.js';
+import { MEDIA_TYPES } from '../formats/index.js';
 import { FORMATS, type Format } from '../plans/index.js';
 
-export const FORMAT_MEDIA_TYPES: Readonly<Record<Format, string>> = Object.freeze({
-  json: 'application/json',
-  csv: 'text/csv',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  xml: 'application/xml',
-  parquet: 'application/vnd.apache.parquet',
-});
+export const FORMAT_MEDIA_TYPES = MEDIA_TYPES;
 
 const BY_MEDIA_TYPE = new Map<string, Format>(
   Object.entries(FORMAT_MEDIA_TYPES).map(([format, type]) => [type, format as Format]),

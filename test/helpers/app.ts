@@ -8,6 +8,8 @@ import { clonePglite } from './db.js';
 
 export interface TestApp {
   app: FastifyInstance;
+  services: Awaited<ReturnType<typeof createServer>>['services'];
+  recorder: Awaited<ReturnType<typeof createServer>>['recorder'];
   clock: ManualClock;
   db: Db;
   close(): Promise<void>;
@@ -28,6 +30,8 @@ export async function buildTestApp(
   await server.app.ready();
   return {
     app: server.app,
+    services: server.services,
+    recorder: server.recorder,
     clock,
     db,
     async close() {

@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import type { Contract } from '../../src/accounts/index.js';
+import { operatorPrincipal } from '../../src/billing/index.js';
+import type { PlanId } from '../../src/plans/index.js';
+import type { TestApp } from './app.js';
+
+export const ENTERPRISE_CONTRACT: Contract = {
+  price_cents: 150_000,
+  request_limit: null,
+  sla_percent: 99.9,
+  formats: ['json', 'csv', 'xlsx', 'xml', 'parquet'],
+};
+
+/** An account on `plan` (subscribed as the operator would), with its first API key. */
+export async function accountOnPlan(
+  t: TestApp,
+  plan: PlanId,
+  contract: Contract = ENTERPRISE_CONTRACT,
+): Promise<{ accountId: string; apiKey: string | null; session: string; email: string }> {
+  const email = `${plan}-${randomBytes(4).toString('hex')}@example.com`;
+  const { account, session } = await t.services.accounts.signUp(
+    { email, password: 'a long enough passphrase' },
+    '127.0.0.1',
+  );
+  let apiKey: string | null = null;
+  if (plan !== 'free') {
+    const result = await t.services.subscriptions.change(
+      operatorPrincipal(account.id, t.services.plans.free),
+      plan,
+      null,
+      plan === 'enterprise' ? contract : undefined,
+    );
+    apiKey = result.api_key?.key ?? null;
+  }
+  return { accountId: account.id, apiKey, session: session.token, email };
+}
