@@ -26,14 +26,27 @@ Configuration comes from the environment; see the README.`;
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        email: { type: 'string' },
+        password: { type: 'string' },
+        plan: { type: 'string' },
+        'price-cents': { type: 'string' },
+        limit: { type: 'string' },
+        sla: { type: 'string' },
+        formats: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { positionals, values } = parsed;
   const [command, sub, arg] = positionals;
   if (values.help || command === undefined || command === 'help') {
     console.log(USAGE);

@@ -97,6 +97,83 @@ describe('salary-api CLI on PostgreSQL', async () => {
     assert.match(badEnv.stderr, /DATABASE_URL must be a URL/);
   });
 
+  it(
+    'account create prints the account and, for a paid plan, its first API key',
+    { skip },
+    async () => {
+      const res = await runCli(
+        ['account', 'create', '--email', 'ops@example.com', '--plan', 'developer', '--json'],
+        { DATABASE_URL: pg.url },
+      );
+      assert.equal(res.code, 0, res.stderr);
+      const out = JSON.parse(res.stdout);
+      assert.equal(out.account.email, 'ops@example.com');
+      assert.equal(out.account.plan, 'developer');
+      assert.match(out.api_key, /^sk_live_[A-Za-z0-9_-]{43}$/);
+      const keys = await pg.db.query<{ key_hash: string }>('SELECT key_hash FROM api_keys');
+      assert.equal(keys.length, 1);
+      const free = JSON.parse(
+        (
+          await runCli(
+            ['account', 'create', '--email', 'free@example.com', '--plan', 'free', '--json'],
+            { DATABASE_URL: pg.url },
+          )
+        ).stdout,
+      );
+      assert.equal(free.api_key, null);
+    },
+  );
+
+  it(
+    'puts an account on an Enterprise contract, marks its invoice paid, runs billing',
+    { skip },
+    async () => {
+      const contract = await runCli(
+        [
+          'account',
+          'contract',
+          '--email',
+          'ops@example.com',
+          '--price-cents',
+          '250000',
+          '--limit',
+          'unlimited',
+          '--sla',
+          '99.95',
+          '--json',
+        ],
+        { DATABASE_URL: pg.url },
+      );
+      assert.equal(contract.code, 0, contract.stderr);
+      const result = JSON.parse(contract.stdout);
+      assert.equal(result.subscription.plan, 'enterprise');
+      const invoice = result.invoices[0];
+      assert.ok(invoice.amount_due_cents > 0, 'the upgrade is prorated');
+      const pay = await runCli(['invoice', 'pay', invoice.id], { DATABASE_URL: pg.url });
+      assert.equal(pay.code, 0, pay.stderr);
+      const rows = await pg.db.query<{ status: string }>(
+        'SELECT status FROM invoices WHERE id = $1',
+        [invoice.id],
+      );
+      assert.equal(rows[0]?.status, 'paid');
+      const list = JSON.parse(
+        (await runCli(['account', 'list', '--json'], { DATABASE_URL: pg.url })).stdout,
+      );
+      assert.equal(
+        list.find((a: { email: string }) => a.email === 'ops@example.com').contract.price_cents,
+        250000,
+      );
+      const billing = await runCli(['billing', 'run', '--json'], { DATABASE_URL: pg.url });
+      assert.equal(billing.code, 0, billing.stderr);
+      const bad = await runCli(
+        ['account', 'contract', '--email', 'ops@example.com', '--price-cents', 'lots'],
+        { DATABASE_URL: pg.url },
+      );
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--price-cents/);
+    },
+  );
+
   it('answers an unknown command with usage and exit 2', async () => {
     const res = await runCli(['frobnicate'], {});
     assert.equal(res.code, 2);
