@@ -6,7 +6,7 @@ import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { Clock } from '../lib/clock.js';
 import type { CredentialCache } from '../keys/index.js';
-import { lowestPlanWith, type Plan, type PlanId } from '../plans/index.js';
+import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import { updateAccount } from './repo.js';
 import {
@@ -117,16 +117,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
     async (request) => {
       const { principal } = request;
       const list = request.body.allowlist;
-      if (!principal.plan.ipAllowlist) {
-        const required = lowestPlanWith(plans, (p) => p.ipAllowlist);
-        throw new AppError(
-          'FEATURE_NOT_IN_PLAN',
-          `IP allowlists need the ${required?.name ?? 'Business'} plan.`,
-          {
-            extensions: { required_plan: required?.id ?? null, current_plan: principal.plan.id },
-          },
-        );
-      }
+      assertPlanHas(plans, principal.plan, (p) => p.ipAllowlist, 'IP allowlists');
       const problems = allowlistProblems(list);
       if (problems.length > 0)
         throw AppError.invalidParams([{ name: 'allowlist', reason: problems.join('; ') }]);

@@ -66,6 +66,37 @@ export async function issueInvoice(
   return invoice;
 }
 
+/** The invoice for one period of a plan (a subscription or its renewal). */
+export function issuePlanInvoice(
+  tx: Queryable,
+  clock: Clock,
+  input: {
+    accountId: string;
+    planName: string;
+    amountCents: number;
+    period: Period;
+    dueAt: number;
+    renewalPlan: repo.InvoiceRow['renewalPlan'];
+  },
+): Promise<repo.InvoiceRow> {
+  const { period } = input;
+  return issueInvoice(tx, clock, {
+    accountId: input.accountId,
+    lines: [
+      {
+        kind: 'subscription',
+        description: `${input.planName} plan`,
+        amountCents: input.amountCents,
+        periodStart: period.start,
+        periodEnd: period.end,
+      },
+    ],
+    period,
+    dueAt: input.dueAt,
+    renewalPlan: input.renewalPlan,
+  });
+}
+
 export function publicInvoice(i: repo.InvoiceRow) {
   const iso = (v: number | null) => (v === null ? null : new Date(v).toISOString());
   return {

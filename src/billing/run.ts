@@ -6,7 +6,7 @@ import type { Logger } from '../lib/logger.js';
 import type { PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { addMonthsAnchored, cycleAt, type Period } from './cycle.js';
-import { DAY_MS, issueInvoice, type PaymentCollector } from './invoicing.js';
+import { DAY_MS, issuePlanInvoice, type PaymentCollector } from './invoicing.js';
 import * as repo from './repo.js';
 import { planOf, type Plans } from './service.js';
 
@@ -113,17 +113,10 @@ async function settleAccount(
     if (!reuse) {
       const plan = planOf(plans, account, nextPlan);
       invoices.push(
-        await issueInvoice(tx, clock, {
+        await issuePlanInvoice(tx, clock, {
           accountId,
-          lines: [
-            {
-              kind: 'subscription',
-              description: `${plan.name} plan`,
-              amountCents: nextPrice,
-              periodStart: next.start,
-              periodEnd: next.end,
-            },
-          ],
+          planName: plan.name,
+          amountCents: nextPrice,
           period: next,
           dueAt: Math.max(now, next.start),
           renewalPlan: nextPlan,
@@ -154,17 +147,10 @@ async function settleAccount(
       end: addMonthsAnchored(sub.anchorAt, cycleAt(sub.anchorAt, sub.periodEnd).index + 1),
     };
     invoices.push(
-      await issueInvoice(tx, clock, {
+      await issuePlanInvoice(tx, clock, {
         accountId,
-        lines: [
-          {
-            kind: 'subscription',
-            description: `${plan.name} plan`,
-            amountCents: plan.priceCents ?? 0,
-            periodStart: period.start,
-            periodEnd: period.end,
-          },
-        ],
+        planName: plan.name,
+        amountCents: plan.priceCents ?? 0,
         period,
         dueAt: period.start,
         renewalPlan: plan.id,

@@ -14,6 +14,7 @@ import type { Db, Queryable } from '../store/index.js';
 import { addMonthsAnchored } from './cycle.js';
 import {
   issueInvoice,
+  issuePlanInvoice,
   PAYMENT_TERMS_MS,
   publicInvoice,
   type PaymentCollector,
@@ -188,17 +189,10 @@ export function createSubscriptionService(deps: BillingDeps) {
           );
           account = await updateAccount(tx, accountId, { plan: target, status: 'active' }, at);
           invoices.push(
-            await issueInvoice(tx, clock, {
+            await issuePlanInvoice(tx, clock, {
               accountId,
-              lines: [
-                {
-                  kind: 'subscription',
-                  description: `${next.name} plan`,
-                  amountCents: next.priceCents ?? 0,
-                  periodStart: period.start,
-                  periodEnd: period.end,
-                },
-              ],
+              planName: next.name,
+              amountCents: next.priceCents ?? 0,
               period,
               dueAt: now + PAYMENT_TERMS_MS,
               renewalPlan: null,

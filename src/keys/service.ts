@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
-import { lowestPlanWith, type Plan, type PlanId } from '../plans/index.js';
+import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import type { CredentialCache } from './credential-cache.js';
 import { generateKey } from './key-format.js';
@@ -93,16 +93,7 @@ export function createKeyService(deps: {
 
   function validate(plan: Plan, input: KeyInput): void {
     if (input.scopes !== undefined) {
-      if (!plan.scopedKeys) {
-        const required = lowestPlanWith(plans, (p) => p.scopedKeys);
-        throw new AppError(
-          'FEATURE_NOT_IN_PLAN',
-          `Keys with permission scopes need the ${required?.name ?? 'Enterprise'} plan.`,
-          {
-            extensions: { required_plan: required?.id ?? null, current_plan: plan.id },
-          },
-        );
-      }
+      assertPlanHas(plans, plan, (p) => p.scopedKeys, 'Keys with permission scopes');
       const unknown = input.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
       if (unknown.length > 0 || input.scopes.length === 0) {
         throw AppError.invalidParams([
@@ -118,16 +109,8 @@ export function createKeyService(deps: {
       }
     }
     if (input.allowlist !== undefined) {
-      if (!plan.ipAllowlist && input.allowlist.length > 0) {
-        const required = lowestPlanWith(plans, (p) => p.ipAllowlist);
-        throw new AppError(
-          'FEATURE_NOT_IN_PLAN',
-          `IP allowlists need the ${required?.name ?? 'Business'} plan.`,
-          {
-            extensions: { required_plan: required?.id ?? null, current_plan: plan.id },
-          },
-        );
-      }
+      if (input.allowlist.length > 0)
+        assertPlanHas(plans, plan, (p) => p.ipAllowlist, 'IP allowlists');
       const problems = allowlistProblems(input.allowlist);
       if (problems.length > 0)
         throw AppError.invalidParams([{ name: 'allowlist', reason: problems.join('; ') }]);
@@ -143,16 +126,7 @@ export function createKeyService(deps: {
     ip: string | null,
   ) {
     validate(plan, input);
-    if (plan.maxKeys === 0) {
-      const required = lowestPlanWith(plans, (p) => p.maxKeys !== 0);
-      throw new AppError(
-        'FEATURE_NOT_IN_PLAN',
-        `API keys need a paid plan (${required?.name ?? 'Developer'} or higher).`,
-        {
-          extensions: { required_plan: required?.id ?? null, current_plan: plan.id },
-        },
-      );
-    }
+    assertPlanHas(plans, plan, (p) => p.maxKeys !== 0, 'API keys');
     if (plan.maxKeys !== null && (await repo.countActiveKeys(tx, accountId)) >= plan.maxKeys) {
       throw new AppError(
         'KEY_LIMIT_REACHED',

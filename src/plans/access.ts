@@ -6,14 +6,27 @@ type Plans = Readonly<Record<PlanId, Plan>>;
 
 function notInPlan(plans: Plans, current: Plan, has: (p: Plan) => boolean, what: string): AppError {
   const required = lowestPlanWith(plans, has);
-  const needs = required === undefined ? 'no plan' : `the ${required.name} plan or higher`;
+  const from =
+    required === undefined
+      ? 'no plan includes it'
+      : `the ${required.name} plan and higher include it`;
   return new AppError(
     'FEATURE_NOT_IN_PLAN',
-    `${what} is not included in the ${current.name} plan; it needs ${needs}.`,
+    `${what}: not included in the ${current.name} plan; ${from}.`,
     {
       extensions: { required_plan: required?.id ?? null, current_plan: current.id },
     },
   );
+}
+
+/** Throws 403 naming the lowest plan that has the feature, when `plan` does not. */
+export function assertPlanHas(
+  plans: Plans,
+  plan: Plan,
+  has: (p: Plan) => boolean,
+  what: string,
+): void {
+  if (!has(plan)) throw notInPlan(plans, plan, has, what);
 }
 
 /** Throws 403 naming the lowest plan with the format, when `plan` does not include it. */

@@ -17,4 +17,4 @@ export {
   type PlanOverride,
   type PlanOverrides,
 } from './catalog.js';
-export { assertFormatAllowed, assertYearAllowed, earliestYear } from './access.js';
+export { assertPlanHas, assertFormatAllowed, assertYearAllowed, earliestYear } from './access.js';

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { DAY_MS, HOUR_MS, planRules, windowStart, type RateLimiter } from '../limits/index.js';
-import { lowestPlanWith, type Plan, type PlanId } from '../plans/index.js';
+import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import type { UsageRecorder } from './recorder.js';
 import { usageBetween, type UsageRow } from './repo.js';
@@ -26,16 +26,7 @@ export function createUsageService(deps: {
   const { db, clock, limiter, recorder, plans } = deps;
   return {
     async report(principal: Principal, query: UsageQuery) {
-      if (!principal.plan.usageAnalytics) {
-        const required = lowestPlanWith(plans, (p) => p.usageAnalytics);
-        throw new AppError(
-          'FEATURE_NOT_IN_PLAN',
-          `Usage analytics need the ${required?.name ?? 'Developer'} plan.`,
-          {
-            extensions: { required_plan: required?.id ?? null, current_plan: principal.plan.id },
-          },
-        );
-      }
+      assertPlanHas(plans, principal.plan, (p) => p.usageAnalytics, 'Usage analytics');
       const accountId = principal.accountId as string;
       const now = clock.now();
       const today = windowStart(now, DAY_MS);
