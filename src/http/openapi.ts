@@ -21,6 +21,10 @@ export function openApiOptions(config: Config): SwaggerOptions {
       servers: [{ url: config.publicBaseUrl ?? `http://${config.host}:${config.port}` }],
       tags: [
         { name: 'Salary', description: 'Salary figures.' },
+        {
+          name: 'Bulk',
+          description: 'Many countries or jobs in one request (Business and Enterprise).',
+        },
         { name: 'Catalogue', description: 'Countries, job categories and levels.' },
         {
           name: 'Account',

@@ -9,3 +9,4 @@ export {
   type SalaryQuery,
   type SalaryResponse,
 } from './schemas.js';
+export { EXTRA_FIELD_NAMES, FULL_TIME_HOURS_PER_YEAR } from './fields.js';

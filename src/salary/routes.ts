@@ -1,28 +1,64 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { COUNTRY_CODES } from '../catalog/countries.js';
 import { JOB_SLUGS } from '../catalog/jobs.js';
-import type { ConsumeQuota } from '../http/quota.js';
+import { MEDIA_TYPES } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
-import { MEDIA_TYPES, renderTable } from '../formats/index.js';
+import type { ConsumeQuota } from '../http/quota.js';
+import { EXTRA_FIELD_NAMES } from './fields.js';
 import { negotiateFormat } from './format.js';
-import { salaryTable } from './table.js';
-import { SalaryQuerySchema, SalaryResponseSchema } from './schemas.js';
+import { sendSalaryResult } from './respond.js';
+import {
+  BulkArchiveQuerySchema,
+  BulkCountriesQuerySchema,
+  BulkJobsQuerySchema,
+  HistoryQuerySchema,
+  SalaryQuerySchema,
+  SalaryResponseSchema,
+} from './schemas.js';
 import type { SalaryService } from './service.js';
-
-const fileResponses = Object.fromEntries(
-  (['csv', 'xlsx', 'xml', 'parquet'] as const).map((f) => [
-    MEDIA_TYPES[f],
-    { schema: { type: 'string', format: f === 'csv' || f === 'xml' ? undefined : 'binary' } },
-  ]),
-);
 
 export interface SalaryRoutesOptions {
   salary: SalaryService;
   consumeQuota: ConsumeQuota;
 }
 
+const okResponse = {
+  200: {
+    description:
+      'The figures: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.',
+    content: {
+      'application/json': { schema: SalaryResponseSchema },
+      ...Object.fromEntries(
+        (['csv', 'xlsx', 'xml', 'parquet'] as const).map((f) => [
+          MEDIA_TYPES[f],
+          {
+            schema:
+              f === 'csv' || f === 'xml'
+                ? { type: 'string' }
+                : { type: 'string', format: 'binary' },
+          },
+        ]),
+      ),
+    },
+  },
+  ...problemResponses(400, 401, 403, 404, 406, 429, 503),
+};
+const config = {
+  allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS, fields: EXTRA_FIELD_NAMES },
+  scope: 'salary:read',
+} as const;
+
+const yearOf = (raw: string | undefined): number | 'all' | undefined =>
+  raw === undefined || raw === 'all' ? raw : Number(raw);
+const suffix = (...parts: (string | number | undefined)[]): string =>
+  parts
+    .filter((p) => p !== undefined)
+    .map((p) => `-${p}`)
+    .join('');
+
 export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = async (app, opts) => {
   const { salary, consumeQuota } = opts;
+
   app.get(
     '/api/v1/salary',
     {
@@ -33,35 +69,133 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         description:
           'Gross annual pay (full-time equivalent, EUR) for one country and job category, per seniority level. Every figure is modelled from published statistics; `meta` names the release, the method and the sources. Available on every plan: without credentials on the Free plan (JSON, current year, 100 requests per hour per address).',
         querystring: SalaryQuerySchema,
-        response: {
-          200: {
-            description:
-              'The figures: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.',
-            content: { 'application/json': { schema: SalaryResponseSchema }, ...fileResponses },
-          },
-          ...problemResponses(400, 401, 403, 404, 406, 429, 503),
-        },
+        response: okResponse,
       },
-      config: { allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS }, scope: 'salary:read' },
+      config,
     },
     async (request, reply) => {
-      const format = negotiateFormat(request.query.format, request.headers.accept);
-      const body = salary.lookup(request.query, request.principal, format);
+      const q = request.query;
+      const format = negotiateFormat(q.format, request.headers.accept);
+      const result = salary.select(q, request.principal, format);
       await consumeQuota(request, reply);
-      if (format === 'json') return body;
-      const { country, job, year } = body.meta;
-      const level = request.query.level === undefined ? '' : `-${request.query.level}`;
-      const file = await renderTable(format, salaryTable(body), {
-        base: `salary-${country.code}-${job.slug}${level}-${year}`,
-        root: 'salaries',
-        attributes: { release: body.meta.release.version },
+      const base = `salary-${result.data[0]?.country}-${q.job}${suffix(q.level)}-${result.meta.year}`;
+      return sendSalaryResult(reply, result, format, base);
+    },
+  );
+
+  app.get(
+    '/api/v1/salary/history',
+    {
+      schema: {
+        operationId: 'getSalaryHistory',
+        tags: ['Salary'],
+        summary: 'The time series of a country and job, as far back as the plan reaches',
+        description:
+          'Every year from the earliest the plan reaches to the current year: Free the current year, Developer 1 year back, Business 3, Enterprise the full archive from 2014.',
+        querystring: HistoryQuerySchema,
+        response: okResponse,
+      },
+      config,
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const format = negotiateFormat(q.format, request.headers.accept);
+      const result = salary.select({ ...q, year: 'all' }, request.principal, format);
+      await consumeQuota(request, reply);
+      return sendSalaryResult(
+        reply,
+        result,
+        format,
+        `salary-history-${result.data[0]?.country}-${q.job}${suffix(q.level)}`,
+      );
+    },
+  );
+
+  const bulk = { tags: ['Bulk'], response: okResponse };
+  app.get(
+    '/api/v1/bulk/countries',
+    {
+      schema: {
+        ...bulk,
+        operationId: 'bulkCountries',
+        summary: 'One job in all 27 countries (Business and Enterprise)',
+        description:
+          'Every country for one job; `year=all` for every year the plan reaches. Large responses are streamed.',
+        querystring: BulkCountriesQuerySchema,
+      },
+      config,
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const format = negotiateFormat(q.format, request.headers.accept);
+      const result = salary.select({ ...q, year: yearOf(q.year) }, request.principal, format, {
+        feature: 'bulk',
       });
-      return (
-        reply
-          .type(file.contentType)
-          .header('content-disposition', `attachment; filename="${file.filename}"`)
-          // A file body: the typed reply only knows the JSON schema of this status.
-          .send(file.body as never)
+      await consumeQuota(request, reply);
+      return sendSalaryResult(
+        reply,
+        result,
+        format,
+        `salary-all-countries-${q.job}${suffix(q.level, q.year ?? result.meta.year)}`,
+      );
+    },
+  );
+
+  app.get(
+    '/api/v1/bulk/jobs',
+    {
+      schema: {
+        ...bulk,
+        operationId: 'bulkJobs',
+        summary: 'All 21 jobs in one country (Business and Enterprise)',
+        description:
+          'Every job for one country; `year=all` for every year the plan reaches. Large responses are streamed.',
+        querystring: BulkJobsQuerySchema,
+      },
+      config,
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const format = negotiateFormat(q.format, request.headers.accept);
+      const result = salary.select({ ...q, year: yearOf(q.year) }, request.principal, format, {
+        feature: 'bulk',
+      });
+      await consumeQuota(request, reply);
+      const code = result.data[0]?.country;
+      return sendSalaryResult(
+        reply,
+        result,
+        format,
+        `salary-${code}-all-jobs${suffix(q.level, q.year ?? result.meta.year)}`,
+      );
+    },
+  );
+
+  app.get(
+    '/api/v1/bulk/archive',
+    {
+      schema: {
+        ...bulk,
+        operationId: 'bulkArchive',
+        summary: 'Every country and job (Business and Enterprise)',
+        description:
+          'All 27 countries × 21 jobs × 4 levels for one year, or with `year=all` every year the plan reaches (Enterprise: the full archive from 2014). Streamed.',
+        querystring: BulkArchiveQuerySchema,
+      },
+      config,
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const format = negotiateFormat(q.format, request.headers.accept);
+      const result = salary.select({ ...q, year: yearOf(q.year) }, request.principal, format, {
+        feature: 'bulk',
+      });
+      await consumeQuota(request, reply);
+      return sendSalaryResult(
+        reply,
+        result,
+        format,
+        `salary-archive${suffix(q.level, q.year ?? result.meta.year)}`,
       );
     },
   );

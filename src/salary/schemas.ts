@@ -1,42 +1,106 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Column } from '../formats/index.js';
 import { LEVELS } from '../catalog/jobs.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { FORMATS } from '../plans/index.js';
+import { EXTRA_FIELDS, EXTRA_FIELD_NAMES } from './fields.js';
+
+const country = Type.String({
+  description:
+    'ISO 3166-1 alpha-2 code of an EU member state, case-insensitive (EL is accepted for Greece).',
+  pattern: '^[A-Za-z]{2}$',
+  examples: ['DE'],
+});
+const job = Type.String({
+  description: 'Job category slug, see GET /api/v1/jobs.',
+  pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+  maxLength: 64,
+  examples: ['software-engineer'],
+});
+const level = StringEnum(LEVELS, { description: 'Seniority level; every level when omitted.' });
+const format = StringEnum(FORMATS, {
+  description: 'Response format; overrides the Accept header. JSON when omitted.',
+});
+const fields = Type.String({
+  pattern: '^[a-z0-9_]+(,[a-z0-9_]+)*$',
+  maxLength: 300,
+  description: `Extra fields, comma-separated (Business and Enterprise): ${EXTRA_FIELD_NAMES.join(', ')}.`,
+});
+const year = Type.Integer({
+  minimum: 2000,
+  maximum: 2100,
+  description:
+    "Year of the figures; the dataset's current year when omitted. History depth depends on the plan.",
+});
 
 export const SalaryQuerySchema = Type.Object(
   {
-    country: Type.String({
-      description:
-        'ISO 3166-1 alpha-2 code of an EU member state, case-insensitive (EL is accepted for Greece).',
-      pattern: '^[A-Za-z]{2}$',
-      examples: ['DE'],
-    }),
-    job: Type.String({
-      description: 'Job category slug, see GET /api/v1/jobs.',
-      pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
-      maxLength: 64,
-      examples: ['software-engineer'],
-    }),
-    level: Type.Optional(
-      StringEnum(LEVELS, { description: 'Seniority level; every level when omitted.' }),
-    ),
-    year: Type.Optional(
-      Type.Integer({
-        minimum: 2000,
-        maximum: 2100,
-        description:
-          "Year of the figures; the dataset's current year when omitted. History depth depends on the plan.",
-      }),
-    ),
-    format: Type.Optional(
-      StringEnum(FORMATS, {
-        description: 'Response format; overrides the Accept header. JSON when omitted.',
-      }),
-    ),
+    country,
+    job,
+    level: Type.Optional(level),
+    year: Type.Optional(year),
+    fields: Type.Optional(fields),
+    format: Type.Optional(format),
   },
   { additionalProperties: false },
 );
 export type SalaryQuery = Static<typeof SalaryQuerySchema>;
+
+export const HistoryQuerySchema = Type.Object(
+  {
+    country,
+    job,
+    level: Type.Optional(level),
+    fields: Type.Optional(fields),
+    format: Type.Optional(format),
+  },
+  { additionalProperties: false },
+);
+
+const bulkYear = Type.String({
+  pattern: '^([0-9]{4}|all)$',
+  description: 'A year, or `all` for every year the plan reaches; the current year when omitted.',
+});
+export const BulkCountriesQuerySchema = Type.Object(
+  {
+    job,
+    level: Type.Optional(level),
+    year: Type.Optional(bulkYear),
+    fields: Type.Optional(fields),
+    format: Type.Optional(format),
+  },
+  { additionalProperties: false },
+);
+export const BulkJobsQuerySchema = Type.Object(
+  {
+    country,
+    level: Type.Optional(level),
+    year: Type.Optional(bulkYear),
+    fields: Type.Optional(fields),
+    format: Type.Optional(format),
+  },
+  { additionalProperties: false },
+);
+export const BulkArchiveQuerySchema = Type.Object(
+  {
+    level: Type.Optional(level),
+    year: Type.Optional(bulkYear),
+    fields: Type.Optional(fields),
+    format: Type.Optional(format),
+  },
+  { additionalProperties: false },
+);
+
+function columnSchema(column: Column): TSchema {
+  const base = { description: column.description };
+  const typed =
+    column.type === 'integer'
+      ? Type.Integer(base)
+      : column.type === 'number'
+        ? Type.Number(base)
+        : Type.String(base);
+  return Type.Optional(Type.Union([typed, Type.Null()]));
+}
 
 export const SalaryRecordSchema = Type.Object(
   {
@@ -62,9 +126,26 @@ export const SalaryRecordSchema = Type.Object(
       description:
         'medium: the country mean of that year is published; low: modelled or projected.',
     }),
+    ...Object.fromEntries(
+      EXTRA_FIELD_NAMES.map((name) => [name, columnSchema(EXTRA_FIELDS[name]!.column)]),
+    ),
   },
   { additionalProperties: false },
 );
+export type PublicRecord = {
+  country: string;
+  job: string;
+  level: string;
+  year: number;
+  currency: 'EUR';
+  period: 'annual';
+  p25: number;
+  median: number;
+  p75: number;
+  basis: string;
+  projected: boolean;
+  confidence: string;
+} & Record<string, unknown>;
 
 export const ReleaseRefSchema = Type.Object({
   version: Type.String(),
@@ -73,22 +154,29 @@ export const ReleaseRefSchema = Type.Object({
   last_published_year: Type.Integer(),
 });
 
+export const SalaryMetaSchema = Type.Object({
+  country: Type.Optional(Type.Object({ code: Type.String(), name: Type.String() })),
+  job: Type.Optional(
+    Type.Object({ slug: Type.String(), title: Type.String(), isco_code: Type.String() }),
+  ),
+  year: Type.Optional(Type.Integer()),
+  years: Type.Optional(Type.Array(Type.Integer())),
+  count: Type.Integer({ description: 'Number of records in data.' }),
+  release: ReleaseRefSchema,
+  source: Type.String({
+    description: 'Short note of how the figures were made and from which publishers.',
+  }),
+  methodology_url: Type.String({
+    description: 'Where every modelling step, number and caveat is documented.',
+  }),
+  modelled: Type.Literal(true, {
+    description: 'Every figure is modelled from published statistics.',
+  }),
+});
+export type SalaryMeta = Static<typeof SalaryMetaSchema>;
+
 export const SalaryResponseSchema = Type.Object({
   data: Type.Array(SalaryRecordSchema),
-  meta: Type.Object({
-    country: Type.Object({ code: Type.String(), name: Type.String() }),
-    job: Type.Object({ slug: Type.String(), title: Type.String(), isco_code: Type.String() }),
-    year: Type.Integer(),
-    release: ReleaseRefSchema,
-    source: Type.String({
-      description: 'Short note of how the figures were made and from which publishers.',
-    }),
-    methodology_url: Type.String({
-      description: 'Where every modelling step, number and caveat is documented.',
-    }),
-    modelled: Type.Literal(true, {
-      description: 'Every figure is modelled from published statistics.',
-    }),
-  }),
+  meta: SalaryMetaSchema,
 });
 export type SalaryResponse = Static<typeof SalaryResponseSchema>;

@@ -1,83 +1,124 @@
 import type { Principal } from '../auth/index.js';
-import { COUNTRIES, COUNTRY_CODES } from '../catalog/countries.js';
-import { JOBS, JOB_SLUGS } from '../catalog/jobs.js';
+import { COUNTRIES, COUNTRY_CODES, type Country } from '../catalog/countries.js';
+import { JOBS, JOB_SLUGS, type Job } from '../catalog/jobs.js';
 import { AppError } from '../errors/index.js';
 import {
   assertFormatAllowed,
+  assertPlanHas,
   assertYearAllowed,
+  earliestYear,
   type Format,
   type Plan,
   type PlanId,
 } from '../plans/index.js';
 import type { ReleaseRecord } from '../releases/index.js';
 import type { SalaryDataStore } from './data-store.js';
+import { EXTRA_FIELDS, parseFields } from './fields.js';
 import type { SalaryIndex } from './salary-index.js';
-import type { SalaryQuery, SalaryResponse } from './schemas.js';
+import type { PublicRecord, SalaryMeta } from './schemas.js';
 
 const COUNTRY_BY_INPUT = new Map(
-  COUNTRIES.flatMap(
-    (c) =>
-      [
-        [c.code, c],
-        [c.eurostatCode, c],
-      ] as const,
-  ),
+  COUNTRIES.flatMap((c) => [[c.code, c] as const, [c.eurostatCode, c] as const]),
 );
 const JOB_BY_SLUG = new Map(JOBS.map((j) => [j.slug, j]));
+export const METHODOLOGY_PATH = '/methodology';
 
-export interface SalaryService {
-  lookup(query: SalaryQuery, principal: Principal, format: Format): SalaryResponse;
+/** What to select: a country or all, a job or all, a level or all, a year, all years, or the current. */
+export interface Selection {
+  country?: string;
+  job?: string;
+  level?: string;
+  year?: number | 'all';
+  fields?: string;
 }
 
-/** Salary lookups against the in-memory index: validation, plan rules, response shaping. */
+export interface SalaryResult {
+  data: PublicRecord[];
+  meta: SalaryMeta;
+  fields: readonly string[];
+}
+
+export interface SalaryService {
+  /** Resolves and checks a selection against the plan, then reads it from memory. */
+  select(
+    selection: Selection,
+    principal: Principal,
+    format: Format,
+    options?: { feature?: 'bulk' },
+  ): SalaryResult;
+}
+
+export function resolveCountry(input: string): Country {
+  const country = COUNTRY_BY_INPUT.get(input.toUpperCase());
+  if (country === undefined) {
+    throw AppError.invalidParams([
+      {
+        name: 'country',
+        reason: `${input} is not an EU member state covered by the API`,
+        allowed: COUNTRY_CODES,
+      },
+    ]);
+  }
+  return country;
+}
+
+export function resolveJob(input: string): Job {
+  const job = JOB_BY_SLUG.get(input);
+  if (job === undefined) {
+    throw AppError.invalidParams([
+      { name: 'job', reason: `unknown job category ${input}`, allowed: JOB_SLUGS },
+    ]);
+  }
+  return job;
+}
+
+/** Salary figures from the in-memory index: validation, plan rules, response shaping. */
 export function createSalaryService(deps: {
   data: SalaryDataStore;
   plans: Readonly<Record<PlanId, Plan>>;
 }): SalaryService {
   const { data, plans } = deps;
   return {
-    lookup(query, principal, format) {
+    select(selection, principal, format, options = {}) {
       const index = requireIndex(data.index);
-      const country = COUNTRY_BY_INPUT.get(query.country.toUpperCase());
-      if (country === undefined) {
-        throw AppError.invalidParams([
-          {
-            name: 'country',
-            reason: `${query.country} is not an EU member state covered by the API`,
-            allowed: COUNTRY_CODES,
-          },
-        ]);
-      }
-      const job = JOB_BY_SLUG.get(query.job);
-      if (job === undefined) {
-        throw AppError.invalidParams([
-          { name: 'job', reason: `unknown job category ${query.job}`, allowed: JOB_SLUGS },
-        ]);
-      }
+      const countries =
+        selection.country === undefined ? COUNTRIES : [resolveCountry(selection.country)];
+      const jobs = selection.job === undefined ? JOBS : [resolveJob(selection.job)];
+      if (options.feature === 'bulk')
+        assertPlanHas(plans, principal.plan, (p) => p.bulk, 'Bulk endpoints');
       assertFormatAllowed(plans, principal.plan, format);
-      const year = query.year ?? index.currentYear;
-      if (!index.years.includes(year)) {
-        throw new AppError(
-          'NO_DATA',
-          `There is no data for ${year}; the release covers ${index.years[0]}–${index.years.at(-1)}.`,
-          {
-            extensions: { available_years: index.years },
-          },
-        );
+      const fields = parseFields(selection.fields);
+      if (fields.length > 0)
+        assertPlanHas(plans, principal.plan, (p) => p.customFields, 'Custom fields');
+      const years = resolveYears(index, principal.plan, selection.year, plans);
+
+      const rows: PublicRecord[] = [];
+      for (const country of [...countries].sort((a, b) => a.code.localeCompare(b.code))) {
+        for (const job of jobs) {
+          for (const year of years) {
+            for (const record of index.cell(country.code, job.slug, year)) {
+              if (selection.level !== undefined && record.level !== selection.level) continue;
+              const previous = fields.includes('yoy_median_pct')
+                ? index.cell(country.code, job.slug, year - 1).find((r) => r.level === record.level)
+                : undefined;
+              rows.push(toPublicRecord(record, fields, previous));
+            }
+          }
+        }
       }
-      assertYearAllowed(plans, principal.plan, year, index.currentYear);
-      const cell = index.cell(country.code, job.slug, year);
-      const records =
-        query.level === undefined ? cell : cell.filter((r) => r.level === query.level);
-      if (records.length === 0) {
-        throw new AppError('NO_DATA', `No figures for ${job.slug} in ${country.code} in ${year}.`);
-      }
+      if (rows.length === 0) throw new AppError('NO_DATA', 'No figures match this selection.');
+      const country = countries.length === 1 ? countries[0] : undefined;
+      const job = jobs.length === 1 ? jobs[0] : undefined;
       return {
-        data: records.map(toPublicRecord),
+        data: rows,
+        fields,
         meta: {
-          country: { code: country.code, name: country.name },
-          job: { slug: job.slug, title: job.title, isco_code: job.iscoCode },
-          year,
+          ...(country === undefined ? {} : { country: { code: country.code, name: country.name } }),
+          ...(job === undefined
+            ? {}
+            : { job: { slug: job.slug, title: job.title, isco_code: job.iscoCode } }),
+          ...(years.length === 1 ? { year: years[0]! } : { years }),
+          count: rows.length,
           release: {
             version: index.release.version,
             created_at: index.release.createdAt,
@@ -93,11 +134,33 @@ export function createSalaryService(deps: {
   };
 }
 
-export const METHODOLOGY_PATH = '/methodology';
+function resolveYears(
+  index: SalaryIndex,
+  plan: Plan,
+  year: number | 'all' | undefined,
+  plans: Readonly<Record<PlanId, Plan>>,
+): number[] {
+  if (year === 'all') {
+    const from = earliestYear(plan, index.currentYear, index.years[0] ?? index.currentYear);
+    return index.years.filter((y) => y >= from);
+  }
+  const chosen = year ?? index.currentYear;
+  if (!index.years.includes(chosen)) {
+    throw new AppError(
+      'NO_DATA',
+      `There is no data for ${chosen}; the release covers ${index.years[0]}–${index.years.at(-1)}.`,
+      {
+        extensions: { available_years: index.years },
+      },
+    );
+  }
+  assertYearAllowed(plans, plan, chosen, index.currentYear);
+  return [chosen];
+}
 
 const notes = new WeakMap<SalaryIndex, string>();
 
-/** "Modelled from published statistics: Eurostat; …" — publishers named once, per release. */
+/** "Modelled from published statistics (Eurostat; …)" — publishers named once, per release. */
 function sourceNote(index: SalaryIndex): string {
   let note = notes.get(index);
   if (note === undefined) {
@@ -121,8 +184,12 @@ function requireIndex(index: SalaryIndex | undefined): SalaryIndex {
   return index;
 }
 
-function toPublicRecord(r: ReleaseRecord): SalaryResponse['data'][number] {
-  return {
+function toPublicRecord(
+  r: ReleaseRecord,
+  fields: readonly string[],
+  previous: ReleaseRecord | undefined,
+): PublicRecord {
+  const record: PublicRecord = {
     country: r.country,
     job: r.job,
     level: r.level,
@@ -136,4 +203,7 @@ function toPublicRecord(r: ReleaseRecord): SalaryResponse['data'][number] {
     projected: r.basis === 'projected',
     confidence: r.confidence,
   };
+  for (const name of fields)
+    (record as Record<string, unknown>)[name] = EXTRA_FIELDS[name]?.value(r, previous) ?? null;
+  return record;
 }

@@ -1,7 +1,10 @@
+import { COUNTRIES } from '../catalog/countries.js';
+import { JOBS } from '../catalog/jobs.js';
 import type { Column, Table } from '../formats/index.js';
-import type { SalaryResponse } from './schemas.js';
+import { EXTRA_FIELDS } from './fields.js';
+import type { SalaryResult } from './service.js';
 
-/** The columns of salary figures in CSV, Excel, XML and Parquet, in this order. */
+/** The standard columns of salary figures in CSV, Excel, XML and Parquet, in this order. */
 export const SALARY_COLUMNS: readonly Column[] = Object.freeze([
   { name: 'country', type: 'string' },
   { name: 'country_name', type: 'string' },
@@ -22,29 +25,39 @@ export const SALARY_COLUMNS: readonly Column[] = Object.freeze([
   { name: 'release_date', type: 'date' },
 ]);
 
-export function salaryTable(response: SalaryResponse): Table {
-  const { meta } = response;
+const COUNTRY_NAMES = new Map(COUNTRIES.map((c) => [c.code, c.name]));
+const JOB_BY_SLUG = new Map(JOBS.map((j) => [j.slug, j]));
+
+/** The standard columns, then the requested custom fields in their canonical order. */
+export function salaryTable(result: SalaryResult): Table {
+  const { meta } = result;
+  const releaseDate = meta.release.created_at.slice(0, 10);
   return {
     rowName: 'salary',
-    columns: SALARY_COLUMNS,
-    rows: response.data.map((r) => ({
-      country: r.country,
-      country_name: meta.country.name,
-      job: r.job,
-      job_title: meta.job.title,
-      isco_code: meta.job.isco_code,
-      level: r.level,
-      year: r.year,
-      currency: r.currency,
-      period: r.period,
-      p25: r.p25,
-      median: r.median,
-      p75: r.p75,
-      basis: r.basis,
-      projected: r.projected,
-      confidence: r.confidence,
-      release: meta.release.version,
-      release_date: meta.release.created_at.slice(0, 10),
-    })),
+    columns: [...SALARY_COLUMNS, ...result.fields.map((f) => EXTRA_FIELDS[f]!.column)],
+    rows: result.data.map((r) => {
+      const job = JOB_BY_SLUG.get(r.job);
+      const row: Record<string, string | number | boolean | null> = {
+        country: r.country,
+        country_name: COUNTRY_NAMES.get(r.country) ?? null,
+        job: r.job,
+        job_title: job?.title ?? null,
+        isco_code: job?.iscoCode ?? null,
+        level: r.level,
+        year: r.year,
+        currency: r.currency,
+        period: r.period,
+        p25: r.p25,
+        median: r.median,
+        p75: r.p75,
+        basis: r.basis,
+        projected: r.projected,
+        confidence: r.confidence,
+        release: meta.release.version,
+        release_date: releaseDate,
+      };
+      for (const f of result.fields) row[f] = (r[f] as string | number | null | undefined) ?? null;
+      return row;
+    }),
   };
 }

@@ -58,7 +58,7 @@ describe('plan matrix', () => {
       headers:
         keys[plan] !== undefined
           ? { authorization: `Bearer ${keys[plan]}` }
-          : url.includes('/salary')
+          : url.includes('/salary') || url.includes('/bulk')
             ? {}
             : { authorization: `Bearer ${sessions[plan]}` },
     });
@@ -97,6 +97,23 @@ describe('plan matrix', () => {
     it(`${plan} × request limit headers`, async () => {
       const res = await call(plan, '/api/v1/salary?country=PL&job=accountant');
       assert.equal(res.headers['ratelimit-policy'], LIMITS[plan]);
+    });
+    it(`${plan} × bulk endpoints`, async () => {
+      for (const url of [
+        '/api/v1/bulk/countries?job=nurse',
+        '/api/v1/bulk/jobs?country=PL',
+        '/api/v1/bulk/archive',
+      ]) {
+        expectCell(
+          await call(plan, url),
+          plan === 'free' || plan === 'developer' ? 'business' : 200,
+          `${plan} ${url}`,
+        );
+      }
+    });
+    it(`${plan} × custom fields`, async () => {
+      const res = await call(plan, '/api/v1/salary?country=PL&job=accountant&fields=p10,mean');
+      expectCell(res, plan === 'free' || plan === 'developer' ? 'business' : 200, plan);
     });
     it(`${plan} × usage analytics`, async () => {
       expectCell(await call(plan, '/api/v1/usage'), plan === 'free' ? 'developer' : 200, plan);
