@@ -97,6 +97,15 @@ export function issuePlanInvoice(
   });
 }
 
+/** Everything invoiced (not void) for the period starting at `start`. */
+export function chargedFor(invoices: readonly repo.InvoiceRow[], start: number): number {
+  return invoices
+    .filter((i) => i.status !== 'void')
+    .flatMap((i) => i.lines)
+    .filter((l) => l.periodStart === start)
+    .reduce((sum, l) => sum + l.amountCents, 0);
+}
+
 export function publicInvoice(i: repo.InvoiceRow) {
   const iso = (v: number | null) => (v === null ? null : new Date(v).toISOString());
   return {

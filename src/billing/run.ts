@@ -6,7 +6,13 @@ import type { Logger } from '../lib/logger.js';
 import type { PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { addMonthsAnchored, cycleAt, type Period } from './cycle.js';
-import { DAY_MS, issuePlanInvoice, type PaymentCollector } from './invoicing.js';
+import {
+  chargedFor,
+  DAY_MS,
+  issueInvoice,
+  issuePlanInvoice,
+  type PaymentCollector,
+} from './invoicing.js';
 import * as repo from './repo.js';
 import { planOf, type Plans } from './service.js';
 
@@ -73,56 +79,64 @@ async function settleAccount(
   const advanceFor = (start: number) =>
     invoices.find((i) => i.renewalPlan !== null && i.periodStart === start && i.status !== 'void');
 
-  // 1. Period ends: apply what was scheduled.
+  // 1. Period ends: apply what was scheduled. What was invoiced for the new period (a renewal
+  // invoiced in advance, upgrade adjustments) is settled against the price of the plan that
+  // now applies: an excess is credited to the balance, a shortfall invoiced.
   while (sub.status !== 'canceled' && now >= sub.periodEnd) {
     const nextPlan: PlanId = sub.cancelAtPeriodEnd ? 'free' : (sub.pendingPlan ?? sub.plan);
     const next: Period = {
       start: sub.periodEnd,
       end: addMonthsAnchored(sub.anchorAt, cycleAt(sub.anchorAt, sub.periodEnd).index + 1),
     };
-    const advance = advanceFor(next.start);
     const nextPrice = nextPlan === 'free' ? 0 : (planOf(plans, account, nextPlan).priceCents ?? 0);
-    if (advance !== undefined && advance.subtotalCents !== nextPrice) {
-      if (advance.status === 'open') {
-        await repo.setInvoiceStatus(tx, advance.id, 'void', null);
-        await repo.addLedgerEntry(tx, {
-          accountId,
-          amountCents: advance.balanceAppliedCents,
-          reason: `credit returned from void invoice ${advance.number}`,
-          invoiceId: advance.id,
-          at: now,
-        });
-        advance.status = 'void';
-      } else {
-        await repo.addLedgerEntry(tx, {
-          accountId,
-          amountCents: advance.subtotalCents - nextPrice,
-          reason: `${nextPlan === 'free' ? 'cancellation' : 'downgrade'}: unused part of invoice ${advance.number}`,
-          invoiceId: advance.id,
-          at: now,
-        });
-      }
+    let charged = chargedFor(invoices, next.start);
+    const advance = advanceFor(next.start);
+    if (advance !== undefined && advance.status === 'open' && charged !== nextPrice) {
+      // Not paid yet: withdraw it (returning credit spent on it) rather than credit it back.
+      await repo.setInvoiceStatus(tx, advance.id, 'void', null);
+      await repo.addLedgerEntry(tx, {
+        accountId,
+        amountCents: advance.balanceAppliedCents,
+        reason: `credit returned from void invoice ${advance.number}`,
+        invoiceId: advance.id,
+        at: now,
+      });
+      advance.status = 'void';
+      charged -= advance.subtotalCents;
     }
-    if (nextPlan === 'free') {
-      sub = { ...sub, status: 'canceled', pendingPlan: null, cancelAtPeriodEnd: false };
-      await repo.saveSubscription(tx, sub, now);
-      break;
-    }
-    const reuse =
-      advance !== undefined && advance.status !== 'void' && advance.subtotalCents === nextPrice;
-    if (!reuse) {
+    if (charged > nextPrice) {
+      await repo.addLedgerEntry(tx, {
+        accountId,
+        amountCents: charged - nextPrice,
+        reason: `${nextPlan === 'free' ? 'cancellation' : 'downgrade'}: invoiced in advance for the period from ${new Date(next.start).toISOString().slice(0, 10)} beyond its price`,
+        invoiceId: advance?.id ?? null,
+        at: now,
+      });
+    } else if (charged < nextPrice) {
       const plan = planOf(plans, account, nextPlan);
       invoices.push(
-        await issuePlanInvoice(tx, clock, {
+        await issueInvoice(tx, clock, {
           accountId,
-          planName: plan.name,
-          amountCents: nextPrice,
+          lines: [
+            {
+              kind: charged === 0 ? 'subscription' : 'renewal_adjustment',
+              description: `${plan.name} plan`,
+              amountCents: nextPrice - charged,
+              periodStart: next.start,
+              periodEnd: next.end,
+            },
+          ],
           period: next,
           dueAt: Math.max(now, next.start),
           renewalPlan: nextPlan,
         }),
       );
       result.invoicesIssued++;
+    }
+    if (nextPlan === 'free') {
+      sub = { ...sub, status: 'canceled', pendingPlan: null, cancelAtPeriodEnd: false };
+      await repo.saveSubscription(tx, sub, now);
+      break;
     }
     sub = {
       ...sub,

@@ -13,6 +13,7 @@ import { applyContract, type Plan, type PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { addMonthsAnchored } from './cycle.js';
 import {
+  chargedFor,
   issueInvoice,
   issuePlanInvoice,
   PAYMENT_TERMS_MS,
@@ -230,15 +231,18 @@ export function createSubscriptionService(deps: BillingDeps) {
               periodStart: now,
               periodEnd: period.end,
             });
-          const advance = (await repo.listInvoices(tx, accountId)).find(
+          // A renewal already invoiced in advance is topped up to the new price now.
+          const existing = await repo.listInvoices(tx, accountId);
+          const advance = existing.find(
             (i) =>
               i.renewalPlan !== null && i.periodStart === live.periodEnd && i.status !== 'void',
           );
-          if (advance !== undefined && advance.subtotalCents < (next.priceCents ?? 0)) {
+          const alreadyCharged = chargedFor(existing, live.periodEnd);
+          if (advance !== undefined && alreadyCharged < (next.priceCents ?? 0)) {
             lines.push({
               kind: 'renewal_adjustment',
-              description: `${next.name} plan for the next period (invoiced in advance at ${advance.subtotalCents} cents)`,
-              amountCents: (next.priceCents ?? 0) - advance.subtotalCents,
+              description: `${next.name} plan for the next period (${alreadyCharged} cents invoiced in advance)`,
+              amountCents: (next.priceCents ?? 0) - alreadyCharged,
               periodStart: advance.periodStart,
               periodEnd: advance.periodEnd,
             });
