@@ -18,7 +18,7 @@ export interface SubscriptionRow {
 export type InvoiceStatus = 'open' | 'paid' | 'void' | 'uncollectible';
 
 export interface InvoiceLine {
-  kind: 'subscription' | 'proration' | 'renewal_adjustment';
+  kind: 'subscription' | 'proration' | 'renewal_adjustment' | 'credit';
   description: string;
   amountCents: number;
   periodStart: number;
@@ -240,6 +240,44 @@ export async function listInvoices(db: Queryable, accountId: string): Promise<In
     [accountId],
   );
   return withLines(db, rows);
+}
+
+/** Takes an amount (negative line) off an open invoice; paid when nothing is left to pay. */
+export async function addCreditLine(
+  db: Queryable,
+  invoice: InvoiceRow,
+  line: InvoiceLine,
+  at: number,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO invoice_lines (invoice_id, kind, description, amount_cents, period_start, period_end)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [
+      invoice.id,
+      line.kind,
+      line.description,
+      line.amountCents,
+      iso(line.periodStart),
+      iso(line.periodEnd),
+    ],
+  );
+  invoice.lines.push(line);
+  invoice.subtotalCents += line.amountCents;
+  invoice.amountDueCents = Math.max(0, invoice.amountDueCents + line.amountCents);
+  if (invoice.amountDueCents === 0) {
+    invoice.status = 'paid';
+    invoice.paidAt = at;
+  }
+  await db.query(
+    'UPDATE invoices SET subtotal_cents = $2, amount_due_cents = $3, status = $4, paid_at = $5 WHERE id = $1',
+    [
+      invoice.id,
+      invoice.subtotalCents,
+      invoice.amountDueCents,
+      invoice.status,
+      invoice.paidAt === null ? null : iso(invoice.paidAt),
+    ],
+  );
 }
 
 export async function findInvoice(

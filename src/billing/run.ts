@@ -9,6 +9,7 @@ import { addMonthsAnchored, cycleAt, type Period } from './cycle.js';
 import {
   chargedFor,
   DAY_MS,
+  PAYMENT_TERMS_MS,
   issueInvoice,
   issuePlanInvoice,
   type PaymentCollector,
@@ -105,13 +106,38 @@ async function settleAccount(
       charged -= advance.subtotalCents;
     }
     if (charged > nextPrice) {
-      await repo.addLedgerEntry(tx, {
-        accountId,
-        amountCents: charged - nextPrice,
-        reason: `${nextPlan === 'free' ? 'cancellation' : 'downgrade'}: invoiced in advance for the period from ${new Date(next.start).toISOString().slice(0, 10)} beyond its price`,
-        invoiceId: advance?.id ?? null,
-        at: now,
-      });
+      // The excess comes off unpaid invoices first (a credit line on each); only what was
+      // actually paid becomes credit on the balance.
+      let excess = charged - nextPrice;
+      for (const invoice of invoices.filter((i) => i.status === 'open').reverse()) {
+        const forPeriod = invoice.lines
+          .filter((l) => l.periodStart === next.start)
+          .reduce((sum, l) => sum + l.amountCents, 0);
+        const reduction = Math.min(excess, forPeriod, invoice.amountDueCents);
+        if (reduction <= 0) continue;
+        await repo.addCreditLine(
+          tx,
+          invoice,
+          {
+            kind: 'credit',
+            description: `Not owed after the change of plan from ${new Date(next.start).toISOString().slice(0, 10)}`,
+            amountCents: -reduction,
+            periodStart: next.start,
+            periodEnd: next.end,
+          },
+          now,
+        );
+        excess -= reduction;
+      }
+      if (excess > 0) {
+        await repo.addLedgerEntry(tx, {
+          accountId,
+          amountCents: excess,
+          reason: `${nextPlan === 'free' ? 'cancellation' : 'downgrade'}: paid in advance for the period from ${new Date(next.start).toISOString().slice(0, 10)} beyond its price`,
+          invoiceId: advance?.id ?? null,
+          at: now,
+        });
+      }
     } else if (charged < nextPrice) {
       const plan = planOf(plans, account, nextPlan);
       invoices.push(
@@ -127,7 +153,7 @@ async function settleAccount(
             },
           ],
           period: next,
-          dueAt: Math.max(now, next.start),
+          dueAt: next.start > now ? next.start : now + PAYMENT_TERMS_MS,
           renewalPlan: nextPlan,
         }),
       );
