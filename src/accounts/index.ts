@@ -14,5 +14,6 @@ export {
   findAccountByEmail,
   type AccountRow,
   type Contract,
+  type ResponseSchema,
 } from './repo.js';
 export { isEmail, passwordProblem } from './password-policy.js';

@@ -5,6 +5,11 @@ export interface Contract extends ContractTerms {
   note?: string;
 }
 
+/** An Enterprise account's choice of salary response fields, in order, with its own names. */
+export interface ResponseSchema {
+  fields: { field: string; name: string }[];
+}
+
 export interface AccountRow {
   id: string;
   email: string;
@@ -13,6 +18,7 @@ export interface AccountRow {
   status: 'active' | 'past_due';
   contract: Contract | null;
   allowlist: string[];
+  responseSchema: ResponseSchema | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -25,12 +31,13 @@ interface Raw {
   status: string;
   contract: Contract | string | null;
   allowlist: string[] | null;
+  response_schema: ResponseSchema | string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
 
 const COLUMNS =
-  'id, email, password_hash, plan, status, contract, allowlist, created_at, updated_at';
+  'id, email, password_hash, plan, status, contract, allowlist, response_schema, created_at, updated_at';
 
 function toAccount(r: Raw): AccountRow {
   return {
@@ -41,6 +48,10 @@ function toAccount(r: Raw): AccountRow {
     status: r.status as AccountRow['status'],
     contract: typeof r.contract === 'string' ? (JSON.parse(r.contract) as Contract) : r.contract,
     allowlist: r.allowlist ?? [],
+    responseSchema:
+      typeof r.response_schema === 'string'
+        ? (JSON.parse(r.response_schema) as ResponseSchema)
+        : r.response_schema,
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
   };
@@ -107,6 +118,7 @@ export async function updateAccount(
     status?: AccountRow['status'];
     contract?: Contract | null;
     allowlist?: string[];
+    responseSchema?: ResponseSchema | null;
   },
   at: Date,
 ): Promise<AccountRow> {
@@ -116,7 +128,8 @@ export async function updateAccount(
        status = COALESCE($3, status),
        contract = CASE WHEN $4::boolean THEN $5::jsonb ELSE contract END,
        allowlist = COALESCE($6::text[], allowlist),
-       updated_at = GREATEST($7::timestamptz, updated_at + interval '1 millisecond')
+       updated_at = GREATEST($7::timestamptz, updated_at + interval '1 millisecond'),
+       response_schema = CASE WHEN $8::boolean THEN $9::jsonb ELSE response_schema END
      WHERE id = $1 RETURNING ${COLUMNS}`,
     [
       id,
@@ -128,6 +141,10 @@ export async function updateAccount(
         : JSON.stringify(changes.contract),
       changes.allowlist ?? null,
       at.toISOString(),
+      changes.responseSchema !== undefined,
+      changes.responseSchema === undefined || changes.responseSchema === null
+        ? null
+        : JSON.stringify(changes.responseSchema),
     ],
   );
   if (rows[0] === undefined) throw new Error(`account ${id} not found`);

@@ -8,7 +8,9 @@ import type { Clock } from '../lib/clock.js';
 import type { CredentialCache } from '../keys/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
-import { updateAccount } from './repo.js';
+import { updateAccount, type ResponseSchema } from './repo.js';
+import { SCHEMA_SOURCE_FIELDS, schemaProblems } from '../salary/index.js';
+import type { Principal } from '../auth/index.js';
 import {
   AccountSchema,
   AllowlistBodySchema,
@@ -142,6 +144,108 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       cache.applyAccount(account);
       return publicAccount(account);
     },
+  );
+
+  const SchemaBody = Type.Object(
+    {
+      fields: Type.Array(
+        Type.Object(
+          { field: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: 64 }) },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: 64 },
+      ),
+    },
+    { additionalProperties: false, $id: 'ResponseSchema' },
+  );
+  app.addSchema(SchemaBody);
+
+  const setSchema = async (principal: Principal, schema: ResponseSchema | null, ip: string) => {
+    assertPlanHas(plans, principal.plan, (p) => p.customSchemas, 'Custom response schemas');
+    if (schema !== null) {
+      const problems = schemaProblems(schema);
+      if (problems.length > 0) {
+        throw AppError.invalidParams([
+          { name: 'fields', reason: problems.join('; '), allowed: SCHEMA_SOURCE_FIELDS },
+        ]);
+      }
+    }
+    const at = new Date(clock.now());
+    const account = await db.transaction(async (tx) => {
+      const updated = await updateAccount(
+        tx,
+        principal.accountId as string,
+        { responseSchema: schema },
+        at,
+      );
+      await recordAudit(tx, {
+        accountId: updated.id,
+        actor: principal.keyId !== null ? `key:${principal.keyId}` : `account:${updated.id}`,
+        action: 'accounts.set_response_schema',
+        data: { schema },
+        ip,
+        at,
+      });
+      return updated;
+    });
+    cache.applyAccount(account);
+    return { fields: account.responseSchema?.fields ?? [] };
+  };
+
+  app.get(
+    '/api/v1/account/schema',
+    {
+      schema: {
+        operationId: 'getResponseSchema',
+        tags,
+        summary: 'The custom response schema (Enterprise)',
+        description:
+          'The fields salary responses carry for this account, in order, under the account’s names; empty when the standard schema applies.',
+        response: { 200: Type.Ref('ResponseSchema'), ...problemResponses(401, 403) },
+      },
+      config: { account: true },
+    },
+    async (request) => {
+      assertPlanHas(
+        plans,
+        request.principal.plan,
+        (p) => p.customSchemas,
+        'Custom response schemas',
+      );
+      const account = await accounts.get(request.principal.accountId as string);
+      return { fields: account.responseSchema?.fields ?? [] };
+    },
+  );
+
+  app.put(
+    '/api/v1/account/schema',
+    {
+      schema: {
+        operationId: 'setResponseSchema',
+        tags,
+        summary: 'Choose and rename the fields of salary responses (Enterprise)',
+        description: `Applies to every salary endpoint and every format. Fields to choose from: ${SCHEMA_SOURCE_FIELDS.join(', ')}.`,
+        body: SchemaBody,
+        response: { 200: Type.Ref('ResponseSchema'), ...problemResponses(400, 401, 403) },
+      },
+      config: { account: true, scope: 'account:write' },
+    },
+    async (request) => setSchema(request.principal, request.body, request.ip),
+  );
+
+  app.delete(
+    '/api/v1/account/schema',
+    {
+      schema: {
+        operationId: 'deleteResponseSchema',
+        tags,
+        summary: 'Back to the standard response schema (Enterprise)',
+        description: 'Salary responses carry the standard fields again.',
+        response: { 200: Type.Ref('ResponseSchema'), ...problemResponses(401, 403) },
+      },
+      config: { account: true, scope: 'account:write' },
+    },
+    async (request) => setSchema(request.principal, null, request.ip),
   );
 
   app.get(

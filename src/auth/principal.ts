@@ -28,6 +28,10 @@ export interface Principal {
   readonly scopes: ReadonlySet<string> | null;
   /** Allowlists the client address must satisfy (account's and key's), each when non-empty. */
   readonly allowlists: readonly AddressMatcher[];
+  /** Enterprise custom response schema: the fields of salary responses and their names. */
+  readonly responseSchema: {
+    readonly fields: readonly { readonly field: string; readonly name: string }[];
+  } | null;
   /** Rate-limit bucket: `acct:<id>` for accounts, `addr:<address or /64>` for anonymous callers. */
   readonly limitBucket: string;
 }

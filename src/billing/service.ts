@@ -81,6 +81,7 @@ export function operatorPrincipal(accountId: string, plan: Plan): Principal {
     sessionId: null,
     scopes: null,
     allowlists: [],
+    responseSchema: null,
     limitBucket: `acct:${accountId}`,
   };
 }

@@ -51,6 +51,7 @@ export function authenticator(credentials: CredentialResolver, free: Plan) {
         sessionId: null,
         scopes: null,
         allowlists: [],
+        responseSchema: null,
         limitBucket: addressBucket(request.ip),
       } satisfies Principal;
       return;

@@ -164,6 +164,7 @@ export class CredentialCache implements CredentialResolver {
       allowlists: account.plan.ipAllowlist
         ? [account.allowlist, entry.allowlist].filter((m): m is AddressMatcher => m !== null)
         : [],
+      responseSchema: account.plan.customSchemas ? account.row.responseSchema : null,
       limitBucket: `acct:${account.row.id}`,
     };
     return entry.principal;
@@ -206,6 +207,7 @@ export class CredentialCache implements CredentialResolver {
       scopes: null,
       // Allowlists guard API traffic; a signed-in person must be able to fix a wrong one.
       allowlists: [],
+      responseSchema: account.plan.customSchemas ? account.row.responseSchema : null,
       limitBucket: `acct:${account.row.id}`,
     };
   }

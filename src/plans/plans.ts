@@ -31,6 +31,8 @@ export interface Plan {
   readonly webhooks: boolean;
   readonly customEndpoints: boolean;
   readonly customFields: boolean;
+  /** Renaming and choosing the fields of salary responses, per account. */
+  readonly customSchemas: boolean;
   readonly usageAnalytics: boolean;
   /** API keys per account; null: unlimited. 0: the plan needs no key. */
   readonly maxKeys: number | null;
@@ -54,6 +56,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     webhooks: false,
     customEndpoints: false,
     customFields: false,
+    customSchemas: false,
     usageAnalytics: false,
     maxKeys: 0,
     ipAllowlist: false,
@@ -73,6 +76,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     webhooks: false,
     customEndpoints: false,
     customFields: false,
+    customSchemas: false,
     usageAnalytics: true,
     maxKeys: 1,
     ipAllowlist: false,
@@ -92,6 +96,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     webhooks: true,
     customEndpoints: false,
     customFields: true,
+    customSchemas: false,
     usageAnalytics: true,
     maxKeys: 5,
     ipAllowlist: true,
@@ -111,6 +116,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     webhooks: true,
     customEndpoints: true,
     customFields: true,
+    customSchemas: true,
     usageAnalytics: true,
     maxKeys: null,
     ipAllowlist: true,

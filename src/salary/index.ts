@@ -10,3 +10,4 @@ export {
   type SalaryResponse,
 } from './schemas.js';
 export { EXTRA_FIELD_NAMES, FULL_TIME_HOURS_PER_YEAR } from './fields.js';
+export { SCHEMA_SOURCE_FIELDS, schemaProblems, type CustomSchema } from './custom-schema.js';

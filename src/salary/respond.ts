@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
-import { renderTable } from '../formats/index.js';
+import { renderTable, type Table } from '../formats/index.js';
+import { applySchema, type CustomSchema } from './custom-schema.js';
 import type { Format } from '../plans/index.js';
 import type { SalaryResult } from './service.js';
 import { salaryTable } from './table.js';
@@ -17,13 +18,33 @@ export async function sendSalaryResult(
   result: SalaryResult,
   format: Format,
   filenameBase: string,
+  schema: CustomSchema | null = null,
 ): Promise<FastifyReply> {
+  if (schema !== null) {
+    const table = applySchema(salaryTable(result), schema);
+    const custom = { ...result, data: table.rows as SalaryResult['data'] };
+    if (format === 'json') {
+      // The account's own field names: not the route's schema, so serialised here.
+      return reply.type('application/json; charset=utf-8').send(Readable.from(jsonChunks(custom)));
+    }
+    return sendFile(reply, format, table, result, filenameBase);
+  }
   if (format === 'json') {
     if (result.data.length <= STREAM_ABOVE)
       return reply.send({ data: result.data, meta: result.meta });
     return reply.type('application/json; charset=utf-8').send(Readable.from(jsonChunks(result)));
   }
-  const file = await renderTable(format, salaryTable(result), {
+  return sendFile(reply, format, salaryTable(result), result, filenameBase);
+}
+
+async function sendFile(
+  reply: FastifyReply,
+  format: Exclude<Format, 'json'>,
+  table: Table,
+  result: SalaryResult,
+  filenameBase: string,
+): Promise<FastifyReply> {
+  const file = await renderTable(format, table, {
     base: filenameBase,
     root: 'salaries',
     attributes: { release: result.meta.release.version },

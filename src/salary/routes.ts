@@ -6,6 +6,7 @@ import { problemResponses } from '../http/openapi-responses.js';
 import type { ConsumeQuota } from '../http/quota.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
 import { negotiateFormat } from './format.js';
+import { withSchemaFields } from './custom-schema.js';
 import { sendSalaryResult } from './respond.js';
 import {
   BulkArchiveQuerySchema,
@@ -76,10 +77,15 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     async (request, reply) => {
       const q = request.query;
       const format = negotiateFormat(q.format, request.headers.accept);
-      const result = salary.select(q, request.principal, format);
+      const schema = request.principal.responseSchema;
+      const result = salary.select(
+        { ...q, fields: withSchemaFields(q.fields, schema) },
+        request.principal,
+        format,
+      );
       await consumeQuota(request, reply);
       const base = `salary-${result.data[0]?.country}-${q.job}${suffix(q.level)}-${result.meta.year}`;
-      return sendSalaryResult(reply, result, format, base);
+      return sendSalaryResult(reply, result, format, base, schema);
     },
   );
 
@@ -100,13 +106,19 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     async (request, reply) => {
       const q = request.query;
       const format = negotiateFormat(q.format, request.headers.accept);
-      const result = salary.select({ ...q, year: 'all' }, request.principal, format);
+      const schema = request.principal.responseSchema;
+      const result = salary.select(
+        { ...q, year: 'all', fields: withSchemaFields(q.fields, schema) },
+        request.principal,
+        format,
+      );
       await consumeQuota(request, reply);
       return sendSalaryResult(
         reply,
         result,
         format,
         `salary-history-${result.data[0]?.country}-${q.job}${suffix(q.level)}`,
+        schema,
       );
     },
   );
@@ -128,15 +140,22 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     async (request, reply) => {
       const q = request.query;
       const format = negotiateFormat(q.format, request.headers.accept);
-      const result = salary.select({ ...q, year: yearOf(q.year) }, request.principal, format, {
-        feature: 'bulk',
-      });
+      const schema = request.principal.responseSchema;
+      const result = salary.select(
+        { ...q, year: yearOf(q.year), fields: withSchemaFields(q.fields, schema) },
+        request.principal,
+        format,
+        {
+          feature: 'bulk',
+        },
+      );
       await consumeQuota(request, reply);
       return sendSalaryResult(
         reply,
         result,
         format,
         `salary-all-countries-${q.job}${suffix(q.level, q.year ?? result.meta.year)}`,
+        schema,
       );
     },
   );
@@ -157,9 +176,15 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     async (request, reply) => {
       const q = request.query;
       const format = negotiateFormat(q.format, request.headers.accept);
-      const result = salary.select({ ...q, year: yearOf(q.year) }, request.principal, format, {
-        feature: 'bulk',
-      });
+      const schema = request.principal.responseSchema;
+      const result = salary.select(
+        { ...q, year: yearOf(q.year), fields: withSchemaFields(q.fields, schema) },
+        request.principal,
+        format,
+        {
+          feature: 'bulk',
+        },
+      );
       await consumeQuota(request, reply);
       const code = result.data[0]?.country;
       return sendSalaryResult(
@@ -167,6 +192,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         result,
         format,
         `salary-${code}-all-jobs${suffix(q.level, q.year ?? result.meta.year)}`,
+        schema,
       );
     },
   );
@@ -187,15 +213,22 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     async (request, reply) => {
       const q = request.query;
       const format = negotiateFormat(q.format, request.headers.accept);
-      const result = salary.select({ ...q, year: yearOf(q.year) }, request.principal, format, {
-        feature: 'bulk',
-      });
+      const schema = request.principal.responseSchema;
+      const result = salary.select(
+        { ...q, year: yearOf(q.year), fields: withSchemaFields(q.fields, schema) },
+        request.principal,
+        format,
+        {
+          feature: 'bulk',
+        },
+      );
       await consumeQuota(request, reply);
       return sendSalaryResult(
         reply,
         result,
         format,
         `salary-archive${suffix(q.level, q.year ?? result.meta.year)}`,
+        schema,
       );
     },
   );

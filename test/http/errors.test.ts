@@ -9,11 +9,12 @@ const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8
 describe('error registry', () => {
   it('docs/errors.md lists every code with its status and title, and a section per type', () => {
     for (const [code, { status, title }] of Object.entries(ERROR_CODES)) {
-      assert.ok(doc.includes(`| ${code} | ${status} | ${title} |`), `table row for ${code}`);
+      const row = new RegExp(`^\\|\\s*${code}\\s*\\|\\s*${status}\\s*\\|\\s*${title}\\s*\\|$`, 'm');
+      assert.match(doc, row, `table row for ${code}`);
       const anchor = problemType(code as keyof typeof ERROR_CODES).split('#')[1];
       assert.ok(doc.includes(`\n## ${anchor}\n`), `section ## ${anchor}`);
     }
-    const rows = doc.match(/^\| [A-Z_]+ \| \d{3} \|/gm) ?? [];
+    const rows = doc.match(/^\|\s*[A-Z_]+\s*\|\s*\d{3}\s*\|/gm) ?? [];
     assert.equal(
       rows.length,
       Object.keys(ERROR_CODES).length,
