@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -5,6 +6,7 @@ import ipaddr from 'ipaddr.js';
  * address (one subscriber usually holds a whole /64). IPv4-mapped IPv6 counts as IPv4.
  */
 export function addressBucket(address: string): string {
+  if (isIPv4(address)) return `addr:${address}`;
   if (!ipaddr.isValid(address)) return `addr:${address}`;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {

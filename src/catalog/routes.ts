@@ -79,7 +79,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
       config: { scope: 'salary:read' },
     },
     async (request, reply) => {
-      await opts.consumeQuota(request, reply);
+      const spent = opts.consumeQuota(request, reply);
+      if (spent !== undefined) await spent;
       return countries;
     },
   );
@@ -98,7 +99,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
       config: { scope: 'salary:read' },
     },
     async (request, reply) => {
-      await opts.consumeQuota(request, reply);
+      const spent = opts.consumeQuota(request, reply);
+      if (spent !== undefined) await spent;
       return jobs;
     },
   );

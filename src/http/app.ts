@@ -61,8 +61,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
-    disableRequestLogging: true,
     genReqId: requestIdGenerator(),
+    disableRequestLogging: true,
     requestIdLogLabel: 'request_id',
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     bodyLimit: 1_048_576,
@@ -114,26 +114,36 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const authenticate = authenticator(deps.credentials, deps.plans.free);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (request.url.startsWith(API_PREFIX) && !request.url.startsWith('/api/v1/openapi.json')) {
-      await authenticate(request);
+    if (!request.url.startsWith(API_PREFIX) || request.url.startsWith('/api/v1/openapi.json')) {
+      done();
+      return;
     }
+    let pending: void | Promise<void>;
+    try {
+      pending = authenticate(request);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (pending instanceof Promise) pending.then(() => done(), done);
+    else done();
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (!request.url.startsWith(API_PREFIX)) return;
+  // One callback-style hook (no promise per request) for usage counting and the access log.
+  const accessLog = config.accessLog;
+  app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal as Principal | null;
-    deps.recorder.record(
-      principal?.accountId ?? null,
-      principal?.keyId ?? null,
-      `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
-      reply.statusCode,
-      deps.clock.now(),
-    );
-  });
-  registerIdempotency(app, deps.db, deps.clock);
-  if (config.accessLog) {
-    app.addHook('onResponse', async (request, reply) => {
+    if (request.url.startsWith(API_PREFIX)) {
+      deps.recorder.record(
+        principal?.accountId ?? null,
+        principal?.keyId ?? null,
+        `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
+        reply.statusCode,
+        deps.clock.now(),
+      );
+    }
+    if (accessLog) {
       request.log.info(
         {
           method: request.method,
@@ -141,12 +151,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 100) / 100,
           ip: request.ip,
-          account: request.principal?.accountId ?? undefined,
+          account: principal?.accountId ?? undefined,
         },
         'request',
       );
-    });
-  }
+    }
+    done();
+  });
+  registerIdempotency(app, deps.db, deps.clock);
 
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });

@@ -30,7 +30,8 @@ function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_tok
  * the allowlists (403) and the route's scope (403).
  */
 export function authenticator(credentials: CredentialResolver, free: Plan) {
-  return async (request: FastifyRequest): Promise<void> => {
+  // Synchronous when it can be (no header, a key in memory): no promise on the hot path.
+  return (request: FastifyRequest): void | Promise<void> => {
     const route = request.routeOptions.config as RouteAuth;
     const header = request.headers.authorization;
     if (header === undefined) {
@@ -63,31 +64,36 @@ export function authenticator(credentials: CredentialResolver, free: Plan) {
         'invalid_request',
       );
     }
-    const principal = await credentials.resolve(match[1] as string);
-    if (principal === undefined) {
-      throw unauthenticated(
-        'The credential is not valid: it is unknown, revoked or expired.',
-        'invalid_token',
-      );
-    }
-    if (principal.allowlists.some((list) => !list.matches(request.ip))) {
-      throw new AppError(
-        'ADDRESS_NOT_ALLOWED',
-        `Requests from ${request.ip} are not on this key's or account's IP allowlist.`,
-        {
-          extensions: { address: request.ip },
-        },
-      );
-    }
-    if (
-      route.scope !== undefined &&
-      principal.scopes !== null &&
-      !principal.scopes.has(route.scope)
-    ) {
-      throw new AppError('SCOPE_MISSING', `This API key lacks the scope ${route.scope}.`, {
-        extensions: { required_scope: route.scope },
-      });
-    }
-    request.principal = principal;
+    const resolved = credentials.resolve(match[1] as string);
+    if (resolved instanceof Promise) return resolved.then((p) => admit(request, route, p));
+    admit(request, route, resolved);
   };
+}
+
+function admit(request: FastifyRequest, route: RouteAuth, principal: Principal | undefined): void {
+  if (principal === undefined) {
+    throw unauthenticated(
+      'The credential is not valid: it is unknown, revoked or expired.',
+      'invalid_token',
+    );
+  }
+  if (principal.allowlists.some((list) => !list.matches(request.ip))) {
+    throw new AppError(
+      'ADDRESS_NOT_ALLOWED',
+      `Requests from ${request.ip} are not on this key's or account's IP allowlist.`,
+      {
+        extensions: { address: request.ip },
+      },
+    );
+  }
+  if (
+    route.scope !== undefined &&
+    principal.scopes !== null &&
+    !principal.scopes.has(route.scope)
+  ) {
+    throw new AppError('SCOPE_MISSING', `This API key lacks the scope ${route.scope}.`, {
+      extensions: { required_scope: route.scope },
+    });
+  }
+  request.principal = principal;
 }

@@ -36,9 +36,9 @@ function redact(value: unknown): unknown {
 export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  const preHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || header === undefined) return;
+    if (header === undefined) return;
     if (typeof header !== 'string' || !KEY.test(header)) {
       throw AppError.invalidParams([
         { name: 'Idempotency-Key', reason: 'must be 1–255 printable ASCII characters' },
@@ -85,9 +85,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
       .type(problem ? 'application/problem+json' : 'application/json; charset=utf-8')
       .serializer((payload: unknown) => payload as string)
       .send(stored.response);
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const idem = request.idempotency;
     if (idem === null) return payload;
     request.idempotency = null;
@@ -110,5 +110,17 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
       [idem.scope, idem.key, reply.statusCode, stored],
     );
     return payload;
+  };
+
+  // Only POST routes get the hooks, so reads pay nothing for idempotency.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    route.preHandler = [...toArray(route.preHandler), preHandler];
+    route.onSend = [...toArray(route.onSend), onSend];
   });
+}
+
+function toArray<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }

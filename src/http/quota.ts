@@ -1,9 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
-import { planRules, rateLimitHeaders, type RateLimiter } from '../limits/index.js';
+import {
+  HOUR_MS,
+  MemoryRateLimiter,
+  planRules,
+  rateLimitHeaders,
+  type LimitDecision,
+  type RateLimiter,
+} from '../limits/index.js';
 
-export type ConsumeQuota = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+/** Returns a promise only when the limiter is asynchronous (shared limits). */
+export type ConsumeQuota = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
 
 /**
  * Spends one request of the caller's quota and sets the rate-limit headers; 429 when the
@@ -11,17 +20,20 @@ export type ConsumeQuota = (request: FastifyRequest, reply: FastifyReply) => Pro
  * (400, 401, 403, 404) never use quota.
  */
 export function quotaEnforcer(limiter: RateLimiter, clock: Clock): ConsumeQuota {
-  return async (request, reply) => {
-    const principal = request.principal;
-    const rules = planRules(principal.plan);
-    if (rules.length === 0) return;
-    const now = clock.now();
-    const decision = await limiter.consume(principal.limitBucket, rules, now);
+  const apply = (
+    reply: FastifyReply,
+    principal: Principal,
+    decision: LimitDecision,
+    now: number,
+  ): void => {
     const headers = rateLimitHeaders(decision, now);
     if (!decision.allowed) {
+      const allowance = decision.states
+        .map((s) => `${s.rule.limit} requests per ${s.rule.windowMs === HOUR_MS ? 'hour' : 'day'}`)
+        .join(' and ');
       throw new AppError(
         'RATE_LIMITED',
-        `The ${principal.plan.name} plan allows ${rules.map((r) => `${r.limit} requests per ${r.windowMs === 3_600_000 ? 'hour' : 'day'}`).join(' and ')}; the limit resets in ${decision.retryAfterSeconds} s.`,
+        `The ${principal.plan.name} plan allows ${allowance}; the limit resets in ${decision.retryAfterSeconds} s.`,
         {
           headers,
           extensions: { retry_after: decision.retryAfterSeconds, plan: principal.plan.id },
@@ -29,5 +41,18 @@ export function quotaEnforcer(limiter: RateLimiter, clock: Clock): ConsumeQuota 
       );
     }
     reply.headers(headers);
+  };
+  // The in-process limiter decides synchronously: no promise on the hot path.
+  const sync = limiter instanceof MemoryRateLimiter ? limiter : undefined;
+  return (request, reply) => {
+    const principal = request.principal;
+    const rules = planRules(principal.plan);
+    if (rules.length === 0) return;
+    const now = clock.now();
+    if (sync !== undefined)
+      return apply(reply, principal, sync.consumeSync(principal.limitBucket, rules, now), now);
+    return limiter
+      .consume(principal.limitBucket, rules, now)
+      .then((d) => apply(reply, principal, d, now));
   };
 }

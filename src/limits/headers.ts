@@ -1,4 +1,4 @@
-import type { LimitDecision } from './limiter.js';
+import type { LimitDecision, LimitRule } from './limiter.js';
 
 /**
  * Rate-limit headers of a decision: the IETF httpapi draft's RateLimit-Policy and RateLimit
@@ -8,9 +8,7 @@ import type { LimitDecision } from './limiter.js';
 export function rateLimitHeaders(decision: LimitDecision, now: number): Record<string, string> {
   const states = decision.states;
   if (states.length === 0) return {};
-  const policy = states
-    .map((s) => `"${s.rule.name}";q=${s.rule.limit};w=${Math.round(s.rule.windowMs / 1000)}`)
-    .join(', ');
+  const policy = policyOf(states.map((s) => s.rule));
   const current = states
     .map(
       (s) =>
@@ -27,4 +25,20 @@ export function rateLimitHeaders(decision: LimitDecision, now: number): Record<s
   };
   if (!decision.allowed) headers['retry-after'] = String(decision.retryAfterSeconds);
   return headers;
+}
+
+const policies = new WeakMap<readonly LimitRule[] | LimitRule, string>();
+
+/** The RateLimit-Policy value of a set of rules; built once per rule. */
+function policyOf(rules: readonly LimitRule[]): string {
+  return rules
+    .map((rule) => {
+      let text = policies.get(rule);
+      if (text === undefined) {
+        text = `"${rule.name}";q=${rule.limit};w=${Math.round(rule.windowMs / 1000)}`;
+        policies.set(rule, text);
+      }
+      return text;
+    })
+    .join(', ');
 }

@@ -16,7 +16,10 @@ import {
   SalaryQuerySchema,
   SalaryResponseSchema,
 } from './schemas.js';
-import type { SalaryService } from './service.js';
+import type { Selection, SalaryService } from './service.js';
+import type { SalaryMeta } from './schemas.js';
+import type { Format } from '../plans/index.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface SalaryRoutesOptions {
   salary: SalaryService;
@@ -60,6 +63,31 @@ const suffix = (...parts: (string | number | undefined)[]): string =>
 export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = async (app, opts) => {
   const { salary, consumeQuota } = opts;
 
+  /** Select (validation and plan checks), spend quota, then answer in the negotiated format. */
+  async function serve(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    selection: Selection & { format?: Format },
+    filename: (meta: SalaryMeta) => string,
+    feature?: 'bulk',
+  ): Promise<FastifyReply> {
+    const format = negotiateFormat(selection.format, request.headers.accept);
+    const schema = request.principal.responseSchema;
+    if (format === 'json' && schema === null) {
+      const body = salary.standardJson(selection, request.principal, { feature });
+      if (body !== undefined) {
+        const spent = consumeQuota(request, reply);
+        if (spent !== undefined) await spent;
+        return reply.type('application/json; charset=utf-8').send(body);
+      }
+    }
+    const fields = withSchemaFields(selection.fields, schema);
+    const result = salary.select({ ...selection, fields }, request.principal, format, { feature });
+    const spent = consumeQuota(request, reply);
+    if (spent !== undefined) await spent;
+    return sendSalaryResult(reply, result, format, filename(result.meta), schema);
+  }
+
   app.get(
     '/api/v1/salary',
     {
@@ -76,16 +104,12 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     },
     async (request, reply) => {
       const q = request.query;
-      const format = negotiateFormat(q.format, request.headers.accept);
-      const schema = request.principal.responseSchema;
-      const result = salary.select(
-        { ...q, fields: withSchemaFields(q.fields, schema) },
-        request.principal,
-        format,
+      return serve(
+        request,
+        reply,
+        q,
+        (m) => `salary-${m.country?.code}-${q.job}${suffix(q.level)}-${m.year}`,
       );
-      await consumeQuota(request, reply);
-      const base = `salary-${result.data[0]?.country}-${q.job}${suffix(q.level)}-${result.meta.year}`;
-      return sendSalaryResult(reply, result, format, base, schema);
     },
   );
 
@@ -105,20 +129,11 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     },
     async (request, reply) => {
       const q = request.query;
-      const format = negotiateFormat(q.format, request.headers.accept);
-      const schema = request.principal.responseSchema;
-      const result = salary.select(
-        { ...q, year: 'all', fields: withSchemaFields(q.fields, schema) },
-        request.principal,
-        format,
-      );
-      await consumeQuota(request, reply);
-      return sendSalaryResult(
+      return serve(
+        request,
         reply,
-        result,
-        format,
-        `salary-history-${result.data[0]?.country}-${q.job}${suffix(q.level)}`,
-        schema,
+        { ...q, year: 'all' },
+        (m) => `salary-history-${m.country?.code}-${q.job}${suffix(q.level)}`,
       );
     },
   );
@@ -139,23 +154,13 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     },
     async (request, reply) => {
       const q = request.query;
-      const format = negotiateFormat(q.format, request.headers.accept);
-      const schema = request.principal.responseSchema;
-      const result = salary.select(
-        { ...q, year: yearOf(q.year), fields: withSchemaFields(q.fields, schema) },
-        request.principal,
-        format,
-        {
-          feature: 'bulk',
-        },
-      );
-      await consumeQuota(request, reply);
-      return sendSalaryResult(
+      const selection = { ...q, year: yearOf(q.year) };
+      return serve(
+        request,
         reply,
-        result,
-        format,
-        `salary-all-countries-${q.job}${suffix(q.level, q.year ?? result.meta.year)}`,
-        schema,
+        selection,
+        (m) => `salary-all-countries-${q.job}${suffix(q.level, q.year ?? m.year)}`,
+        'bulk',
       );
     },
   );
@@ -175,24 +180,13 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     },
     async (request, reply) => {
       const q = request.query;
-      const format = negotiateFormat(q.format, request.headers.accept);
-      const schema = request.principal.responseSchema;
-      const result = salary.select(
-        { ...q, year: yearOf(q.year), fields: withSchemaFields(q.fields, schema) },
-        request.principal,
-        format,
-        {
-          feature: 'bulk',
-        },
-      );
-      await consumeQuota(request, reply);
-      const code = result.data[0]?.country;
-      return sendSalaryResult(
+      const selection = { ...q, year: yearOf(q.year) };
+      return serve(
+        request,
         reply,
-        result,
-        format,
-        `salary-${code}-all-jobs${suffix(q.level, q.year ?? result.meta.year)}`,
-        schema,
+        selection,
+        (m) => `salary-${m.country?.code}-all-jobs${suffix(q.level, q.year ?? m.year)}`,
+        'bulk',
       );
     },
   );
@@ -212,23 +206,13 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     },
     async (request, reply) => {
       const q = request.query;
-      const format = negotiateFormat(q.format, request.headers.accept);
-      const schema = request.principal.responseSchema;
-      const result = salary.select(
-        { ...q, year: yearOf(q.year), fields: withSchemaFields(q.fields, schema) },
-        request.principal,
-        format,
-        {
-          feature: 'bulk',
-        },
-      );
-      await consumeQuota(request, reply);
-      return sendSalaryResult(
+      const selection = { ...q, year: yearOf(q.year) };
+      return serve(
+        request,
         reply,
-        result,
-        format,
-        `salary-archive${suffix(q.level, q.year ?? result.meta.year)}`,
-        schema,
+        selection,
+        (m) => `salary-archive${suffix(q.level, q.year ?? m.year)}`,
+        'bulk',
       );
     },
   );

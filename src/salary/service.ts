@@ -21,6 +21,9 @@ const COUNTRY_BY_INPUT = new Map(
   COUNTRIES.flatMap((c) => [[c.code, c] as const, [c.eurostatCode, c] as const]),
 );
 const JOB_BY_SLUG = new Map(JOBS.map((j) => [j.slug, j]));
+const SORTED_COUNTRIES = [...COUNTRIES].sort((a, b) => a.code.localeCompare(b.code));
+const JSON_CACHE_MAX = 50_000;
+const JSON_CACHE_MAX_RECORDS = 500;
 export const METHODOLOGY_PATH = '/methodology';
 
 /** What to select: a country or all, a job or all, a level or all, a year, all years, or the current. */
@@ -46,6 +49,12 @@ export interface SalaryService {
     format: Format,
     options?: { feature?: 'bulk' },
   ): SalaryResult;
+  /** The standard JSON body as a string, cached per release; undefined when custom fields were asked for. */
+  standardJson(
+    selection: Selection,
+    principal: Principal,
+    options?: { feature?: 'bulk' },
+  ): string | undefined;
 }
 
 export function resolveCountry(input: string): Country {
@@ -78,58 +87,89 @@ export function createSalaryService(deps: {
   plans: Readonly<Record<PlanId, Plan>>;
 }): SalaryService {
   const { data, plans } = deps;
-  return {
-    select(selection, principal, format, options = {}) {
-      const index = requireIndex(data.index);
-      const countries =
-        selection.country === undefined ? COUNTRIES : [resolveCountry(selection.country)];
-      const jobs = selection.job === undefined ? JOBS : [resolveJob(selection.job)];
-      if (options.feature === 'bulk')
-        assertPlanHas(plans, principal.plan, (p) => p.bulk, 'Bulk endpoints');
-      assertFormatAllowed(plans, principal.plan, format);
-      const fields = parseFields(selection.fields);
-      if (fields.length > 0)
-        assertPlanHas(plans, principal.plan, (p) => p.customFields, 'Custom fields');
-      const years = resolveYears(index, principal.plan, selection.year, plans);
+  /** Checks a selection against the catalogue and the plan; throws 400/403/404 problems. */
+  function resolve(
+    selection: Selection,
+    principal: Principal,
+    format: Format,
+    feature: 'bulk' | undefined,
+  ) {
+    const index = requireIndex(data.index);
+    const countries =
+      selection.country === undefined ? SORTED_COUNTRIES : [resolveCountry(selection.country)];
+    const jobs = selection.job === undefined ? JOBS : [resolveJob(selection.job)];
+    if (feature === 'bulk') assertPlanHas(plans, principal.plan, (p) => p.bulk, 'Bulk endpoints');
+    assertFormatAllowed(plans, principal.plan, format);
+    const fields = parseFields(selection.fields);
+    if (fields.length > 0)
+      assertPlanHas(plans, principal.plan, (p) => p.customFields, 'Custom fields');
+    const years = resolveYears(index, principal.plan, selection.year, plans);
+    return { index, countries, jobs, fields, years, level: selection.level };
+  }
 
-      const rows: PublicRecord[] = [];
-      for (const country of [...countries].sort((a, b) => a.code.localeCompare(b.code))) {
-        for (const job of jobs) {
-          for (const year of years) {
-            for (const record of index.cell(country.code, job.slug, year)) {
-              if (selection.level !== undefined && record.level !== selection.level) continue;
-              const previous = fields.includes('yoy_median_pct')
-                ? index.cell(country.code, job.slug, year - 1).find((r) => r.level === record.level)
-                : undefined;
-              rows.push(toPublicRecord(record, fields, previous));
-            }
+  function build(r: ReturnType<typeof resolve>): SalaryResult {
+    const { index, countries, jobs, fields, years, level } = r;
+    const rows: PublicRecord[] = [];
+    for (const country of countries) {
+      for (const job of jobs) {
+        for (const year of years) {
+          for (const record of index.cell(country.code, job.slug, year)) {
+            if (level !== undefined && record.level !== level) continue;
+            const previous = fields.includes('yoy_median_pct')
+              ? index.cell(country.code, job.slug, year - 1).find((p) => p.level === record.level)
+              : undefined;
+            rows.push(toPublicRecord(record, fields, previous));
           }
         }
       }
-      if (rows.length === 0) throw new AppError('NO_DATA', 'No figures match this selection.');
-      const country = countries.length === 1 ? countries[0] : undefined;
-      const job = jobs.length === 1 ? jobs[0] : undefined;
-      return {
-        data: rows,
-        fields,
-        meta: {
-          ...(country === undefined ? {} : { country: { code: country.code, name: country.name } }),
-          ...(job === undefined
-            ? {}
-            : { job: { slug: job.slug, title: job.title, isco_code: job.iscoCode } }),
-          ...(years.length === 1 ? { year: years[0]! } : { years }),
-          count: rows.length,
-          release: {
-            version: index.release.version,
-            created_at: index.release.createdAt,
-            current_year: index.currentYear,
-            last_published_year: index.release.lastPublishedYear,
-          },
-          source: sourceNote(index),
-          methodology_url: METHODOLOGY_PATH,
-          modelled: true,
-        },
-      };
+    }
+    if (rows.length === 0) throw new AppError('NO_DATA', 'No figures match this selection.');
+    const meta: SalaryMeta = {
+      count: rows.length,
+      release: {
+        version: index.release.version,
+        created_at: index.release.createdAt,
+        current_year: index.currentYear,
+        last_published_year: index.release.lastPublishedYear,
+      },
+      source: sourceNote(index),
+      methodology_url: METHODOLOGY_PATH,
+      modelled: true,
+    };
+    const country = countries.length === 1 ? countries[0] : undefined;
+    const job = jobs.length === 1 ? jobs[0] : undefined;
+    if (country !== undefined) meta.country = { code: country.code, name: country.name };
+    if (job !== undefined) meta.job = { slug: job.slug, title: job.title, isco_code: job.iscoCode };
+    if (years.length === 1) meta.year = years[0];
+    else meta.years = years;
+    return { data: rows, fields, meta };
+  }
+
+  // Serialised standard JSON responses per release: the same query answers with the same bytes.
+  const jsonCache = new WeakMap<SalaryIndex, Map<string, string>>();
+
+  return {
+    select(selection, principal, format, options = {}) {
+      return build(resolve(selection, principal, format, options.feature));
+    },
+
+    standardJson(selection, principal, options = {}) {
+      const r = resolve(selection, principal, 'json', options.feature);
+      const expected =
+        r.countries.length * r.jobs.length * r.years.length * (r.level === undefined ? 4 : 1);
+      // Custom fields, and results large enough to be streamed, take the general path.
+      if (r.fields.length > 0 || expected > JSON_CACHE_MAX_RECORDS) return undefined;
+      let cache = jsonCache.get(r.index);
+      if (cache === undefined) jsonCache.set(r.index, (cache = new Map<string, string>()));
+      const key = `${r.countries.length === 1 ? r.countries[0]!.code : '*'}|${r.jobs.length === 1 ? r.jobs[0]!.slug : '*'}|${r.level ?? '*'}|${r.years.join(',')}`;
+      let body = cache.get(key);
+      if (body === undefined) {
+        const result = build(r);
+        body = JSON.stringify({ data: result.data, meta: result.meta });
+        if (cache.size >= JSON_CACHE_MAX) cache.clear();
+        cache.set(key, body);
+      }
+      return body;
     },
   };
 }

@@ -1,0 +1,66 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  /** Seconds of each measured run. */
+  readonly duration: number;
+  /** Seconds of the discarded warm-up run before each measured run. */
+  readonly warmup: number;
+  readonly connections: number;
+  /** autocannon worker threads; 0 fires requests from the bench process's main thread. */
+  readonly workers: number;
+  /** When set, the servers run with `--cpu-prof` and write their profiles here. */
+  readonly cpuProfDir: string | undefined;
+}
+
+export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--connections N] [--workers N] [--cpu-prof DIR]
+
+  --duration N     seconds of each measured run (env BENCH_DURATION, default 10)
+  --warmup N       seconds of the discarded warm-up run (env BENCH_WARMUP, default 3)
+  --connections N  concurrent connections (env BENCH_CONNECTIONS, default 50)
+  --workers N      autocannon worker threads, 0 = none (env BENCH_WORKERS, default 0)
+  --cpu-prof DIR   run the servers with node --cpu-prof, profiles written to DIR`;
+
+/** Bad options (exit 2), or --help (exit 0); the message is for the user. */
+export class OptionsError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+  }
+}
+
+function positiveInt(name: string, raw: string | undefined, fallback: number, min = 1): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > 100_000) {
+    throw new OptionsError(`${name} must be a whole number from ${min} (got "${raw}")`);
+  }
+  return value;
+}
+
+/** Reads the options from argv, falling back to BENCH_* environment variables. */
+export function parseOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      workers: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help === true) throw new OptionsError(USAGE, 0);
+  return {
+    duration: positiveInt('--duration', values.duration ?? env.BENCH_DURATION, 10),
+    warmup: positiveInt('--warmup', values.warmup ?? env.BENCH_WARMUP, 3, 0),
+    connections: positiveInt('--connections', values.connections ?? env.BENCH_CONNECTIONS, 50),
+    workers: positiveInt('--workers', values.workers ?? env.BENCH_WORKERS, 0, 0),
+    cpuProfDir: values['cpu-prof'],
+  };
+}

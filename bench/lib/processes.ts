@@ -1,0 +1,134 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BenchFailure } from './failure.js';
+
+export const LOOPBACK = '127.0.0.1';
+
+/** A server under test, running as a child process. */
+export interface ServerProcess {
+  readonly name: string;
+  readonly pid: number;
+  readonly baseUrl: string;
+  /** Where the child's stdout goes, when not discarded. */
+  readonly logFile: string | undefined;
+  readonly child: ChildProcess;
+  /** Settles with the exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
+}
+
+export interface SpawnOptions {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly port: number;
+  /** The child's stdout goes to this file; discarded (/dev/null) when undefined. */
+  readonly logFile?: string;
+}
+
+const live = new Set<ChildProcess>();
+
+/** Every child still running is killed when the bench exits, fails, or is interrupted. */
+export function killChildrenOnExit(cleanup: () => void): void {
+  const killAll = (): void => {
+    for (const child of live) child.kill('SIGKILL');
+    live.clear();
+    cleanup();
+  };
+  process.on('exit', killAll);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      console.error(`\nbench: ${signal}, stopping the servers`);
+      process.exit(130);
+    });
+  }
+}
+
+/** A port that was free a moment ago on the loopback interface. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, LOOPBACK, resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port assigned');
+  return address.port;
+}
+
+export function spawnServer(
+  name: string,
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions,
+): ServerProcess {
+  const out = options.logFile === undefined ? 'ignore' : openSync(options.logFile, 'w');
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', out, 'inherit'],
+  });
+  if (typeof out === 'number') closeSync(out);
+  if (child.pid === undefined) throw new BenchFailure(`${name}: could not start ${command}`);
+  live.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    }),
+  );
+  return {
+    name,
+    pid: child.pid,
+    baseUrl: `http://${LOOPBACK}:${options.port}`,
+    logFile: options.logFile,
+    child,
+    exited,
+  };
+}
+
+function logTail(server: ServerProcess): string {
+  if (server.logFile === undefined) return '';
+  try {
+    const tail = readFileSync(server.logFile, 'utf8').trimEnd().split('\n').slice(-20).join('\n');
+    return tail === '' ? '' : `\n--- last lines of ${server.logFile} ---\n${tail}`;
+  } catch {
+    return '';
+  }
+}
+
+/** Polls `path` until it answers 200; returns the milliseconds it took. */
+export async function waitUntilOk(
+  server: ServerProcess,
+  path: string,
+  timeoutMs: number,
+): Promise<number> {
+  const started = performance.now();
+  let exitCode: number | null | undefined;
+  void server.exited.then((code) => (exitCode = code));
+  while (performance.now() - started < timeoutMs) {
+    if (exitCode !== undefined) {
+      throw new BenchFailure(
+        `${server.name} exited (code ${exitCode}) before ${path} answered 200${logTail(server)}`,
+      );
+    }
+    const status = await fetch(`${server.baseUrl}${path}`, { signal: AbortSignal.timeout(1000) })
+      .then(async (response) => (await response.arrayBuffer(), response.status))
+      .catch(() => 0);
+    if (status === 200) return performance.now() - started;
+    await sleep(200);
+  }
+  throw new BenchFailure(
+    `${server.name}: ${path} did not answer 200 within ${timeoutMs} ms${logTail(server)}`,
+  );
+}
+
+/** SIGTERM, then SIGKILL if the server has not exited within `graceMs`. */
+export async function stopServer(server: ServerProcess, graceMs = 15_000): Promise<void> {
+  if (!live.has(server.child)) return;
+  server.child.kill('SIGTERM');
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), graceMs);
+  await server.exited;
+  clearTimeout(timer);
+}

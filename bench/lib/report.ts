@@ -1,0 +1,65 @@
+import type { Measurement } from './load.js';
+
+const MIB = 1024 * 1024;
+
+interface Column {
+  readonly title: string;
+  readonly cell: (m: Measurement) => string;
+  readonly alignLeft?: boolean;
+}
+
+/** Other processes used more than this share of one core: the row is marked as disturbed. */
+export const NOISY_OTHER_CPU_PCT = 15;
+
+export function isNoisy(m: Measurement): boolean {
+  return m.cpu.other > NOISY_OTHER_CPU_PCT;
+}
+
+/** CPU time the server spent per response: unlike req/s, barely moved by the load generator. */
+export function serverCpuPerRequestUs(m: Measurement): number {
+  return m.responses > 0 ? (1000 * m.cpu.serverMs) / m.responses : 0;
+}
+
+/** Ours to the baseline, in requests per second. */
+export function ratio(m: Measurement, baseline: Measurement): number {
+  return m.requestsPerSecond.mean / baseline.requestsPerSecond.mean;
+}
+
+function columns(baseline: Measurement): readonly Column[] {
+  return [
+    { title: 'scenario', cell: (m) => m.scenario, alignLeft: true },
+    { title: 'req/s', cell: (m) => m.requestsPerSecond.mean.toFixed(0) },
+    { title: '± sd', cell: (m) => m.requestsPerSecond.stddev.toFixed(0) },
+    // autocannon's latency histogram has 1 ms resolution.
+    { title: 'p50 ms', cell: (m) => m.latencyMs.p50.toFixed(0) },
+    { title: 'p99 ms', cell: (m) => m.latencyMs.p99.toFixed(0) },
+    { title: 'mean ms', cell: (m) => m.latencyMs.mean.toFixed(2) },
+    { title: 'vs hello', cell: (m) => ratio(m, baseline).toFixed(2) },
+    { title: 'max RSS MiB', cell: (m) => (m.maxRssBytes / MIB).toFixed(1) },
+    { title: 'srv CPU µs/req', cell: (m) => serverCpuPerRequestUs(m).toFixed(1) },
+    { title: 'CPU% srv', cell: (m) => m.cpu.server.toFixed(0) },
+    { title: 'bench', cell: (m) => m.cpu.bench.toFixed(0) },
+    { title: 'other', cell: (m) => `${m.cpu.other.toFixed(0)}${isNoisy(m) ? ' !' : ''}` },
+  ];
+}
+
+/** A plain-text table, one row per measurement; `baseline` is the hello-world run. */
+export function formatTable(rows: readonly Measurement[], baseline: Measurement): string {
+  const cols = columns(baseline);
+  const cells = rows.map((row) => cols.map((c) => c.cell(row)));
+  const widths = cols.map((c, i) =>
+    Math.max(c.title.length, ...cells.map((r) => r[i]?.length ?? 0)),
+  );
+  const line = (values: readonly string[]): string =>
+    values
+      .map((v, i) =>
+        cols[i]?.alignLeft === true ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0),
+      )
+      .join('  ');
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  const table = [line(cols.map((c) => c.title)), rule, ...cells.map(line)].join('\n');
+  return rows.some(isNoisy)
+    ? `${table}\n\n! other processes used over ${NOISY_OTHER_CPU_PCT} % of a core during this row: ` +
+        'its numbers are disturbed; rerun on a quiet machine.'
+    : table;
+}
