@@ -68,11 +68,6 @@ export async function createServices(
   return { plans, accounts, cache, keys, subscriptions, billing, collector };
 }
 
-export interface Server {
-  listen(): Promise<string>;
-  close(): Promise<void>;
-}
-
 /** Wires every part of the API process together over one database. */
 export async function createServer(
   config: Config,

@@ -2,10 +2,8 @@ import { AppError } from '../errors/index.js';
 import { MEDIA_TYPES } from '../formats/index.js';
 import { FORMATS, type Format } from '../plans/index.js';
 
-export const FORMAT_MEDIA_TYPES = MEDIA_TYPES;
-
 const BY_MEDIA_TYPE = new Map<string, Format>(
-  Object.entries(FORMAT_MEDIA_TYPES).map(([format, type]) => [type, format as Format]),
+  Object.entries(MEDIA_TYPES).map(([format, type]) => [type, format as Format]),
 );
 
 /**
@@ -36,7 +34,7 @@ export function negotiateFormat(param: Format | undefined, accept: string | unde
     'NOT_ACCEPTABLE',
     'The Accept header names no media type this endpoint produces.',
     {
-      extensions: { available: Object.values(FORMAT_MEDIA_TYPES), formats: FORMATS },
+      extensions: { available: Object.values(MEDIA_TYPES), formats: FORMATS },
     },
   );
 }

@@ -2,7 +2,7 @@ export { SalaryDataStore } from './data-store.js';
 export { SalaryIndex } from './salary-index.js';
 export { createSalaryService, type SalaryService } from './service.js';
 export { salaryRoutes } from './routes.js';
-export { negotiateFormat, FORMAT_MEDIA_TYPES } from './format.js';
+export { negotiateFormat } from './format.js';
 export {
   SalaryQuerySchema,
   SalaryResponseSchema,
