@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyAuditChain } from '../../src/audit/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { accountOnPlan } from '../helpers/accounts.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -246,5 +247,26 @@ describe('accounts, sessions, subscription and keys', () => {
       "SELECT 1 FROM accounts WHERE lower(email) = 'grace@example.com'",
     );
     assert.equal(rows.length, 1);
+  });
+  it('an upgrade mid-window raises the daily limit at once without resetting what was used', async () => {
+    const other = await accountOnPlan(t, 'developer');
+    const apiKey = other.apiKey!;
+    const session = other.session;
+    await get('/api/v1/countries', apiKey);
+    const before = await get('/api/v1/countries', apiKey);
+    const used = 10_000 - Number(before.headers['x-ratelimit-remaining']);
+    assert.ok(used >= 2);
+    const up = await post('/api/v1/subscription', { plan: 'business' }, session);
+    assert.equal(up.statusCode, 200, up.body);
+    const after = await get('/api/v1/countries', apiKey);
+    assert.equal(after.headers['x-ratelimit-limit'], '100000');
+    assert.equal(after.headers['x-ratelimit-remaining'], String(100_000 - used - 1));
+    const down = await post('/api/v1/subscription', { plan: 'developer' }, session);
+    assert.equal(
+      down.json().subscription.pending_plan,
+      'developer',
+      'the downgrade waits for the period end',
+    );
+    assert.equal((await get('/api/v1/countries', apiKey)).headers['x-ratelimit-limit'], '100000');
   });
 });
