@@ -165,6 +165,27 @@ export function createKeyService(deps: {
     return row;
   }
 
+  /** Updates a key of the caller's account with its audit entry, and the cache at once. */
+  async function changeKey(
+    principal: Principal,
+    id: string,
+    changes: Parameters<typeof repo.updateKey>[3],
+    action: string,
+    data: Record<string, unknown>,
+    ip: string,
+  ): Promise<PublicKey> {
+    const accountId = accountOf(principal);
+    await mustFind(accountId, id);
+    const at = new Date(clock.now());
+    const row = await db.transaction(async (tx) => {
+      const updated = await repo.updateKey(tx, accountId, id, changes, at);
+      await recordAudit(tx, { accountId, actor: actorOf(principal), action, data, ip, at });
+      return updated as repo.KeyRow;
+    });
+    cache.applyKey(row);
+    return publicKey(row, at.getTime());
+  }
+
   return {
     async create(principal, input, ip) {
       const accountId = accountOf(principal);
@@ -192,50 +213,26 @@ export function createKeyService(deps: {
     },
 
     async update(principal, id, input, ip) {
-      const accountId = accountOf(principal);
       validate(principal.plan, { allowlist: input.allowlist });
-      await mustFind(accountId, id);
-      const at = new Date(clock.now());
-      const row = await db.transaction(async (tx) => {
-        const updated = await repo.updateKey(
-          tx,
-          accountId,
-          id,
-          { name: input.name, allowlist: input.allowlist },
-          at,
-        );
-        await recordAudit(tx, {
-          accountId,
-          actor: actorOf(principal),
-          action: 'keys.update',
-          data: { key_id: id, ...input },
-          ip,
-          at,
-        });
-        return updated as repo.KeyRow;
-      });
-      cache.applyKey(row);
-      return publicKey(row, at.getTime());
+      return changeKey(
+        principal,
+        id,
+        { name: input.name, allowlist: input.allowlist },
+        'keys.update',
+        { key_id: id, ...input },
+        ip,
+      );
     },
 
     async revoke(principal, id, ip) {
-      const accountId = accountOf(principal);
-      await mustFind(accountId, id);
-      const at = new Date(clock.now());
-      const row = await db.transaction(async (tx) => {
-        const updated = await repo.updateKey(tx, accountId, id, { revokedAt: at }, at);
-        await recordAudit(tx, {
-          accountId,
-          actor: actorOf(principal),
-          action: 'keys.revoke',
-          data: { key_id: id },
-          ip,
-          at,
-        });
-        return updated as repo.KeyRow;
-      });
-      cache.applyKey(row);
-      return publicKey(row, at.getTime());
+      return changeKey(
+        principal,
+        id,
+        { revokedAt: new Date(clock.now()) },
+        'keys.revoke',
+        { key_id: id },
+        ip,
+      );
     },
 
     async rotate(principal, id, ip) {
