@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { listAudit, recordAudit } from '../audit/index.js';
-import { allowlistProblems } from '../auth/index.js';
+import { actorOf, allowlistProblems } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { Clock } from '../lib/clock.js';
@@ -31,6 +31,31 @@ export interface AccountRoutesOptions {
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (app, opts) => {
   const { accounts, db, clock, cache, plans } = opts;
   const tags = ['Account'];
+
+  /** Changes the caller's account with its audit entry, and the credential cache at once. */
+  async function changeAccount(
+    principal: Principal,
+    changes: Parameters<typeof updateAccount>[2],
+    action: string,
+    data: Record<string, unknown>,
+    ip: string,
+  ) {
+    const at = new Date(clock.now());
+    const account = await db.transaction(async (tx) => {
+      const updated = await updateAccount(tx, principal.accountId as string, changes, at);
+      await recordAudit(tx, {
+        accountId: updated.id,
+        actor: actorOf(principal),
+        action,
+        data,
+        ip,
+        at,
+      });
+      return updated;
+    });
+    cache.applyAccount(account);
+    return account;
+  }
 
   app.post(
     '/api/v1/accounts',
@@ -123,25 +148,13 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       const problems = allowlistProblems(list);
       if (problems.length > 0)
         throw AppError.invalidParams([{ name: 'allowlist', reason: problems.join('; ') }]);
-      const at = new Date(clock.now());
-      const account = await db.transaction(async (tx) => {
-        const updated = await updateAccount(
-          tx,
-          principal.accountId as string,
-          { allowlist: list },
-          at,
-        );
-        await recordAudit(tx, {
-          accountId: updated.id,
-          actor: principal.keyId !== null ? `key:${principal.keyId}` : `account:${updated.id}`,
-          action: 'accounts.set_allowlist',
-          data: { allowlist: list },
-          ip: request.ip,
-          at,
-        });
-        return updated;
-      });
-      cache.applyAccount(account);
+      const account = await changeAccount(
+        principal,
+        { allowlist: list },
+        'accounts.set_allowlist',
+        { allowlist: list },
+        request.ip,
+      );
       return publicAccount(account);
     },
   );
@@ -170,25 +183,13 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         ]);
       }
     }
-    const at = new Date(clock.now());
-    const account = await db.transaction(async (tx) => {
-      const updated = await updateAccount(
-        tx,
-        principal.accountId as string,
-        { responseSchema: schema },
-        at,
-      );
-      await recordAudit(tx, {
-        accountId: updated.id,
-        actor: principal.keyId !== null ? `key:${principal.keyId}` : `account:${updated.id}`,
-        action: 'accounts.set_response_schema',
-        data: { schema },
-        ip,
-        at,
-      });
-      return updated;
-    });
-    cache.applyAccount(account);
+    const account = await changeAccount(
+      principal,
+      { responseSchema: schema },
+      'accounts.set_response_schema',
+      { schema },
+      ip,
+    );
     return { fields: account.responseSchema?.fields ?? [] };
   };
 

@@ -10,7 +10,7 @@ import {
 } from '../lib/crypto.js';
 import { prefixedId } from '../lib/ids.js';
 import { HOUR_MS, MemoryRateLimiter, type LimitRule } from '../limits/index.js';
-import type { Db } from '../store/index.js';
+import type { Db, Queryable } from '../store/index.js';
 import { isEmail, passwordProblem } from './password-policy.js';
 import * as repo from './repo.js';
 
@@ -62,10 +62,7 @@ export function createAccountService(deps: { db: Db; clock: Clock }): AccountSer
   const { db, clock } = deps;
   const failures = new MemoryRateLimiter();
 
-  async function newSession(
-    tx: Db | Parameters<Parameters<Db['transaction']>[0]>[0],
-    accountId: string,
-  ): Promise<Session> {
+  async function newSession(tx: Queryable, accountId: string): Promise<Session> {
     const token = randomSecret(SESSION_PREFIX);
     const at = new Date(clock.now());
     const expiresAt = new Date(at.getTime() + SESSION_TTL_MS);

@@ -1,3 +1,9 @@
-export { type Principal, type CredentialResolver, type Scope, SCOPES } from './principal.js';
+export {
+  type Principal,
+  type CredentialResolver,
+  type Scope,
+  SCOPES,
+  actorOf,
+} from './principal.js';
 export { addressBucket } from './client-address.js';
 export { AddressMatcher, allowlistProblems, MAX_ALLOWLIST_ENTRIES } from './allowlist.js';

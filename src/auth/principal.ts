@@ -43,3 +43,10 @@ export interface Principal {
 export interface CredentialResolver {
   resolve(token: string): Principal | undefined | Promise<Principal | undefined>;
 }
+
+/** Who acted, for the audit log: `key:<id>`, `account:<id>`, `operator` (the CLI) or `anonymous`. */
+export function actorOf(p: Principal): string {
+  if (p.keyId !== null) return `key:${p.keyId}`;
+  if (p.kind === 'session') return `account:${p.accountId}`;
+  return p.accountId !== null ? 'operator' : 'anonymous';
+}

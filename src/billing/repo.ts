@@ -165,6 +165,21 @@ function toInvoice(r: RawInvoice, lines: InvoiceLine[]): InvoiceRow {
   };
 }
 
+async function insertLine(db: Queryable, invoiceId: string, line: InvoiceLine): Promise<void> {
+  await db.query(
+    `INSERT INTO invoice_lines (invoice_id, kind, description, amount_cents, period_start, period_end)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [
+      invoiceId,
+      line.kind,
+      line.description,
+      line.amountCents,
+      iso(line.periodStart),
+      iso(line.periodEnd),
+    ],
+  );
+}
+
 export async function insertInvoice(
   db: Queryable,
   inv: Omit<InvoiceRow, 'number'>,
@@ -188,20 +203,7 @@ export async function insertInvoice(
       inv.renewalPlan,
     ],
   );
-  for (const line of inv.lines) {
-    await db.query(
-      `INSERT INTO invoice_lines (invoice_id, kind, description, amount_cents, period_start, period_end)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [
-        inv.id,
-        line.kind,
-        line.description,
-        line.amountCents,
-        iso(line.periodStart),
-        iso(line.periodEnd),
-      ],
-    );
-  }
+  for (const line of inv.lines) await insertLine(db, inv.id, line);
   return toInvoice(rows[0] as RawInvoice, inv.lines);
 }
 
@@ -249,18 +251,7 @@ export async function addCreditLine(
   line: InvoiceLine,
   at: number,
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO invoice_lines (invoice_id, kind, description, amount_cents, period_start, period_end)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [
-      invoice.id,
-      line.kind,
-      line.description,
-      line.amountCents,
-      iso(line.periodStart),
-      iso(line.periodEnd),
-    ],
-  );
+  await insertLine(db, invoice.id, line);
   invoice.lines.push(line);
   invoice.subtotalCents += line.amountCents;
   invoice.amountDueCents = Math.max(0, invoice.amountDueCents + line.amountCents);

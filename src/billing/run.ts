@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
-import { addMonthsAnchored, cycleAt, type Period } from './cycle.js';
+import { cycleAt, type Period } from './cycle.js';
 import {
   chargedFor,
   DAY_MS,
@@ -85,10 +85,8 @@ async function settleAccount(
   // now applies: an excess is credited to the balance, a shortfall invoiced.
   while (sub.status !== 'canceled' && now >= sub.periodEnd) {
     const nextPlan: PlanId = sub.cancelAtPeriodEnd ? 'free' : (sub.pendingPlan ?? sub.plan);
-    const next: Period = {
-      start: sub.periodEnd,
-      end: addMonthsAnchored(sub.anchorAt, cycleAt(sub.anchorAt, sub.periodEnd).index + 1),
-    };
+    // The cycle that starts where the current period ends.
+    const next: Period = cycleAt(sub.anchorAt, sub.periodEnd);
     const nextPrice = nextPlan === 'free' ? 0 : (planOf(plans, account, nextPlan).priceCents ?? 0);
     let charged = chargedFor(invoices, next.start);
     const advance = advanceFor(next.start);
@@ -182,10 +180,7 @@ async function settleAccount(
     advanceFor(sub.periodEnd) === undefined
   ) {
     const plan = planOf(plans, account, sub.pendingPlan ?? sub.plan);
-    const period = {
-      start: sub.periodEnd,
-      end: addMonthsAnchored(sub.anchorAt, cycleAt(sub.anchorAt, sub.periodEnd).index + 1),
-    };
+    const period: Period = cycleAt(sub.anchorAt, sub.periodEnd);
     invoices.push(
       await issuePlanInvoice(tx, clock, {
         accountId,

@@ -1,6 +1,6 @@
 import { updateAccount, findAccount, type AccountRow, type Contract } from '../accounts/index.js';
 import { recordAudit } from '../audit/index.js';
-import type { Principal } from '../auth/index.js';
+import { actorOf, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import {
   revokeKeysBeyond,
@@ -151,12 +151,7 @@ export function createSubscriptionService(deps: BillingDeps) {
     async change(principal: Principal, target: PlanId, ip: string | null, contract?: Contract) {
       const accountId = principal.accountId;
       if (accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in first.');
-      const actor =
-        principal.keyId !== null
-          ? `key:${principal.keyId}`
-          : principal.kind === 'session'
-            ? `account:${accountId}`
-            : 'operator';
+      const actor = actorOf(principal);
       const outcome = await db.transaction(async (tx) => {
         let account = await lockAccount(tx, accountId);
         if (contract !== undefined)

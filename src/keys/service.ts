@@ -1,4 +1,4 @@
-import { allowlistProblems, SCOPES, type Principal } from '../auth/index.js';
+import { actorOf, allowlistProblems, SCOPES, type Principal } from '../auth/index.js';
 import { recordAudit } from '../audit/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -84,8 +84,6 @@ export function createKeyService(deps: {
   cache: CredentialCache;
 }): KeyService {
   const { db, clock, plans, cache } = deps;
-  const actorOf = (p: Principal): string =>
-    p.keyId !== null ? `key:${p.keyId}` : `account:${p.accountId}`;
   const accountOf = (p: Principal): string => {
     if (p.accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in or use an API key.');
     return p.accountId;
