@@ -1,17 +1,19 @@
 import { stringify } from 'csv-stringify/sync';
-import type { Table } from './table.js';
+import { chunksOf, type Table } from './table.js';
+
+const OPTIONS = {
+  record_delimiter: 'windows',
+  cast: { boolean: (v: boolean) => (v ? 'true' : 'false') },
+} as const;
 
 /** RFC 4180: a header row, CRLF line ends, fields quoted when they need it. UTF-8. */
-export function toCsv(table: Table): Buffer {
+export function* csvChunks(table: Table): Generator<string> {
   const names = table.columns.map((c) => c.name);
-  const text = stringify(
-    table.rows.map((row) => names.map((n) => row[n] ?? '')),
-    {
-      header: true,
-      columns: names,
-      record_delimiter: 'windows',
-      cast: { boolean: (v) => (v ? 'true' : 'false') },
-    },
-  );
-  return Buffer.from(text, 'utf8');
+  yield stringify([names], OPTIONS);
+  for (const rows of chunksOf(table.rows)) {
+    yield stringify(
+      rows.map((row) => names.map((n) => row[n] ?? '')),
+      OPTIONS,
+    );
+  }
 }

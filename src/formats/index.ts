@@ -1,9 +1,10 @@
+import { Readable } from 'node:stream';
 import type { Format } from '../plans/index.js';
-import { toCsv } from './csv.js';
-import { toParquet } from './parquet.js';
+import { csvChunks } from './csv.js';
+import { parquetStream } from './parquet.js';
 import type { Table } from './table.js';
-import { toXlsx } from './xlsx.js';
-import { toXml } from './xml.js';
+import { xlsxStream } from './xlsx.js';
+import { xmlChunks } from './xml.js';
 
 export type { Table, Column, ColumnType, Cell } from './table.js';
 export { XML_NAMESPACE } from './xml.js';
@@ -16,35 +17,59 @@ export const MEDIA_TYPES: Readonly<Record<Format, string>> = Object.freeze({
   parquet: 'application/vnd.apache.parquet',
 });
 
+/** Tables with more rows than this are streamed; smaller ones are sent with a Content-Length. */
+export const STREAM_ABOVE_ROWS = 500;
+
 export interface Rendered {
-  body: Buffer;
+  body: Buffer | Readable;
   contentType: string;
   filename: string;
 }
 
-/** A table in one of the file formats (everything but JSON), with its type and file name. */
+function contentTypeOf(format: Exclude<Format, 'json'>): string {
+  return format === 'csv'
+    ? `${MEDIA_TYPES.csv}; charset=utf-8; header=present`
+    : format === 'xml'
+      ? `${MEDIA_TYPES.xml}; charset=utf-8`
+      : MEDIA_TYPES[format];
+}
+
+async function streamOf(
+  format: Exclude<Format, 'json'>,
+  table: Table,
+  name: { root: string; attributes?: Record<string, string> },
+): Promise<Readable> {
+  switch (format) {
+    case 'csv':
+      return Readable.from(csvChunks(table));
+    case 'xml':
+      return Readable.from(xmlChunks(table, name.root, name.attributes ?? {}));
+    case 'xlsx':
+      return xlsxStream(table, name.root);
+    case 'parquet':
+      return parquetStream(table);
+  }
+}
+
+async function collect(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(Buffer.from(part as Uint8Array | string));
+  return Buffer.concat(parts);
+}
+
+/**
+ * A table in one of the file formats (everything but JSON), with its type and file name.
+ * Every format is produced piece by piece; large tables go out as a stream.
+ */
 export async function renderTable(
   format: Exclude<Format, 'json'>,
   table: Table,
   name: { base: string; root: string; attributes?: Record<string, string> },
 ): Promise<Rendered> {
-  const filename = `${name.base}.${format}`;
-  switch (format) {
-    case 'csv':
-      return {
-        body: toCsv(table),
-        contentType: `${MEDIA_TYPES.csv}; charset=utf-8; header=present`,
-        filename,
-      };
-    case 'xlsx':
-      return { body: await toXlsx(table, name.root), contentType: MEDIA_TYPES.xlsx, filename };
-    case 'xml':
-      return {
-        body: toXml(table, name.root, name.attributes ?? {}),
-        contentType: `${MEDIA_TYPES.xml}; charset=utf-8`,
-        filename,
-      };
-    case 'parquet':
-      return { body: toParquet(table), contentType: MEDIA_TYPES.parquet, filename };
-  }
+  const stream = await streamOf(format, table, name);
+  return {
+    body: table.rows.length > STREAM_ABOVE_ROWS ? stream : await collect(stream),
+    contentType: contentTypeOf(format),
+    filename: `${name.base}.${format}`,
+  };
 }

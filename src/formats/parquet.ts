@@ -1,14 +1,20 @@
 import * as arrow from 'apache-arrow';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
 import {
   Compression,
   Table as WasmTable,
   WriterPropertiesBuilder,
-  writeParquet,
+  transformParquetStream,
+  type RecordBatch,
 } from 'parquet-wasm/node';
-import type { Column, Table } from './table.js';
+import { chunksOf, type Column, type Cell, type Table } from './table.js';
 
-function vector(column: Column, table: Table): arrow.Vector {
-  const values = table.rows.map((r) => r[column.name] ?? null);
+/** Rows per Parquet row group: each is converted and written on its own. */
+const ROW_GROUP_ROWS = 10_000;
+
+function vector(column: Column, rows: readonly Readonly<Record<string, Cell>>[]): arrow.Vector {
+  const values = rows.map((r) => r[column.name] ?? null);
   switch (column.type) {
     case 'integer':
       return arrow.vectorFromArray(values as (number | null)[], new arrow.Int32());
@@ -29,12 +35,33 @@ function vector(column: Column, table: Table): arrow.Vector {
   }
 }
 
-/** Parquet written by parquet-wasm (Rust's parquet crate) from a typed Arrow table; Snappy. */
-export function toParquet(table: Table): Buffer {
+/** One row group's rows as a record batch in parquet-wasm's memory. */
+function recordBatch(table: Table, rows: readonly Readonly<Record<string, Cell>>[]): RecordBatch {
   const arrowTable = new arrow.Table(
-    Object.fromEntries(table.columns.map((c) => [c.name, vector(c, table)])),
+    Object.fromEntries(table.columns.map((c) => [c.name, vector(c, rows)])),
   );
-  const wasmTable = WasmTable.fromIPCStream(arrow.tableToIPC(arrowTable, 'stream'));
-  const properties = new WriterPropertiesBuilder().setCompression(Compression.SNAPPY).build();
-  return Buffer.from(writeParquet(wasmTable, properties));
+  const batch = WasmTable.fromIPCStream(arrow.tableToIPC(arrowTable, 'stream')).recordBatch(0);
+  if (batch === undefined) throw new Error('parquet: empty record batch');
+  return batch;
+}
+
+/**
+ * Parquet written by parquet-wasm (Rust's parquet crate) from typed Arrow record batches,
+ * Snappy-compressed, one row group per 10,000 rows converted only when the writer asks for it.
+ */
+export async function parquetStream(table: Table): Promise<Readable> {
+  const groups = chunksOf(table.rows, ROW_GROUP_ROWS);
+  const batches = new ReadableStream<RecordBatch>({
+    pull(controller) {
+      const next = groups.next();
+      if (next.done === true) controller.close();
+      else controller.enqueue(recordBatch(table, next.value));
+    },
+  });
+  const properties = new WriterPropertiesBuilder()
+    .setCompression(Compression.SNAPPY)
+    .setMaxRowGroupSize(ROW_GROUP_ROWS)
+    .build();
+  const bytes = await transformParquetStream(batches, properties);
+  return Readable.fromWeb(bytes as NodeWebReadableStream<Uint8Array>);
 }

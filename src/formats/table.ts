@@ -15,3 +15,10 @@ export interface Table {
   readonly columns: readonly Column[];
   readonly rows: readonly Readonly<Record<string, Cell>>[];
 }
+
+/** Rows per chunk when a table is written piece by piece (streamed responses). */
+export const CHUNK_ROWS = 1000;
+
+export function* chunksOf<T>(rows: readonly T[], size = CHUNK_ROWS): Generator<readonly T[]> {
+  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
+}

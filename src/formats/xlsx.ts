@@ -1,43 +1,59 @@
 import ExcelJS from 'exceljs';
-import type { Table } from './table.js';
+import { PassThrough, type Readable } from 'node:stream';
+import type { Column, Table } from './table.js';
 
-/** A real .xlsx: typed cells, a bold frozen header row, column widths fitted to the content. */
-export async function toXlsx(table: Table, sheetName: string): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
+const WIDTH_SAMPLE_ROWS = 500;
+
+function numFmt(column: Column): Partial<ExcelJS.Style> {
+  switch (column.type) {
+    case 'integer':
+      return { numFmt: '#,##0' };
+    case 'number':
+      return { numFmt: '0.0000' };
+    case 'date':
+      return { numFmt: 'yyyy-mm-dd' };
+    default:
+      return {};
+  }
+}
+
+/**
+ * A real .xlsx: typed cells, a bold frozen header row, column widths fitted to the content
+ * (of the first rows). Written by exceljs' streaming writer: each row is committed to the zip
+ * stream as it is added, so a large table never sits in memory as a workbook.
+ */
+export function xlsxStream(table: Table, sheetName: string): Readable {
+  const out = new PassThrough();
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true });
   workbook.creator = 'European Salary Data API';
   workbook.created = new Date(0);
   const sheet = workbook.addWorksheet(sheetName.slice(0, 31), {
     views: [{ state: 'frozen', ySplit: 1 }],
   });
+  const sample = table.rows.slice(0, WIDTH_SAMPLE_ROWS);
   sheet.columns = table.columns.map((c) => ({
     header: c.name,
     key: c.name,
     width: Math.min(
       60,
-      Math.max(
-        c.name.length,
-        ...table.rows.slice(0, 500).map((r) => String(r[c.name] ?? '').length),
-      ) + 2,
+      Math.max(c.name.length, ...sample.map((r) => String(r[c.name] ?? '').length)) + 2,
     ),
-    style:
-      c.type === 'integer'
-        ? { numFmt: '#,##0' }
-        : c.type === 'number'
-          ? { numFmt: '0.0000' }
-          : c.type === 'date'
-            ? { numFmt: 'yyyy-mm-dd' }
-            : {},
+    style: numFmt(c),
   }));
-  for (const row of table.rows) {
-    sheet.addRow(
-      Object.fromEntries(
-        table.columns.map((c) => {
-          const v = row[c.name] ?? null;
-          return [c.name, c.type === 'date' && typeof v === 'string' ? new Date(v) : v];
-        }),
-      ),
-    );
-  }
-  sheet.getRow(1).font = { bold: true };
-  return Buffer.from(await workbook.xlsx.writeBuffer());
+  const header = sheet.getRow(1);
+  header.font = { bold: true };
+  header.commit();
+  const write = async (): Promise<void> => {
+    for (const row of table.rows) {
+      const values: ExcelJS.CellValue[] = table.columns.map((c) => {
+        const v = row[c.name] ?? null;
+        return c.type === 'date' && typeof v === 'string' ? new Date(v) : v;
+      });
+      sheet.addRow(values).commit();
+    }
+    sheet.commit();
+    await workbook.commit();
+  };
+  write().catch((error: unknown) => out.destroy(error as Error));
+  return out;
 }

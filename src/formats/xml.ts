@@ -1,35 +1,42 @@
 import { XMLBuilder } from 'fast-xml-parser';
-import type { Table } from './table.js';
+import { chunksOf, type Table } from './table.js';
 
 export const XML_NAMESPACE = 'https://salary-api.eu/schema/v1';
+
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
+const escapeAttribute = (value: string): string => value.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 
 /**
  * `<salaries xmlns="…"><salary><country>DE</country>…</salary></salaries>`: one element per
  * row, one child per column in table order; empty values are empty elements. The schema is
- * documented in docs/formats.md.
+ * documented in docs/formats.md. Written in chunks of rows, so a large table streams.
  */
-export function toXml(table: Table, rootName: string, attributes: Record<string, string>): Buffer {
-  const builder = new XMLBuilder({
-    ignoreAttributes: false,
-    attributeNamePrefix: '@_',
-    format: true,
-    suppressEmptyNode: false,
-  });
-  const rows = table.rows.map((row) =>
-    Object.fromEntries(
-      table.columns.map((c) => [
-        c.name,
-        row[c.name] === null || row[c.name] === undefined ? '' : String(row[c.name]),
-      ]),
-    ),
-  );
-  const root = {
-    '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
-    [rootName]: {
-      '@_xmlns': XML_NAMESPACE,
-      ...Object.fromEntries(Object.entries(attributes).map(([k, v]) => [`@_${k}`, v])),
-      [table.rowName]: rows,
-    },
-  };
-  return Buffer.from(builder.build(root), 'utf8');
+export function* xmlChunks(
+  table: Table,
+  rootName: string,
+  attributes: Record<string, string>,
+): Generator<string> {
+  const builder = new XMLBuilder({ format: true, indentBy: '  ', suppressEmptyNode: false });
+  const attrs = Object.entries({ xmlns: XML_NAMESPACE, ...attributes })
+    .map(([k, v]) => ` ${k}="${escapeAttribute(v)}"`)
+    .join('');
+  yield `<?xml version="1.0" encoding="UTF-8"?>\n<${rootName}${attrs}>\n`;
+  for (const rows of chunksOf(table.rows)) {
+    const elements = rows.map((row) =>
+      Object.fromEntries(
+        table.columns.map((c) => {
+          const value = row[c.name];
+          return [c.name, value === null || value === undefined ? '' : String(value)];
+        }),
+      ),
+    );
+    yield builder.build({ [table.rowName]: elements });
+  }
+  yield `</${rootName}>\n`;
 }

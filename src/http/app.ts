@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { accountRoutes, AccountSchema, SessionSchema } from '../accounts/routes.js';
 import type { AccountService } from '../accounts/index.js';
 import type { CredentialResolver, Principal } from '../auth/index.js';
@@ -62,8 +62,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
     genReqId: requestIdGenerator(),
-    disableRequestLogging: true,
-    requestIdLogLabel: 'request_id',
+    // Fastify's own per-request lines are off: the onResponse hook below writes one line.
+    logController: new LogController({
+      disableRequestLogging: true,
+      requestIdLogLabel: 'request_id',
+    }),
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     bodyLimit: 1_048_576,
     return503OnClosing: true,

@@ -1,12 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
-import { renderTable, type Table } from '../formats/index.js';
+import { renderTable, STREAM_ABOVE_ROWS, type Table } from '../formats/index.js';
 import { applySchema, type CustomSchema } from './custom-schema.js';
 import type { Format } from '../plans/index.js';
 import type { SalaryResult } from './service.js';
 import { salaryTable } from './table.js';
 
-const STREAM_ABOVE = 500;
 const CHUNK = 500;
 
 /**
@@ -30,7 +29,7 @@ export async function sendSalaryResult(
     return sendFile(reply, format, table, result, filenameBase);
   }
   if (format === 'json') {
-    if (result.data.length <= STREAM_ABOVE)
+    if (result.data.length <= STREAM_ABOVE_ROWS)
       return reply.send({ data: result.data, meta: result.meta });
     return reply.type('application/json; charset=utf-8').send(Readable.from(jsonChunks(result)));
   }

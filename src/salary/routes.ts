@@ -52,6 +52,8 @@ const config = {
   scope: 'salary:read',
 } as const;
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const yearOf = (raw: string | undefined): number | 'all' | undefined =>
   raw === undefined || raw === 'all' ? raw : Number(raw);
 const suffix = (...parts: (string | number | undefined)[]): string =>
@@ -63,24 +65,45 @@ const suffix = (...parts: (string | number | undefined)[]): string =>
 export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = async (app, opts) => {
   const { salary, consumeQuota } = opts;
 
-  /** Select (validation and plan checks), spend quota, then answer in the negotiated format. */
-  async function serve(
+  /**
+   * Select (validation and plan checks), spend quota, then answer in the negotiated format.
+   * A cached standard JSON body with an in-process limiter is answered synchronously (no
+   * promise on the hot path); everything else returns a promise.
+   */
+  function serve(
     request: FastifyRequest,
     reply: FastifyReply,
     selection: Selection & { format?: Format },
     filename: (meta: SalaryMeta) => string,
     feature?: 'bulk',
-  ): Promise<FastifyReply> {
+  ): undefined | Promise<void> {
     const format = negotiateFormat(selection.format, request.headers.accept);
     const schema = request.principal.responseSchema;
     if (format === 'json' && schema === null) {
       const body = salary.standardJson(selection, request.principal, { feature });
       if (body !== undefined) {
         const spent = consumeQuota(request, reply);
-        if (spent !== undefined) await spent;
-        return reply.type('application/json; charset=utf-8').send(body);
+        if (spent === undefined) {
+          reply.type(JSON_TYPE).send(body);
+          return undefined;
+        }
+        return spent.then(() => {
+          reply.type(JSON_TYPE).send(body);
+        });
       }
     }
+    return serveSelection(request, reply, selection, format, filename, feature);
+  }
+
+  async function serveSelection(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    selection: Selection,
+    format: Format,
+    filename: (meta: SalaryMeta) => string,
+    feature: 'bulk' | undefined,
+  ): Promise<void> {
+    const schema = request.principal.responseSchema;
     const fields = withSchemaFields(selection.fields, schema);
     const result = salary.select({ ...selection, fields }, request.principal, format, { feature });
     const spent = consumeQuota(request, reply);
@@ -102,7 +125,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
       },
       config,
     },
-    async (request, reply) => {
+    (request, reply) => {
       const q = request.query;
       return serve(
         request,
@@ -127,7 +150,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
       },
       config,
     },
-    async (request, reply) => {
+    (request, reply) => {
       const q = request.query;
       return serve(
         request,
@@ -152,7 +175,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
       },
       config,
     },
-    async (request, reply) => {
+    (request, reply) => {
       const q = request.query;
       const selection = { ...q, year: yearOf(q.year) };
       return serve(
@@ -178,7 +201,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
       },
       config,
     },
-    async (request, reply) => {
+    (request, reply) => {
       const q = request.query;
       const selection = { ...q, year: yearOf(q.year) };
       return serve(
@@ -204,7 +227,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
       },
       config,
     },
-    async (request, reply) => {
+    (request, reply) => {
       const q = request.query;
       const selection = { ...q, year: yearOf(q.year) };
       return serve(

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { XMLParser } from 'fast-xml-parser';
-import { parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 
@@ -120,5 +120,86 @@ describe('salary lookup in every format, read back with independent readers', ()
       await t.app.inject({ url: '/api/v1/countries', headers: { authorization: `Bearer ${key}` } })
     ).json();
     assert.ok(countries.data.some((c: { native_name: string }) => c.native_name === 'Österreich'));
+  });
+});
+
+describe('the full archive in every file format: streamed, complete, read back', () => {
+  let t: TestApp;
+  let key: string;
+  let expected: Record<string, unknown>[];
+  before(async () => {
+    t = await buildTestApp();
+    key = (await accountOnPlan(t, 'enterprise')).apiKey as string;
+    expected = (await archive('json')).json().data;
+    assert.equal(expected.length, 29_484);
+  });
+  after(() => t.close());
+
+  async function archive(format: string) {
+    const res = await t.app.inject({
+      url: `/api/v1/bulk/archive?year=all&format=${format}`,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(res.statusCode, 200, res.body.slice(0, 300));
+    if (format !== 'json')
+      assert.equal(res.headers['content-length'], undefined, 'streamed, not buffered');
+    return res;
+  }
+
+  /** Every row in order; the figures of every 97th row compared field by field. */
+  const expectArchive = (rows: Record<string, unknown>[]) => {
+    assert.equal(rows.length, expected.length);
+    for (let i = 0; i < rows.length; i += 97) {
+      const row = rows[i]!;
+      const want = expected[i]!;
+      for (const field of ['country', 'job', 'level', 'basis'])
+        assert.equal(String(row[field]), want[field], `row ${i} ${field}`);
+      for (const field of ['year', 'p25', 'median', 'p75'])
+        assert.equal(Number(row[field]), want[field], `row ${i} ${field}`);
+    }
+  };
+
+  it('CSV', async () => {
+    const res = await archive('csv');
+    const rows = parse<Record<string, unknown>>(res.body, { columns: true });
+    expectArchive(rows);
+  });
+
+  it('XML', async () => {
+    const res = await archive('xml');
+    const doc = new XMLParser({ ignoreAttributes: false }).parse(res.body);
+    assert.equal(doc.salaries['@_release'], '2026.11.1');
+    expectArchive(doc.salaries.salary);
+  });
+
+  it('Excel, header bold and frozen', async () => {
+    const res = await archive('xlsx');
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets[0]!;
+    assert.equal(sheet.views[0]?.state, 'frozen');
+    assert.equal(sheet.getRow(1).font?.bold, true);
+    const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
+    const rows: Record<string, unknown>[] = [];
+    sheet.eachRow((row, n) => {
+      if (n > 1) {
+        const values = (row.values as unknown[]).slice(1);
+        rows.push(Object.fromEntries(header.map((h, i) => [h, values[i]])));
+      }
+    });
+    assert.equal(typeof rows[0]!.median, 'number');
+    expectArchive(rows);
+  });
+
+  it('Parquet, in several row groups', async () => {
+    const res = await archive('parquet');
+    const bytes = res.rawPayload;
+    const file = bytes.buffer.slice(
+      bytes.byteOffset,
+      bytes.byteOffset + bytes.byteLength,
+    ) as ArrayBuffer;
+    const metadata = parquetMetadata(file);
+    assert.ok(metadata.row_groups.length >= 3, `${metadata.row_groups.length} row groups`);
+    expectArchive(await parquetReadObjects({ file }));
   });
 });
