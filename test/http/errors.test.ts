@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ERROR_CODES, problemType } from '../../src/errors/index.js';
-import { nulPath } from '../../src/http/nul-guard.js';
+import { unstorableText } from '../../src/http/text-guard.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 
@@ -109,7 +109,7 @@ describe('problem+json for framework errors', () => {
   });
 });
 
-describe('U+0000 (NUL) in a request body', () => {
+describe('text the database cannot store in a request body', () => {
   let t: TestApp;
   let ent: Awaited<ReturnType<typeof accountOnPlan>>;
   let keyId: string;
@@ -124,67 +124,86 @@ describe('U+0000 (NUL) in a request body', () => {
   });
   after(() => t.close());
 
-  // Found by test/fuzz: PostgreSQL text cannot hold NUL, so these were database errors (500).
+  const NUL = 'must not contain U+0000 (NUL)';
+  const SURROGATE = 'must be well-formed Unicode (it holds a lone surrogate)';
+  const credentials = '"password":"a long enough passphrase"';
+  // Found by test/fuzz: PostgreSQL text cannot hold NUL and jsonb refuses a lone surrogate, so
+  // these were database errors (500).
   const cases: {
     method: 'POST' | 'PATCH';
-    url: () => string;
+    path: string;
     auth: boolean;
-    payload: object;
+    payload: string;
     name: string;
-    label?: string;
+    reason: string;
   }[] = [
     {
       method: 'POST',
-      url: () => '/api/v1/keys',
+      path: '/api/v1/keys',
       auth: true,
-      payload: { name: 'a\u0000b' },
+      payload: '{"name":"a\\u0000b"}',
       name: 'name',
+      reason: NUL,
     },
     {
       method: 'PATCH',
-      url: () => `/api/v1/keys/${keyId}`,
-      label: '/api/v1/keys/:id',
+      path: '/api/v1/keys/:id',
       auth: true,
-      payload: { name: 'nul\u0000' },
+      payload: '{"name":"nul\\u0000"}',
       name: 'name',
+      reason: NUL,
+    },
+    {
+      method: 'PATCH',
+      path: '/api/v1/keys/:id',
+      auth: true,
+      payload: '{"name":"\\ud800"}',
+      name: 'name',
+      reason: SURROGATE,
     },
     {
       method: 'POST',
-      url: () => '/api/v1/accounts',
+      path: '/api/v1/accounts',
       auth: false,
-      payload: { email: 'n\u0000l@example.com', password: 'a long enough passphrase' },
+      payload: `{"email":"n\\u0000l@example.com",${credentials}}`,
       name: 'email',
+      reason: NUL,
     },
     {
       method: 'POST',
-      url: () => '/api/v1/sessions',
+      path: '/api/v1/sessions',
       auth: false,
-      payload: { email: 'n\u0000l@example.com', password: 'a long enough passphrase' },
+      payload: `{"email":"n\\u0000l@example.com",${credentials}}`,
       name: 'email',
+      reason: NUL,
     },
   ];
   for (const c of cases) {
-    it(`${c.method} ${c.label ?? c.url()} with NUL in ${c.name} is 400 INVALID_BODY naming the field`, async () => {
+    it(`${c.method} ${c.path} with ${c.payload} is 400 INVALID_BODY naming the field`, async () => {
       const res = await t.app.inject({
         method: c.method,
-        url: c.url(),
-        headers: c.auth ? { authorization: `Bearer ${ent.session}` } : {},
+        url: c.path.replace(':id', keyId),
+        headers: {
+          'content-type': 'application/json',
+          ...(c.auth ? { authorization: `Bearer ${ent.session}` } : {}),
+        },
         payload: c.payload,
       });
       assert.equal(res.statusCode, 400, res.body);
       assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
       const body = res.json();
       assert.equal(body.code, 'INVALID_BODY');
-      assert.deepEqual(body.invalid_params, [
-        { name: c.name, reason: 'must not contain U+0000 (NUL)' },
-      ]);
+      assert.deepEqual(body.invalid_params, [{ name: c.name, reason: c.reason }]);
     });
   }
 
-  it('finds NUL in nested values and in keys', () => {
-    assert.equal(nulPath({ fields: [{ field: 'median', name: 'x\u0000' }] }), 'fields/0/name');
-    assert.equal(nulPath({ 'a\u0000': 1 }), 'a\u0000');
-    assert.equal(nulPath('\u0000'), '(body)');
-    assert.equal(nulPath({ name: 'tab\there', list: [1, null, true] }), undefined);
+  it('finds such text in nested values and in keys, and lets surrogate pairs through', () => {
+    assert.deepEqual(unstorableText({ fields: [{ field: 'median', name: 'x\u0000' }] }), {
+      name: 'fields/0/name',
+      reason: NUL,
+    });
+    assert.deepEqual(unstorableText({ ['a\udc00']: 1 }), { name: 'a\udc00', reason: SURROGATE });
+    assert.deepEqual(unstorableText('\u0000'), { name: '(body)', reason: NUL });
+    assert.equal(unstorableText({ name: 'tab\there 💸 ẞ', list: [1, null, true] }), undefined);
   });
 });
