@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { SCOPES } from '../../src/auth/index.js';
 import { COUNTRY_CODES } from '../../src/catalog/countries.js';
 import { JOB_SLUGS, LEVELS } from '../../src/catalog/jobs.js';
-import { ERROR_CODES, type ErrorCode } from '../../src/errors/index.js';
+import { ERROR_CODES, problemType, type ErrorCode } from '../../src/errors/index.js';
 import { MEDIA_TYPES } from '../../src/formats/index.js';
 import { EXTRA_FIELD_NAMES } from '../../src/salary/fields.js';
 import { FORMATS, PLAN_IDS, type PlanId } from '../../src/plans/index.js';
@@ -513,6 +513,7 @@ function checkResponse(
     assert.ok(code in ERROR_CODES, `known code ${String(code)}`);
     assert.equal(ERROR_CODES[code].status, status, `${code} has status ${status}`);
     assert.equal(ERROR_CODES[code].title, problem.title);
+    assert.equal(problem.type, problemType(code), 'the type URI of the code');
     return;
   }
   if (status >= 300) {
