@@ -27,6 +27,7 @@ import { ProblemSchema } from './openapi-responses.js';
 import { sendProblem } from './problem.js';
 import { quotaEnforcer } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
+import { textGuard } from './text-guard.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -161,6 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     done();
   });
+  app.addHook('preValidation', textGuard);
   registerIdempotency(app, deps.db, deps.clock);
 
   await app.register(swagger, openApiOptions(config));

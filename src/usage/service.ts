@@ -93,10 +93,24 @@ export function createUsageService(deps: {
 }
 export type UsageService = ReturnType<typeof createUsageService>;
 
+const FIRST_DAY = '1970-01-01';
+// The day after `to` must still be a four-digit year the database can hold.
+const LAST_DAY = '9999-12-30';
+
 function parseDay(name: string, value: string): number {
   const at = Date.parse(`${value}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(at)) {
+  // Date.parse rolls 2026-02-30 over to March; a real calendar day reads back unchanged.
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+    Number.isNaN(at) ||
+    new Date(at).toISOString().slice(0, 10) !== value
+  ) {
     throw AppError.invalidParams([{ name, reason: `'${value}' is not a date (YYYY-MM-DD)` }]);
+  }
+  if (value < FIRST_DAY || value > LAST_DAY) {
+    throw AppError.invalidParams([
+      { name, reason: `'${value}' is not between ${FIRST_DAY} and ${LAST_DAY}` },
+    ]);
   }
   return at;
 }

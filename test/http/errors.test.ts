@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ERROR_CODES, problemType } from '../../src/errors/index.js';
+import { unstorableText } from '../../src/http/text-guard.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { accountOnPlan } from '../helpers/accounts.js';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 
@@ -104,5 +106,104 @@ describe('problem+json for framework errors', () => {
     const b = await t.app.inject('/health');
     assert.match(String(a.headers['x-request-id']), /^req_[0-9a-f]{12}[0-9a-z]{6,}$/);
     assert.notEqual(a.headers['x-request-id'], b.headers['x-request-id']);
+  });
+});
+
+describe('text the database cannot store in a request body', () => {
+  let t: TestApp;
+  let ent: Awaited<ReturnType<typeof accountOnPlan>>;
+  let keyId: string;
+  before(async () => {
+    t = await buildTestApp();
+    ent = await accountOnPlan(t, 'enterprise');
+    const keys = await t.app.inject({
+      url: '/api/v1/keys',
+      headers: { authorization: `Bearer ${ent.session}` },
+    });
+    keyId = keys.json<{ data: { id: string }[] }>().data[0]!.id;
+  });
+  after(() => t.close());
+
+  const NUL = 'must not contain U+0000 (NUL)';
+  const SURROGATE = 'must be well-formed Unicode (it holds a lone surrogate)';
+  const credentials = '"password":"a long enough passphrase"';
+  // Found by test/fuzz: PostgreSQL text cannot hold NUL and jsonb refuses a lone surrogate, so
+  // these were database errors (500).
+  const cases: {
+    method: 'POST' | 'PATCH';
+    path: string;
+    auth: boolean;
+    payload: string;
+    name: string;
+    reason: string;
+  }[] = [
+    {
+      method: 'POST',
+      path: '/api/v1/keys',
+      auth: true,
+      payload: '{"name":"a\\u0000b"}',
+      name: 'name',
+      reason: NUL,
+    },
+    {
+      method: 'PATCH',
+      path: '/api/v1/keys/:id',
+      auth: true,
+      payload: '{"name":"nul\\u0000"}',
+      name: 'name',
+      reason: NUL,
+    },
+    {
+      method: 'PATCH',
+      path: '/api/v1/keys/:id',
+      auth: true,
+      payload: '{"name":"\\ud800"}',
+      name: 'name',
+      reason: SURROGATE,
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/accounts',
+      auth: false,
+      payload: `{"email":"n\\u0000l@example.com",${credentials}}`,
+      name: 'email',
+      reason: NUL,
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/sessions',
+      auth: false,
+      payload: `{"email":"n\\u0000l@example.com",${credentials}}`,
+      name: 'email',
+      reason: NUL,
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.method} ${c.path} with ${c.payload} is 400 INVALID_BODY naming the field`, async () => {
+      const res = await t.app.inject({
+        method: c.method,
+        url: c.path.replace(':id', keyId),
+        headers: {
+          'content-type': 'application/json',
+          ...(c.auth ? { authorization: `Bearer ${ent.session}` } : {}),
+        },
+        payload: c.payload,
+      });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+      const body = res.json();
+      assert.equal(body.code, 'INVALID_BODY');
+      assert.deepEqual(body.invalid_params, [{ name: c.name, reason: c.reason }]);
+    });
+  }
+
+  it('finds such text in nested values and in keys, and lets surrogate pairs through', () => {
+    assert.deepEqual(unstorableText({ fields: [{ field: 'median', name: 'x\u0000' }] }), {
+      name: 'fields/0/name',
+      reason: NUL,
+    });
+    assert.deepEqual(unstorableText({ ['a\udc00']: 1 }), { name: 'a\udc00', reason: SURROGATE });
+    assert.deepEqual(unstorableText('\u0000'), { name: '(body)', reason: NUL });
+    assert.equal(unstorableText({ name: 'tab\there 💸 ẞ', list: [1, null, true] }), undefined);
   });
 });

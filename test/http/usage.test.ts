@@ -87,4 +87,29 @@ describe('usage counting', () => {
       400,
     );
   });
+
+  // Found by test/fuzz: days the database cannot hold were a 500, and an impossible day
+  // (February 30) was read as March 2.
+  for (const [query, reason] of [
+    ['from=0000-01-01&to=0000-01-02', "'0000-01-01' is not between 1970-01-01 and 9999-12-30"],
+    ['from=9999-12-30&to=9999-12-31', "'9999-12-31' is not between 1970-01-01 and 9999-12-30"],
+    ['from=1969-12-31', "'1969-12-31' is not between 1970-01-01 and 9999-12-30"],
+    ['from=2026-02-30', "'2026-02-30' is not a date (YYYY-MM-DD)"],
+    ['to=2026-11-31', "'2026-11-31' is not a date (YYYY-MM-DD)"],
+  ] as const) {
+    it(`refuses ${query} with 400 naming the day`, async () => {
+      const res = await get(`/api/v1/usage?${query}`, session);
+      assert.equal(res.statusCode, 400, res.body);
+      const body = res.json<{ code: string; invalid_params: { reason: string }[] }>();
+      assert.equal(body.code, 'INVALID_PARAMETER');
+      assert.equal(body.invalid_params[0]?.reason, reason);
+    });
+  }
+
+  it('serves the earliest and latest days it accepts', async () => {
+    for (const query of ['from=1970-01-01&to=1970-01-02', 'from=9999-12-29&to=9999-12-30']) {
+      const res = await get(`/api/v1/usage?${query}`, session);
+      assert.equal(res.statusCode, 200, `${query}: ${res.body}`);
+    }
+  });
 });
