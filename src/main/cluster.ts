@@ -38,7 +38,11 @@ export async function runPrimary(config: Config, workers: number, logger: Logger
   }
 
   let stopping = false;
-  const fork = (): Worker => cluster.fork({ SALARY_API_WORKER: '1' });
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    logger.info({ worker: worker.process.pid }, 'worker started');
+    return worker;
+  };
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     logger.error(
