@@ -193,13 +193,11 @@ describe('PostgreSQL restarted under load', { skip }, () => {
     const served = statuses.length;
     await until(
       async () => {
-        const rows = (await s.accounts)
-          ? await db.query<{ n: number }>(
-              `SELECT coalesce(sum(count), 0)::int AS n FROM usage_hourly
-               WHERE account_id = $1 AND endpoint LIKE '%salary%'`,
-              [owner.accountId],
-            )
-          : [];
+        const rows = await db.query<{ n: number }>(
+          `SELECT coalesce(sum(count), 0)::int AS n FROM usage_hourly
+           WHERE account_id = $1 AND endpoint LIKE '%salary%'`,
+          [owner.accountId],
+        );
         return (rows[0]?.n ?? 0) >= served;
       },
       10_000,
