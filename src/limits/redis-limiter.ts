@@ -11,36 +11,59 @@ import {
 import { MemoryRateLimiter } from './memory-limiter.js';
 
 /**
- * One decision for every rule of a request, atomically: read all counters, refuse if any is
- * at its limit (counting nothing), otherwise increment all; a new counter expires at the end
- * of its window. Returns the index (1-based) of the refusing rule or 0, then the counts.
- * KEYS: one counter per rule. ARGV: the limits, then the window ends (epoch ms).
+ * Decisions for a batch of requests, one after another inside one atomic script. Each decision
+ * covers every rule of its request: read all counters, refuse if any is at its limit (counting
+ * nothing), otherwise increment all; a new counter expires at the end of its window.
+ * KEYS: the counters of every decision in order. ARGV: the number of decisions, then per
+ * decision its number of rules n, n limits and n window ends (epoch ms).
+ * Returns per decision the (1-based) index of the refusing rule or 0, then its n counts.
  */
 const CONSUME = `
-local n = #KEYS
-local out = {0}
-for i = 1, n do
-  local count = tonumber(redis.call('GET', KEYS[i]) or '0')
-  out[i + 1] = count
-  if out[1] == 0 and count >= tonumber(ARGV[i]) then out[1] = i end
-end
-if out[1] == 0 then
+local out = {}
+local k = 0
+local a = 2
+for d = 1, tonumber(ARGV[1]) do
+  local n = tonumber(ARGV[a])
+  local refused = 0
+  local counts = {}
   for i = 1, n do
-    local count = redis.call('INCR', KEYS[i])
-    out[i + 1] = count
-    if count == 1 then redis.call('PEXPIREAT', KEYS[i], ARGV[n + i]) end
+    local count = tonumber(redis.call('GET', KEYS[k + i]) or '0')
+    counts[i] = count
+    if refused == 0 and count >= tonumber(ARGV[a + i]) then refused = i end
   end
+  if refused == 0 then
+    for i = 1, n do
+      local count = redis.call('INCR', KEYS[k + i])
+      counts[i] = count
+      if count == 1 then redis.call('PEXPIREAT', KEYS[k + i], ARGV[a + n + i]) end
+    end
+  end
+  out[#out + 1] = refused
+  for i = 1, n do out[#out + 1] = counts[i] end
+  k = k + n
+  a = a + 1 + 2 * n
 end
 return out
 `;
+
+/** Decisions sent in one script call at most; more in one tick go in several calls. */
+const MAX_BATCH = 256;
+
+interface Pending {
+  bucket: string;
+  rules: readonly LimitRule[];
+  now: number;
+  resolve(decision: LimitDecision): void;
+}
 
 interface LimitCommands {
   limitConsume(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
 }
 
 /**
- * Limits shared by every instance through Redis: one script call (EVALSHA, auto-pipelined
- * with the other commands of the same tick) per decision, so one round trip per request.
+ * Limits shared by every instance through Redis. The decisions asked for within one turn of
+ * the event loop go to Redis together in one script call (EVALSHA): one round trip per request
+ * at most, exact because every decision runs atomically in the script, in order.
  * Counter key: `<prefix>rl:{<bucket>}:<rule>:<window start ms>`; the hash tag keeps the
  * rules of one bucket on one Redis Cluster slot.
  *
@@ -75,26 +98,60 @@ export class RedisRateLimiter implements RateLimiter {
     return `${this.#prefix}rl:{${bucket}}:${rule.name}:${windowStart(now, rule.windowMs)}`;
   }
 
-  async consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
+  consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
     if (rules.length === 0 || this.#redis.status !== 'ready')
-      return this.#fallback(bucket, rules, now, 'not connected');
-    const args: (string | number)[] = [];
-    for (const rule of rules) args.push(this.key(bucket, rule, now));
-    for (const rule of rules) args.push(rule.limit);
-    for (const rule of rules) args.push(windowStart(now, rule.windowMs) + rule.windowMs);
+      return Promise.resolve(this.#fallback(bucket, rules, now, 'not connected'));
+    return new Promise((resolve) => {
+      this.#queue.push({ bucket, rules, now, resolve });
+      if (this.#queue.length === 1) setImmediate(this.#flush);
+    });
+  }
+
+  #queue: Pending[] = [];
+
+  readonly #flush = (): void => {
+    const queue = this.#queue;
+    this.#queue = [];
+    for (let i = 0; i < queue.length; i += MAX_BATCH)
+      void this.#send(queue.slice(i, i + MAX_BATCH));
+  };
+
+  async #send(batch: Pending[]): Promise<void> {
+    const keys: string[] = [];
+    const argv: (string | number)[] = [batch.length];
+    for (const { bucket, rules, now } of batch) {
+      argv.push(rules.length);
+      for (const rule of rules) {
+        keys.push(this.key(bucket, rule, now));
+        argv.push(rule.limit);
+      }
+      for (const rule of rules) argv.push(windowStart(now, rule.windowMs) + rule.windowMs);
+    }
     let reply: number[];
     try {
-      reply = await this.#redis.limitConsume(rules.length, ...args);
+      reply = await this.#redis.limitConsume(keys.length, ...keys, ...argv);
     } catch (error) {
-      return this.#fallback(bucket, rules, now, (error as Error).message);
+      for (const p of batch)
+        p.resolve(this.#fallback(p.bucket, p.rules, p.now, (error as Error).message));
+      return;
     }
     this.#recovered();
-    const refused = reply[0] ?? 0;
-    const decision = decisionOf(rules, now, (i) => reply[i + 1] ?? 0, refused - 1);
-    // Mirror what Redis admitted, so a fallback later in this window starts from this
-    // instance's true share instead of zero.
-    if (decision.allowed) this.#local.consumeSync(bucket, rules, now);
-    return decision;
+    let at = 0;
+    for (const pending of batch) {
+      const { bucket, rules, now } = pending;
+      const offset = at;
+      const decision = decisionOf(
+        rules,
+        now,
+        (i) => reply[offset + 1 + i] ?? 0,
+        (reply[offset] ?? 0) - 1,
+      );
+      at += 1 + rules.length;
+      // Mirror what Redis admitted, so a fallback later in this window starts from this
+      // instance's true share instead of zero.
+      if (decision.allowed) this.#local.consumeSync(bucket, rules, now);
+      pending.resolve(decision);
+    }
   }
 
   async peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
