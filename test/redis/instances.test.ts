@@ -126,6 +126,25 @@ describe(
       );
     });
 
+    it('an allowlist edited on one instance applies on every instance within a second', async (t) => {
+      const { apiKey, session } = await paidAccount(s, 'enterprise');
+      for (const instance of instances)
+        assert.equal((await call(instance.url, LOOKUP, { token: apiKey })).status, 200);
+      const edited = await call(instances[1]!.url, '/api/v1/account/allowlist', {
+        method: 'PUT',
+        token: session,
+        body: { allowlist: ['203.0.113.0/24'] },
+      });
+      assert.equal(edited.status, 200, JSON.stringify(edited.body));
+      const ms = await until(async () => {
+        const statuses = await Promise.all(
+          instances.map((i) => call(i.url, LOOKUP, { token: apiKey }).then((r) => r.status)),
+        );
+        return statuses.every((status) => status === 403);
+      }, 1000);
+      t.diagnostic(`allowlist edit reached every instance in ${ms.toFixed(0)} ms`);
+    });
+
     it('a release loaded by the CLI becomes active on every instance without a restart', async () => {
       const lines = gunzipSync(readFileSync(BUNDLED_RELEASE))
         .toString('utf8')
