@@ -72,11 +72,17 @@ export async function createServices(
     collector?: PaymentCollector;
     /** Announces credential changes to the other instances (Redis pub/sub). */
     bus?: ChangeBus;
+    /** The shared limiter, for log-in throttling across instances. */
+    limiter?: RateLimiter;
   },
 ) {
   const { clock, logger, db } = deps;
   const plans = resolvePlans(config.planOverrides);
-  const accounts = createAccountService({ db, clock });
+  const accounts = createAccountService({
+    db,
+    clock,
+    ...(deps.limiter === undefined ? {} : { failures: deps.limiter }),
+  });
   const bus = deps.bus;
   // One announcement per tick, however many keys and accounts one operation touched.
   let announcing: Promise<void> | undefined;
@@ -138,8 +144,14 @@ export async function createServer(
 ) {
   const { clock, logger, db } = deps;
   const shared = config.redisUrl === undefined ? undefined : await openShared(config, logger);
+  const limiter =
+    deps.limiter ??
+    (shared === undefined
+      ? new MemoryRateLimiter()
+      : new RedisRateLimiter(shared.redis, { prefix: config.redisKeyPrefix, logger }));
   const services = await createServices(config, {
     ...deps,
+    limiter,
     ...(shared === undefined ? {} : { bus: shared.bus }),
   });
   const { plans, cache } = services;
@@ -149,11 +161,6 @@ export async function createServer(
   await data.refresh();
   data.watch(config.releasePollMs);
   cache.watch(config.credentialRefreshMs);
-  const limiter =
-    deps.limiter ??
-    (shared === undefined
-      ? new MemoryRateLimiter()
-      : new RedisRateLimiter(shared.redis, { prefix: config.redisKeyPrefix, logger }));
   // Another instance changed a key, plan or allowlist, or the CLI loaded a release: look now.
   await shared?.bus.subscribe((topic) => {
     const refreshed = topic === 'credentials' ? cache.refresh() : data.refresh();
