@@ -145,6 +145,18 @@ describe(
       t.diagnostic(`allowlist edit reached every instance in ${ms.toFixed(0)} ms`);
     });
 
+    it('counts failed log-ins across instances', async () => {
+      const { email } = await paidAccount(s, 'developer');
+      const attempt = (i: number) =>
+        call(instances[i % 3]!.url, '/api/v1/sessions', {
+          method: 'POST',
+          body: { email, password: 'not the password at all' },
+        }).then((r) => r.status);
+      for (let i = 0; i < 10; i++) assert.equal(await attempt(i), 401);
+      for (let i = 0; i < 3; i++)
+        assert.equal(await attempt(i), 429, 'the 11th anywhere is refused');
+    });
+
     it('a release loaded by the CLI becomes active on every instance without a restart', async () => {
       const lines = gunzipSync(readFileSync(BUNDLED_RELEASE))
         .toString('utf8')
