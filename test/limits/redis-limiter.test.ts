@@ -65,6 +65,30 @@ describe('RedisRateLimiter on a shared Redis', { skip }, () => {
     assert.equal(fresh.states[0]?.remaining, 1);
   });
 
+  it('stays exact across midnight with concurrent requests on three instances', async () => {
+    const instances = [one, limiter(), limiter()];
+    await Promise.all(connections.map((c) => redisReady(c)));
+    const rule: LimitRule = { name: 'daily', limit: 40, windowMs: DAY_MS };
+    // 100 requests stamped 23:59:59.999 and 100 stamped 00:00:00.000, interleaved.
+    const decisions = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        instances[i % 3]!.consume(
+          'acct:midnight',
+          [rule],
+          i % 2 === 0 ? nextMidnight - 1 : nextMidnight,
+        ).then((d) => ({ d, late: i % 2 === 0 })),
+      ),
+    );
+    const admitted = (late: boolean) =>
+      decisions.filter((x) => x.late === late && x.d.allowed).length;
+    assert.equal(admitted(true), 40, 'the old day admits its 40');
+    assert.equal(admitted(false), 40, 'the new day starts from zero and admits its 40');
+    const refusedLate = decisions.find((x) => x.late && !x.d.allowed)!.d;
+    assert.equal(refusedLate.retryAfterSeconds, 1);
+    const refusedNew = decisions.find((x) => !x.late && !x.d.allowed)!.d;
+    assert.equal(refusedNew.retryAfterSeconds, 86_400);
+  });
+
   it('sets each counter to expire at its window end', async () => {
     const rule: LimitRule = { name: 'hourly', limit: 5, windowMs: HOUR_MS };
     const now = nextMidnight + 90 * 60_000;
