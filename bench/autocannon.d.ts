@@ -11,6 +11,7 @@ declare module 'autocannon' {
     duration?: number;
     /** Worker threads firing requests; connections are divided among them. */
     workers?: number;
+    headers?: Record<string, string>;
     title?: string;
   }
 

@@ -2,6 +2,7 @@
  * Salary lookup benchmark: our API against a bare Fastify hello-world, in one run.
  *
  *   npm run bench -- [--duration 10] [--warmup 3] [--connections 50] [--workers 0] [--cpu-prof DIR]
+ *   npm run bench -- --redis [--redis-url URL] [--database-url URL]   (see bench/lib/redis-scenarios.ts)
  *
  * Builds (npm run build), then, one server at a time (never two at once):
  *   1. hello-world (bench/hello-world.ts, plain node) at GET /
@@ -45,6 +46,7 @@ import {
   waitUntilOk,
   type ServerProcess,
 } from './lib/processes.js';
+import { benchRedis } from './lib/redis-scenarios.js';
 import { formatTable, isNoisy, ratio, serverCpuPerRequestUs } from './lib/report.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -263,8 +265,11 @@ async function run(options: BenchOptions): Promise<void> {
 
   const baseline = await benchHelloWorld(options);
   const ours: OursRun[] = [];
-  for (const config of OUR_CONFIGS) ours.push(await benchOurs(workDir, config, options));
-  const rows = [baseline, ...ours.flatMap((r) => r.measurements)];
+  const redisRows =
+    options.redisUrl === undefined ? [] : await benchRedis(ROOT, workDir, options, progress);
+  if (options.redisUrl === undefined)
+    for (const config of OUR_CONFIGS) ours.push(await benchOurs(workDir, config, options));
+  const rows = [baseline, ...ours.flatMap((r) => r.measurements), ...redisRows];
 
   console.log(
     `\n${cpus().length} CPUs, node ${process.version}; ${options.connections} connections, pipelining 1, ` +
@@ -282,7 +287,14 @@ async function run(options: BenchOptions): Promise<void> {
     console.log(
       `\nCPU profiles (npx tsx bench/profile-summary.ts FILE --requests N): ${options.cpuProfDir}`,
     );
-  console.log(`\n${JSON.stringify(summary(options, baseline, ours))}`);
+  const json = summary(options, baseline, ours);
+  const redis = redisRows.map((m) => ({
+    ...m,
+    ratio: ratio(m, baseline),
+    serverCpuPerRequestUs: serverCpuPerRequestUs(m),
+    noisy: isNoisy(m),
+  }));
+  console.log(`\n${JSON.stringify(redisRows.length === 0 ? json : { ...json, redis })}`);
 }
 
 async function main(): Promise<number> {

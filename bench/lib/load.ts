@@ -29,12 +29,19 @@ export interface Scenario {
   readonly name: string;
   readonly server: ServerProcess;
   readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
-function fire(url: string, options: BenchOptions, seconds: number): Promise<Result> {
+function fire(
+  url: string,
+  options: BenchOptions,
+  seconds: number,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<Result> {
   return Promise.resolve(
     autocannon({
       url,
+      headers: { ...headers },
       connections: options.connections,
       pipelining: 1,
       duration: seconds,
@@ -62,12 +69,12 @@ export async function measure(scenario: Scenario, options: BenchOptions): Promis
   let warmupResponses = 0;
   try {
     if (options.warmup > 0) {
-      const warmup = await fire(url, options, options.warmup);
+      const warmup = await fire(url, options, options.warmup, scenario.headers);
       assertClean(`${scenario.name} (warm-up)`, warmup);
       warmupResponses = warmup.requests.total;
     }
     const stopCpuMeter = startCpuMeter(scenario.server.pid);
-    result = await fire(url, options, options.duration);
+    result = await fire(url, options, options.duration, scenario.headers);
     cpu = stopCpuMeter();
   } finally {
     maxRssBytes = rss.stop();

@@ -10,6 +10,10 @@ export interface BenchOptions {
   readonly workers: number;
   /** When set, the servers run with `--cpu-prof` and write their profiles here. */
   readonly cpuProfDir: string | undefined;
+  /** Redis mode: the authenticated lookup with REDIS_URL set (shared limits) at this URL. */
+  readonly redisUrl: string | undefined;
+  /** Redis mode: PostgreSQL for the server (embedded when unset); also enables the workers row. */
+  readonly databaseUrl: string | undefined;
 }
 
 export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--connections N] [--workers N] [--cpu-prof DIR]
@@ -18,7 +22,11 @@ export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--con
   --warmup N       seconds of the discarded warm-up run (env BENCH_WARMUP, default 3)
   --connections N  concurrent connections (env BENCH_CONNECTIONS, default 50)
   --workers N      autocannon worker threads, 0 = none (env BENCH_WORKERS, default 0)
-  --cpu-prof DIR   run the servers with node --cpu-prof, profiles written to DIR`;
+  --cpu-prof DIR   run the servers with node --cpu-prof, profiles written to DIR
+  --redis          instead of the anonymous rows: a Developer key's lookup with REDIS_URL set
+                   (Redis at --redis-url or env BENCH_REDIS_URL, default redis://127.0.0.1:6379)
+  --database-url U PostgreSQL for --redis (env BENCH_DATABASE_URL; embedded when unset); adds a
+                   "serve --workers 2" row`;
 
 /** Bad options (exit 2), or --help (exit 0); the message is for the user. */
 export class OptionsError extends Error {
@@ -52,6 +60,9 @@ export function parseOptions(
       connections: { type: 'string' },
       workers: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      redis: { type: 'boolean' },
+      'redis-url': { type: 'string' },
+      'database-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -62,5 +73,10 @@ export function parseOptions(
     connections: positiveInt('--connections', values.connections ?? env.BENCH_CONNECTIONS, 50),
     workers: positiveInt('--workers', values.workers ?? env.BENCH_WORKERS, 0, 0),
     cpuProfDir: values['cpu-prof'],
+    redisUrl:
+      values.redis === true || values['redis-url'] !== undefined
+        ? (values['redis-url'] ?? env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379')
+        : undefined,
+    databaseUrl: values['database-url'] ?? env.BENCH_DATABASE_URL,
   };
 }

@@ -9,7 +9,7 @@ import {
   verifyPassword,
 } from '../lib/crypto.js';
 import { prefixedId } from '../lib/ids.js';
-import { HOUR_MS, MemoryRateLimiter, type LimitRule } from '../limits/index.js';
+import { HOUR_MS, MemoryRateLimiter, type LimitRule, type RateLimiter } from '../limits/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { isEmail, passwordProblem } from './password-policy.js';
 import * as repo from './repo.js';
@@ -58,9 +58,14 @@ export interface AccountService {
   get(accountId: string): Promise<repo.AccountRow>;
 }
 
-export function createAccountService(deps: { db: Db; clock: Clock }): AccountService {
+export function createAccountService(deps: {
+  db: Db;
+  clock: Clock;
+  /** Counts failed log-ins; the shared (Redis) limiter when several instances run. */
+  failures?: RateLimiter;
+}): AccountService {
   const { db, clock } = deps;
-  const failures = new MemoryRateLimiter();
+  const failures = deps.failures ?? new MemoryRateLimiter();
 
   async function newSession(tx: Queryable, accountId: string): Promise<Session> {
     const token = randomSecret(SESSION_PREFIX);
@@ -76,10 +81,12 @@ export function createAccountService(deps: { db: Db; clock: Clock }): AccountSer
     return { token, expires_at: expiresAt.toISOString() };
   }
 
-  function throttled(ip: string, email: string): AppError | undefined {
+  async function throttled(ip: string, email: string): Promise<AppError | undefined> {
     const now = clock.now();
-    const byAddress = failures.peekSync(`addr:${ip}`, [ADDRESS_FAILURES], now);
-    const byAccount = failures.peekSync(`email:${email.toLowerCase()}`, [ACCOUNT_FAILURES], now);
+    const [byAddress, byAccount] = await Promise.all([
+      failures.peek(`addr:${ip}`, [ADDRESS_FAILURES], now),
+      failures.peek(`email:${email.toLowerCase()}`, [ACCOUNT_FAILURES], now),
+    ]);
     const blocked = [byAddress, byAccount].find((d) => !d.allowed);
     if (blocked === undefined) return undefined;
     return new AppError('TOO_MANY_ATTEMPTS', 'Too many failed log-in attempts; try again later.', {
@@ -124,7 +131,7 @@ export function createAccountService(deps: { db: Db; clock: Clock }): AccountSer
     },
 
     async logIn({ email, password }, ip) {
-      const blocked = throttled(ip, email);
+      const blocked = await throttled(ip, email);
       if (blocked !== undefined) throw blocked;
       const account = await repo.findAccountByEmail(db, email.trim());
       const ok = await verifyPassword(
@@ -133,12 +140,10 @@ export function createAccountService(deps: { db: Db; clock: Clock }): AccountSer
       );
       const at = new Date(clock.now());
       if (account === undefined || !ok) {
-        failures.consumeSync(`addr:${ip}`, [ADDRESS_FAILURES], at.getTime());
-        failures.consumeSync(
-          `email:${email.trim().toLowerCase()}`,
-          [ACCOUNT_FAILURES],
-          at.getTime(),
-        );
+        await Promise.all([
+          failures.consume(`addr:${ip}`, [ADDRESS_FAILURES], at.getTime()),
+          failures.consume(`email:${email.trim().toLowerCase()}`, [ACCOUNT_FAILURES], at.getTime()),
+        ]);
         if (account !== undefined) {
           await recordAudit(db, {
             accountId: account.id,

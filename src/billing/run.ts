@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { findAccount, updateAccount, type AccountRow } from '../accounts/index.js';
 import { recordAudit } from '../audit/index.js';
 import { revokeKeysBeyond, type CredentialCache } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { PlanId } from '../plans/index.js';
-import type { Db, Queryable } from '../store/index.js';
+import { runClaimed, type Db, type Queryable } from '../store/index.js';
 import { cycleAt, type Period } from './cycle.js';
 import {
   chargedFor,
@@ -21,7 +22,8 @@ import { planOf, type Plans } from './service.js';
 export const ADVANCE_INVOICE_MS = 7 * DAY_MS;
 /** After an invoice is overdue (past_due), the paid plan stays this long, then Free. */
 export const GRACE_MS = 7 * DAY_MS;
-const RUN_LOCK = 7_405_112_028;
+/** A run stuck longer than this (a crashed instance) no longer blocks the others. */
+const RUN_LEASE_MS = 15 * 60_000;
 
 export interface BillingRunResult {
   accounts: number;
@@ -33,7 +35,9 @@ export interface BillingRunResult {
  * The billing clock: rolls periods over (pending downgrades and cancellations take effect),
  * issues renewal invoices in advance, marks overdue accounts past_due and moves them to Free
  * after the grace period. Idempotent: running it twice at the same time changes nothing more.
- * Instances take turns through an advisory lock; each account is its own transaction.
+ * One instance at a time runs it, through the `billing.run` lease in the database; with
+ * `everyMs` (the timer of `serve`) it runs once per interval across all instances. Each account
+ * is its own transaction.
  */
 export async function runBilling(deps: {
   db: Db;
@@ -42,23 +46,30 @@ export async function runBilling(deps: {
   cache: CredentialCache;
   collector: PaymentCollector;
   logger: Logger;
+  /** Lease holder: this instance. */
+  holder?: string;
+  /** Scheduled run: skipped when any instance ran billing less than this long ago. */
+  everyMs?: number;
 }): Promise<BillingRunResult | undefined> {
   const { db, clock } = deps;
   const result: BillingRunResult = { accounts: 0, invoicesIssued: 0, planChanges: [] };
-  const claimed = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [
-    RUN_LOCK,
-  ]);
-  if (claimed[0]?.ok !== true) return undefined;
-  try {
-    const now = clock.now();
+  const now = clock.now();
+  const claim = {
+    name: 'billing.run',
+    holder: deps.holder ?? randomUUID(),
+    now,
+    leaseMs: RUN_LEASE_MS,
+    ...(deps.everyMs === undefined ? {} : { everyMs: deps.everyMs }),
+  };
+  const ran = await runClaimed(db, claim, async () => {
     for (const accountId of await repo.dueSubscriptionIds(db, now, ADVANCE_INVOICE_MS)) {
       const changed = await db.transaction((tx) => settleAccount(tx, deps, accountId, now, result));
       if (changed !== undefined) deps.cache.applyAccount(changed);
       result.accounts++;
     }
-  } finally {
-    await db.query('SELECT pg_advisory_unlock($1)', [RUN_LOCK]);
-  }
+    return true;
+  });
+  if (ran === undefined) return undefined;
   // Keys revoked by a plan change stop working on this instance now, not at the next poll.
   if (result.planChanges.length > 0) await deps.cache.refresh();
   return result;

@@ -11,7 +11,29 @@ describe('loadConfig', () => {
     assert.equal(config.databaseUrl, undefined);
     assert.deepEqual(config.trustProxy, []);
     assert.equal(config.webhookAllowPrivateTargets, false);
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.redisKeyPrefix, 'salary-api:');
+    assert.equal(config.redisTimeoutMs, 500);
     assert.ok(Object.isFrozen(config));
+  });
+
+  it('reads the Redis settings', () => {
+    const config = loadConfig({
+      REDIS_URL: 'redis://cache.internal:6380/2',
+      REDIS_KEY_PREFIX: 'eu1:',
+      REDIS_TIMEOUT_MS: '250',
+    });
+    assert.equal(config.redisUrl, 'redis://cache.internal:6380/2');
+    assert.equal(config.redisKeyPrefix, 'eu1:');
+    assert.equal(config.redisTimeoutMs, 250);
+    assert.throws(
+      () => loadConfig({ REDIS_URL: 'http://x', REDIS_TIMEOUT_MS: '0' }),
+      (e) => {
+        assert.ok(e instanceof ConfigError);
+        assert.equal(e.problems.length, 2);
+        return true;
+      },
+    );
   });
 
   it('lists every bad variable at once', () => {

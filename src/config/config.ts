@@ -10,6 +10,9 @@ export interface Config {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
+  readonly redisKeyPrefix: string;
+  readonly redisTimeoutMs: number;
   readonly trustProxy: readonly string[];
   readonly webhookAllowPrivateTargets: boolean;
   readonly secretKey: string | undefined;
@@ -109,6 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir: pathOf(str('DATA_DIR') ?? './data'),
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: str('REDIS_KEY_PREFIX') ?? 'salary-api:',
+    redisTimeoutMs: int('REDIS_TIMEOUT_MS', 500, 10, 10_000),
     trustProxy,
     webhookAllowPrivateTargets: bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     secretKey,

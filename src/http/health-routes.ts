@@ -21,6 +21,10 @@ export function databaseCheck(db: Db): ReadinessCheck {
   return { name: 'database', check: async () => void (await db.query('SELECT 1')) };
 }
 
+export function redisCheck(redis: { ping(): Promise<string> }): ReadinessCheck {
+  return { name: 'redis', check: async () => void (await redis.ping()) };
+}
+
 /** GET /health: the process is alive. GET /ready: every dependency answers and data is loaded. */
 export const healthRoutes: FastifyPluginAsyncTypebox<{
   checks: readonly ReadinessCheck[];

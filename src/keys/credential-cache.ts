@@ -34,8 +34,9 @@ const NEGATIVE_MAX = 10_000;
 
 /**
  * API keys and their accounts in memory: a lookup with a valid key does no database round
- * trip. Changes made here apply at once; changes from other instances arrive with the next
- * poll (every second by default). An unknown key is looked up once in the database (a key
+ * trip. Changes made here apply at once and are announced (`onChange`, Redis pub/sub when
+ * configured), on which the other instances re-read at once; the poll (every second by
+ * default) is the backstop. An unknown key is looked up once in the database (a key
  * created a moment ago on another instance), then remembered as unknown for two seconds.
  */
 export class CredentialCache implements CredentialResolver {
@@ -54,14 +55,16 @@ export class CredentialCache implements CredentialResolver {
       plans: Readonly<Record<PlanId, Plan>>;
       accounts: AccountService;
       logger: Logger;
+      /** Called after a change made through this process, to tell the other instances. */
+      onChange?: () => void;
     },
   ) {}
 
   async load(): Promise<void> {
     const { db, clock } = this.deps;
     for (const account of await accountsChangedSince(db, new Date(0).toISOString()))
-      this.applyAccount(account);
-    for (const key of await liveKeys(db, new Date(clock.now()))) this.applyKey(key);
+      this.#applyAccount(account);
+    for (const key of await liveKeys(db, new Date(clock.now()))) this.#applyKey(key);
   }
 
   resolve(token: string): Principal | undefined | Promise<Principal | undefined> {
@@ -80,7 +83,18 @@ export class CredentialCache implements CredentialResolver {
     return this.#accounts.get(accountId);
   }
 
+  /** A change this process made: applied here at once, and announced to the others. */
   applyAccount(row: AccountRow): void {
+    this.#applyAccount(row);
+    this.deps.onChange?.();
+  }
+
+  applyKey(row: KeyRow): void {
+    this.#applyKey(row);
+    this.deps.onChange?.();
+  }
+
+  #applyAccount(row: AccountRow): void {
     const plan = applyContract(this.deps.plans[row.plan], row.contract);
     this.#accounts.set(row.id, {
       row,
@@ -92,7 +106,7 @@ export class CredentialCache implements CredentialResolver {
       if (entry.row.accountId === row.id) entry.principal = undefined;
   }
 
-  applyKey(row: KeyRow): void {
+  #applyKey(row: KeyRow): void {
     const previousHash = this.#keyHashById.get(row.id);
     if (previousHash !== undefined) this.#keys.delete(previousHash);
     if (row.revokedAt !== null) {
@@ -116,15 +130,36 @@ export class CredentialCache implements CredentialResolver {
     return taken;
   }
 
-  async refresh(): Promise<void> {
+  /**
+   * Reads what changed since the last read. Calls during a read are answered by one more read
+   * after it, so a change announced while a read was under way is never missed.
+   */
+  refresh(): Promise<void> {
+    if (this.#refreshing === undefined) {
+      this.#refreshing = this.#refresh().finally(() => (this.#refreshing = undefined));
+      return this.#refreshing;
+    }
+    this.#again ??= this.#refreshing
+      .catch(() => undefined)
+      .then(() => {
+        this.#again = undefined;
+        return this.refresh();
+      });
+    return this.#again;
+  }
+
+  #refreshing: Promise<void> | undefined;
+  #again: Promise<void> | undefined;
+
+  async #refresh(): Promise<void> {
     const { db } = this.deps;
     const since = new Date(Date.parse(this.#since) - OVERLAP_MS).toISOString();
     const [accounts, keys] = await Promise.all([
       accountsChangedSince(db, since),
       keysChangedSince(db, since),
     ]);
-    for (const account of accounts) this.applyAccount(account);
-    for (const key of keys) this.applyKey(key);
+    for (const account of accounts) this.#applyAccount(account);
+    for (const key of keys) this.#applyKey(key);
     const latest = [...accounts, ...keys]
       .map((r) => r.updatedAt)
       .sort()
@@ -181,9 +216,9 @@ export class CredentialCache implements CredentialResolver {
     if (!this.#accounts.has(row.accountId)) {
       const account = await findAccount(db, row.accountId);
       if (account === undefined) return undefined;
-      this.applyAccount(account);
+      this.#applyAccount(account);
     }
-    this.applyKey(row);
+    this.#applyKey(row);
     const entry = this.#keys.get(hash);
     return entry === undefined ? undefined : this.#principalOf(entry);
   }
@@ -195,7 +230,7 @@ export class CredentialCache implements CredentialResolver {
     if (account === undefined) {
       const row = await findAccount(this.deps.db, session.accountId);
       if (row === undefined) return undefined;
-      this.applyAccount(row);
+      this.#applyAccount(row);
       account = this.#accounts.get(session.accountId)!;
     }
     return {

@@ -11,3 +11,4 @@ export {
 export { MemoryRateLimiter } from './memory-limiter.js';
 export { rateLimitHeaders } from './headers.js';
 export { planRules } from './rules.js';
+export { RedisRateLimiter } from './redis-limiter.js';

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { findAccountByEmail, listAccounts, type Contract } from '../accounts/index.js';
 import { operatorPrincipal } from '../billing/index.js';
 import type { Config } from '../config/index.js';
+import { openPublishingBus } from '../store/index.js';
 import { systemClock } from '../lib/clock.js';
 import { FORMATS, PLAN_IDS, type PlanId } from '../plans/index.js';
 import { createServices, createLogger, openMigratedDatabase } from './wire.js';
@@ -55,8 +56,10 @@ export async function accountCommand(
   const [group, verb, arg] = args;
   const logger = createLogger({ ...config, logLevel: 'warn' });
   const db = await openMigratedDatabase(config, logger);
+  // Running instances hear of contract and plan changes at once (else at their next poll).
+  const changes = await openPublishingBus(config.redisUrl, config.redisKeyPrefix, logger);
   try {
-    const s = await createServices(config, { clock: systemClock, logger, db });
+    const s = await createServices(config, { clock: systemClock, logger, db, bus: changes.bus });
     const print = (value: unknown, text: string) =>
       console.log(flags.json === true ? JSON.stringify(value, null, 2) : text);
     if (group === 'account' && verb === 'create') {
@@ -136,6 +139,7 @@ export async function accountCommand(
     }
     throw new CliUsageError(`unknown command "${args.join(' ')}"`);
   } finally {
+    await changes.close();
     await db.close();
   }
 }

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { AppError } from '../errors/index.js';
@@ -8,14 +9,16 @@ import {
   ReleaseConflictError,
   ReleaseValidationError,
 } from '../releases/index.js';
-import { EmbeddedLockError } from '../store/index.js';
+import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
+import { runPrimary, WorkersError } from './cluster.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
 const USAGE = `Usage: salary-api <command>
 
 Commands:
-  serve                 Serve the API (PORT, HOST; embedded database in DATA_DIR unless DATABASE_URL)
+  serve [--workers N]   Serve the API (PORT, HOST; embedded database in DATA_DIR unless DATABASE_URL);
+                        --workers N runs N processes sharing the port (needs DATABASE_URL and REDIS_URL)
   migrate               Apply pending database migrations
   data load FILE        Validate a data release file completely, then load it in one transaction
   data status           Show the active data release
@@ -41,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
         limit: { type: 'string' },
         sla: { type: 'string' },
         formats: { type: 'string' },
+        workers: { type: 'string' },
       },
     });
   } catch (error) {
@@ -54,8 +58,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   switch (command) {
-    case 'serve':
-      return serve(config);
+    case 'serve': {
+      if (values.workers === undefined || cluster.isWorker) return serve(config);
+      const workers = Number(values.workers);
+      if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+        throw new UsageError('--workers must be a whole number from 1 to 64');
+      return runPrimary(config, workers, createLogger(config));
+    }
     case 'migrate':
       return migrateCommand(config);
     case 'data':
@@ -119,6 +128,10 @@ async function loadCommand(config: Config, file: string, json: boolean): Promise
   const db = await openMigratedDatabase(config, logger);
   try {
     const result = await createReleaseService({ db, clock: systemClock }).load(parsed);
+    // Running instances switch to it now rather than at their next poll.
+    const changes = await openPublishingBus(config.redisUrl, config.redisKeyPrefix, logger);
+    await changes.bus.publish('release');
+    await changes.close();
     const summary = {
       release: result.release.version,
       records: result.release.recordCount,
@@ -181,6 +194,7 @@ main(process.argv.slice(2)).then(
       ReleaseConflictError,
       EmbeddedLockError,
       AppError,
+      WorkersError,
     ].some((k) => error instanceof k);
     console.error(
       `salary-api: ${known ? (error as Error).message : String((error as Error).stack ?? error)}`,

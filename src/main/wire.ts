@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import pino from 'pino';
 import { createAccountService } from '../accounts/index.js';
 import {
@@ -8,15 +10,24 @@ import {
 } from '../billing/index.js';
 import type { Config } from '../config/index.js';
 import { buildApp } from '../http/app.js';
-import { databaseCheck } from '../http/health-routes.js';
+import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import { MemoryRateLimiter, type RateLimiter } from '../limits/index.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { resolvePlans } from '../plans/index.js';
 import { createReleaseService, readReleaseFile, type ReleaseService } from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
-import { migrate, openDatabase, type Db } from '../store/index.js';
+import {
+  migrate,
+  openDatabase,
+  openRedis,
+  RedisChangeBus,
+  redisReady,
+  type ChangeBus,
+  type Db,
+  type Redis,
+} from '../store/index.js';
 import { createUsageService, UsageRecorder } from '../usage/index.js';
 
 export function createLogger(config: Config): pino.Logger {
@@ -54,18 +65,70 @@ export async function ensureRelease(
 /** The services every entry point (server, CLI) builds over one database. */
 export async function createServices(
   config: Config,
-  deps: { clock: Clock; logger: Logger; db: Db; collector?: PaymentCollector },
+  deps: {
+    clock: Clock;
+    logger: Logger;
+    db: Db;
+    collector?: PaymentCollector;
+    /** Announces credential changes to the other instances (Redis pub/sub). */
+    bus?: ChangeBus;
+    /** The shared limiter, for log-in throttling across instances. */
+    limiter?: RateLimiter;
+  },
 ) {
   const { clock, logger, db } = deps;
   const plans = resolvePlans(config.planOverrides);
-  const accounts = createAccountService({ db, clock });
-  const cache = new CredentialCache({ db, clock, plans, accounts, logger });
+  const accounts = createAccountService({
+    db,
+    clock,
+    ...(deps.limiter === undefined ? {} : { failures: deps.limiter }),
+  });
+  const bus = deps.bus;
+  // One announcement per tick, however many keys and accounts one operation touched.
+  let announcing: Promise<void> | undefined;
+  const onChange =
+    bus === undefined
+      ? undefined
+      : () => {
+          announcing ??= Promise.resolve().then(() => {
+            announcing = undefined;
+            return bus.publish('credentials');
+          });
+        };
+  const cache = new CredentialCache({
+    db,
+    clock,
+    plans,
+    accounts,
+    logger,
+    ...(onChange === undefined ? {} : { onChange }),
+  });
   await cache.load();
   const keys = createKeyService({ db, clock, plans, cache });
   const collector = deps.collector ?? bankTransferCollector;
   const subscriptions = createSubscriptionService({ db, clock, plans, keys, cache, collector });
-  const billing = () => runBilling({ db, clock, plans, cache, collector, logger });
-  return { plans, accounts, cache, keys, subscriptions, billing, collector };
+  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const billing = (everyMs?: number) =>
+    runBilling({
+      db,
+      clock,
+      plans,
+      cache,
+      collector,
+      logger,
+      holder,
+      ...(everyMs === undefined ? {} : { everyMs }),
+    });
+  return {
+    plans,
+    accounts,
+    cache,
+    keys,
+    subscriptions,
+    billing,
+    collector,
+    flushChanges: () => announcing,
+  };
 }
 
 /** Wires every part of the API process together over one database. */
@@ -80,7 +143,17 @@ export async function createServer(
   },
 ) {
   const { clock, logger, db } = deps;
-  const services = await createServices(config, deps);
+  const shared = config.redisUrl === undefined ? undefined : await openShared(config, logger);
+  const limiter =
+    deps.limiter ??
+    (shared === undefined
+      ? new MemoryRateLimiter()
+      : new RedisRateLimiter(shared.redis, { prefix: config.redisKeyPrefix, logger }));
+  const services = await createServices(config, {
+    ...deps,
+    limiter,
+    ...(shared === undefined ? {} : { bus: shared.bus }),
+  });
   const { plans, cache } = services;
   const releases = createReleaseService({ db, clock });
   await ensureRelease(releases, config.releaseFile, logger);
@@ -88,19 +161,20 @@ export async function createServer(
   await data.refresh();
   data.watch(config.releasePollMs);
   cache.watch(config.credentialRefreshMs);
-  const limiter = deps.limiter ?? new MemoryRateLimiter();
-  if (config.redisUrl !== undefined) {
-    logger.warn(
-      'REDIS_URL is set, but this version keeps limits in process (exact for one instance; shared limits come with the Redis limiter)',
+  // Another instance changed a key, plan or allowlist, or the CLI loaded a release: look now.
+  await shared?.bus.subscribe((topic) => {
+    const refreshed = topic === 'credentials' ? cache.refresh() : data.refresh();
+    refreshed.catch((error: unknown) =>
+      logger.warn({ err: error, topic }, 'refresh after a change failed; the poll retries'),
     );
-  }
+  });
   const recorder = new UsageRecorder(db, logger, (target) =>
     touchKeys(target, cache.takeLastUsed()),
   );
   recorder.start(config.usageFlushMs);
   const billingTimer = setInterval(() => {
     services
-      .billing()
+      .billing(config.billingIntervalMs)
       .catch((error: unknown) =>
         logger.warn({ err: error }, 'billing run failed; retried next interval'),
       );
@@ -115,7 +189,8 @@ export async function createServer(
     credentials: cache,
     data,
     salary: createSalaryService({ data, plans }),
-    readiness: [databaseCheck(db)],
+    readiness:
+      shared === undefined ? [databaseCheck(db)] : [databaseCheck(db), redisCheck(shared.redis)],
     logger,
     db,
     accounts: services.accounts,
@@ -138,6 +213,32 @@ export async function createServer(
       await app.close();
       await recorder.flush();
       await limiter.close();
+      await services.flushChanges();
+      await shared?.close();
+    },
+  };
+}
+
+/** The Redis connection and change bus of a server; the server starts even if Redis is down. */
+async function openShared(
+  config: Config,
+  logger: Logger,
+): Promise<{ redis: Redis; bus: ChangeBus; close(): Promise<void> }> {
+  const url = config.redisUrl!;
+  const redis = openRedis(url, { commandTimeoutMs: config.redisTimeoutMs, name: 'salary-api' });
+  await redisReady(redis).catch((error: unknown) =>
+    logger.warn(
+      { err: error },
+      'Redis not reachable at start: limits are per instance until it answers',
+    ),
+  );
+  const bus = new RedisChangeBus(redis, url, config.redisKeyPrefix, logger);
+  return {
+    redis,
+    bus,
+    async close() {
+      await bus.close();
+      await redis.quit().catch(() => redis.disconnect());
     },
   };
 }

@@ -35,3 +35,12 @@ export async function openDatabase(options: {
     throw error;
   }
 }
+export { openRedis, redisReady, type Redis } from './redis.js';
+export {
+  LocalChangeBus,
+  RedisChangeBus,
+  openPublishingBus,
+  type ChangeBus,
+  type ChangeTopic,
+} from './change-bus.js';
+export { runClaimed, type JobClaim } from './leases.js';

@@ -1,0 +1,209 @@
+import type { Logger } from '../lib/logger.js';
+import type { Redis } from '../store/index.js';
+import {
+  secondsUntil,
+  windowStart,
+  type LimitDecision,
+  type LimitRule,
+  type RateLimiter,
+  type RuleState,
+} from './limiter.js';
+import { MemoryRateLimiter } from './memory-limiter.js';
+
+/**
+ * Decisions for a batch of requests, one after another inside one atomic script. Each decision
+ * covers every rule of its request: read all counters, refuse if any is at its limit (counting
+ * nothing), otherwise increment all; a new counter expires at the end of its window.
+ * KEYS: the counters of every decision in order. ARGV: the number of decisions, then per
+ * decision its number of rules n, n limits and n window ends (epoch ms).
+ * Returns per decision the (1-based) index of the refusing rule or 0, then its n counts.
+ */
+const CONSUME = `
+local out = {}
+local k = 0
+local a = 2
+for d = 1, tonumber(ARGV[1]) do
+  local n = tonumber(ARGV[a])
+  local refused = 0
+  local counts = {}
+  for i = 1, n do
+    local count = tonumber(redis.call('GET', KEYS[k + i]) or '0')
+    counts[i] = count
+    if refused == 0 and count >= tonumber(ARGV[a + i]) then refused = i end
+  end
+  if refused == 0 then
+    for i = 1, n do
+      local count = redis.call('INCR', KEYS[k + i])
+      counts[i] = count
+      if count == 1 then redis.call('PEXPIREAT', KEYS[k + i], ARGV[a + n + i]) end
+    end
+  end
+  out[#out + 1] = refused
+  for i = 1, n do out[#out + 1] = counts[i] end
+  k = k + n
+  a = a + 1 + 2 * n
+end
+return out
+`;
+
+/** Decisions sent in one script call at most; more in one tick go in several calls. */
+const MAX_BATCH = 256;
+
+interface Pending {
+  bucket: string;
+  rules: readonly LimitRule[];
+  now: number;
+  resolve(decision: LimitDecision): void;
+}
+
+interface LimitCommands {
+  limitConsume(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
+}
+
+/**
+ * Limits shared by every instance through Redis. The decisions asked for within one turn of
+ * the event loop go to Redis together in one script call (EVALSHA): one round trip per request
+ * at most, exact because every decision runs atomically in the script, in order.
+ * Counter key: `<prefix>rl:{<bucket>}:<rule>:<window start ms>`; the hash tag keeps the
+ * rules of one bucket on one Redis Cluster slot.
+ *
+ * When Redis does not answer (down, or slower than the command timeout) the decision is taken
+ * by a per-instance in-memory limiter that counts every request this instance admitted, also
+ * while Redis was up. It refuses only when this instance alone has admitted the limit in the
+ * window, so an outage never causes a false 429; it may over-admit by at most the limit per
+ * instance per window. Redis counting resumes by itself when the connection is back.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  readonly #redis: Redis & LimitCommands;
+  readonly #local = new MemoryRateLimiter();
+  readonly #prefix: string;
+  readonly #logger: Logger | undefined;
+  #degraded = false;
+
+  constructor(redis: Redis, options: { prefix?: string; logger?: Logger } = {}) {
+    if (!('limitConsume' in redis))
+      redis.defineCommand('limitConsume', { lua: CONSUME, readOnly: false });
+    this.#redis = redis as Redis & LimitCommands;
+    this.#prefix = options.prefix ?? '';
+    this.#logger = options.logger;
+  }
+
+  /** True while decisions are taken locally because Redis did not answer. */
+  get degraded(): boolean {
+    return this.#degraded;
+  }
+
+  /** The Redis key counting `rule` for `bucket` in the window containing `now`. */
+  key(bucket: string, rule: LimitRule, now: number): string {
+    return `${this.#prefix}rl:{${bucket}}:${rule.name}:${windowStart(now, rule.windowMs)}`;
+  }
+
+  consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
+    if (rules.length === 0 || this.#redis.status !== 'ready')
+      return Promise.resolve(this.#fallback(bucket, rules, now, 'not connected'));
+    return new Promise((resolve) => {
+      this.#queue.push({ bucket, rules, now, resolve });
+      if (this.#queue.length === 1) setImmediate(this.#flush);
+    });
+  }
+
+  #queue: Pending[] = [];
+
+  readonly #flush = (): void => {
+    const queue = this.#queue;
+    this.#queue = [];
+    for (let i = 0; i < queue.length; i += MAX_BATCH)
+      void this.#send(queue.slice(i, i + MAX_BATCH));
+  };
+
+  async #send(batch: Pending[]): Promise<void> {
+    const keys: string[] = [];
+    const argv: (string | number)[] = [batch.length];
+    for (const { bucket, rules, now } of batch) {
+      argv.push(rules.length);
+      for (const rule of rules) {
+        keys.push(this.key(bucket, rule, now));
+        argv.push(rule.limit);
+      }
+      for (const rule of rules) argv.push(windowStart(now, rule.windowMs) + rule.windowMs);
+    }
+    let reply: number[];
+    try {
+      reply = await this.#redis.limitConsume(keys.length, ...keys, ...argv);
+    } catch (error) {
+      for (const p of batch)
+        p.resolve(this.#fallback(p.bucket, p.rules, p.now, (error as Error).message));
+      return;
+    }
+    this.#recovered();
+    let at = 0;
+    for (const pending of batch) {
+      const { bucket, rules, now } = pending;
+      const offset = at;
+      const decision = decisionOf(
+        rules,
+        now,
+        (i) => reply[offset + 1 + i] ?? 0,
+        (reply[offset] ?? 0) - 1,
+      );
+      at += 1 + rules.length;
+      // Mirror what Redis admitted, so a fallback later in this window starts from this
+      // instance's true share instead of zero.
+      if (decision.allowed) this.#local.consumeSync(bucket, rules, now);
+      pending.resolve(decision);
+    }
+  }
+
+  async peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
+    if (rules.length === 0 || this.#redis.status !== 'ready')
+      return this.#local.peekSync(bucket, rules, now);
+    try {
+      const counts = await this.#redis.mget(rules.map((rule) => this.key(bucket, rule, now)));
+      const at = (i: number) => Number(counts[i] ?? 0);
+      const refused = rules.findIndex((rule, i) => at(i) >= rule.limit);
+      return decisionOf(rules, now, at, refused);
+    } catch {
+      return this.#local.peekSync(bucket, rules, now);
+    }
+  }
+
+  #fallback(bucket: string, rules: readonly LimitRule[], now: number, why: string): LimitDecision {
+    if (!this.#degraded && rules.length > 0) {
+      this.#degraded = true;
+      this.#logger?.warn(
+        { reason: why },
+        'Redis unavailable: limits decided per instance until it answers again',
+      );
+    }
+    return this.#local.consumeSync(bucket, rules, now);
+  }
+
+  #recovered(): void {
+    if (!this.#degraded) return;
+    this.#degraded = false;
+    this.#logger?.info({}, 'Redis answers again: shared limits resumed');
+  }
+
+  close(): Promise<void> {
+    return this.#local.close();
+  }
+}
+
+function decisionOf(
+  rules: readonly LimitRule[],
+  now: number,
+  countAt: (i: number) => number,
+  refusedIndex: number,
+): LimitDecision {
+  const states: RuleState[] = rules.map((rule, i) => ({
+    rule,
+    remaining: Math.max(0, rule.limit - countAt(i)),
+    resetAt: windowStart(now, rule.windowMs) + rule.windowMs,
+  }));
+  const refusing = refusedIndex >= 0 ? states[refusedIndex] : undefined;
+  return {
+    allowed: refusing === undefined,
+    states,
+    retryAfterSeconds: refusing === undefined ? 0 : secondsUntil(now, refusing.resetAt),
+  };
+}

@@ -1,0 +1,251 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { Redis } from 'ioredis';
+import { BUNDLED_RELEASE } from '../../src/config/index.js';
+import { DAY_MS, windowStart } from '../../src/limits/index.js';
+import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
+import { call, LOOKUP, startInstance, until, type Instance } from '../helpers/instances.js';
+import { runCli } from '../helpers/process.js';
+import { deleteKeys, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { loadBundledRelease, operatorServices, paidAccount, type Services } from './fixture.js';
+
+const enabled = (await redisAvailable()) && (await postgresAvailable());
+const LIMIT = 150;
+
+describe(
+  'three instances on PostgreSQL and Redis',
+  { skip: !enabled && 'no PostgreSQL or Redis' },
+  () => {
+    const prefix = uniquePrefix();
+    const work = mkdtempSync(join(tmpdir(), 'salary-api-instances-'));
+    let pg: TestDb & { url: string };
+    let s: Services;
+    let redis: Redis;
+    const instances: Instance[] = [];
+    const env = (): Record<string, string> => ({
+      DATABASE_URL: pg.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      REDIS_TIMEOUT_MS: '5000',
+      PLAN_OVERRIDES: JSON.stringify({ developer: { requestLimit: LIMIT } }),
+      // Long polls: what arrives within a second arrives through Redis pub/sub.
+      CREDENTIAL_REFRESH_MS: '30000',
+      RELEASE_POLL_SECONDS: '3600',
+      USAGE_FLUSH_SECONDS: '1',
+    });
+
+    before(async () => {
+      pg = await freshPostgres();
+      await loadBundledRelease(pg.db);
+      s = await operatorServices(pg.db, env());
+      redis = new Redis(TEST_REDIS_URL);
+      instances.push(...(await Promise.all([0, 1, 2].map(() => startInstance(env())))));
+    });
+
+    after(async () => {
+      await Promise.all(instances.map((i) => i.kill()));
+      redis?.disconnect();
+      await deleteKeys(TEST_REDIS_URL, prefix);
+      s?.cache.stop();
+      await pg?.cleanup();
+      rmSync(work, { recursive: true, force: true });
+    });
+
+    it('admits exactly N of N + k concurrent requests spread over three instances', async (t) => {
+      const { apiKey, accountId } = await paidAccount(s, 'developer');
+      const total = 450;
+      const statuses = await Promise.all(
+        Array.from({ length: total }, (_, i) =>
+          call(instances[i % 3]!.url, LOOKUP, { token: apiKey }).then((r) => r.status),
+        ),
+      );
+      const ok = statuses.filter((x) => x === 200).length;
+      const limited = statuses.filter((x) => x === 429).length;
+      t.diagnostic(
+        `${total} concurrent requests over 3 instances, limit ${LIMIT}: ${ok} × 200, ${limited} × 429`,
+      );
+      assert.equal(ok, LIMIT);
+      assert.equal(limited, total - LIMIT);
+      const counter = await redis.get(
+        `${prefix}rl:{acct:${accountId}}:daily:${windowStart(Date.now(), DAY_MS)}`,
+      );
+      assert.equal(counter, String(LIMIT));
+    });
+
+    it('a key revoked on one instance is refused by every instance within a second', async (t) => {
+      const { apiKey, keyId, session } = await paidAccount(s, 'developer');
+      for (const instance of instances)
+        assert.equal((await call(instance.url, LOOKUP, { token: apiKey })).status, 200);
+      const revoked = await call(instances[0]!.url, `/api/v1/keys/${keyId}`, {
+        method: 'DELETE',
+        token: session,
+      });
+      assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+      const refusedEverywhere = async () =>
+        (
+          await Promise.all(
+            instances.map((i) => call(i.url, LOOKUP, { token: apiKey }).then((r) => r.status)),
+          )
+        ).every((status) => status === 401);
+      const ms = await until(refusedEverywhere, 1000);
+      t.diagnostic(`revocation reached every instance in ${ms.toFixed(0)} ms`);
+    });
+
+    it('a contract set by the CLI reaches every instance within a second', async (t) => {
+      const { apiKey, email } = await paidAccount(s, 'developer');
+      const cli = await runCli(
+        [
+          'account',
+          'contract',
+          '--email',
+          email,
+          '--price-cents',
+          '90000',
+          '--limit',
+          '7',
+          '--sla',
+          '99.9',
+        ],
+        env(),
+      );
+      assert.equal(cli.code, 0, cli.stderr);
+      const ms = await until(async () => {
+        const policies = await Promise.all(
+          instances.map((i) =>
+            call(i.url, LOOKUP, { token: apiKey }).then((r) => r.headers.get('ratelimit-policy')),
+          ),
+        );
+        return policies.every((p) => p?.includes('q=7') === true);
+      }, 1000);
+      t.diagnostic(
+        `contract change reached every instance in ${ms.toFixed(0)} ms after the CLI exited`,
+      );
+    });
+
+    it('an allowlist edited on one instance applies on every instance within a second', async (t) => {
+      const { apiKey, session } = await paidAccount(s, 'enterprise');
+      for (const instance of instances)
+        assert.equal((await call(instance.url, LOOKUP, { token: apiKey })).status, 200);
+      const edited = await call(instances[1]!.url, '/api/v1/account/allowlist', {
+        method: 'PUT',
+        token: session,
+        body: { allowlist: ['203.0.113.0/24'] },
+      });
+      assert.equal(edited.status, 200, JSON.stringify(edited.body));
+      const ms = await until(async () => {
+        const statuses = await Promise.all(
+          instances.map((i) => call(i.url, LOOKUP, { token: apiKey }).then((r) => r.status)),
+        );
+        return statuses.every((status) => status === 403);
+      }, 1000);
+      t.diagnostic(`allowlist edit reached every instance in ${ms.toFixed(0)} ms`);
+    });
+
+    it('counts failed log-ins across instances', async () => {
+      const { email } = await paidAccount(s, 'developer');
+      const attempt = (i: number) =>
+        call(instances[i % 3]!.url, '/api/v1/sessions', {
+          method: 'POST',
+          body: { email, password: 'not the password at all' },
+        }).then((r) => r.status);
+      for (let i = 0; i < 10; i++) assert.equal(await attempt(i), 401);
+      for (let i = 0; i < 3; i++)
+        assert.equal(await attempt(i), 429, 'the 11th anywhere is refused');
+    });
+
+    it('a release loaded by the CLI becomes active on every instance without a restart', async () => {
+      const lines = gunzipSync(readFileSync(BUNDLED_RELEASE))
+        .toString('utf8')
+        .trimEnd()
+        .split('\n');
+      const header = JSON.parse(lines[0]!) as Record<string, unknown>;
+      lines[0] = JSON.stringify({ ...header, version: '2026.11.9' });
+      const file = join(work, 'next.jsonl');
+      writeFileSync(file, lines.join('\n') + '\n');
+      const cli = await runCli(['data', 'load', file], env());
+      assert.equal(cli.code, 0, cli.stderr);
+      await until(
+        async () => {
+          const versions = await Promise.all(
+            instances.map((i) =>
+              call(i.url, '/ready').then((r) => (r.body as { release: string }).release),
+            ),
+          );
+          return versions.every((v) => v === '2026.11.9');
+        },
+        10_000,
+        50,
+      );
+    });
+
+    it('kill -9 of one instance under load: the others keep serving, nothing acknowledged is lost, the restarted one catches up', async () => {
+      const owner = await paidAccount(s, 'enterprise');
+      // Acknowledged writes on the instance about to die: a new key, and usage that was flushed.
+      const victim = instances[2]!;
+      const created = await call(victim.url, '/api/v1/keys', {
+        method: 'POST',
+        token: owner.session,
+        body: { name: 'made before the crash' },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const newKey = (created.body as { key: string; id: string }).key;
+      for (let i = 0; i < 20; i++)
+        assert.equal((await call(victim.url, LOOKUP, { token: owner.apiKey })).status, 200);
+      const flushed = async () => {
+        const rows = await pg.db.query<{ n: number }>(
+          'SELECT coalesce(sum(count), 0)::int AS n FROM usage_hourly WHERE account_id = $1',
+          [owner.accountId],
+        );
+        return (rows[0]?.n ?? 0) >= 20;
+      };
+      await until(flushed, 10_000, 100);
+
+      let loading = true;
+      const survivors = instances.slice(0, 2);
+      const load = survivors.map(async (instance) => {
+        const seen: number[] = [];
+        while (loading)
+          seen.push((await call(instance.url, LOOKUP, { token: owner.apiKey })).status);
+        return seen;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      await victim.kill();
+      await new Promise((r) => setTimeout(r, 700));
+      // While it is down: a key revoked and one created elsewhere.
+      const other = await call(instances[0]!.url, '/api/v1/keys', {
+        method: 'POST',
+        token: owner.session,
+        body: { name: 'made while one instance was down' },
+      });
+      assert.equal(other.status, 201);
+      const revoke = await call(instances[1]!.url, `/api/v1/keys/${owner.keyId}`, {
+        method: 'DELETE',
+        token: owner.session,
+      });
+      assert.equal(revoke.status, 200);
+      loading = false;
+      const seen = (await Promise.all(load)).flat();
+      const notOk = seen.filter((x) => x !== 200 && x !== 401);
+      assert.deepEqual(
+        notOk,
+        [],
+        'survivors answered every request (401 once the key was revoked)',
+      );
+      assert.ok(seen.filter((x) => x === 200).length > 20, `${seen.length} requests served`);
+
+      assert.equal((await call(instances[0]!.url, LOOKUP, { token: newKey })).status, 200);
+      assert.ok(await flushed(), 'flushed usage survives');
+
+      const restarted = await startInstance(env());
+      instances[2] = restarted;
+      assert.equal((await call(restarted.url, LOOKUP, { token: newKey })).status, 200);
+      const otherKey = (other.body as { key: string }).key;
+      assert.equal((await call(restarted.url, LOOKUP, { token: otherKey })).status, 200);
+      assert.equal((await call(restarted.url, LOOKUP, { token: owner.apiKey })).status, 401);
+    });
+  },
+);
