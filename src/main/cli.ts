@@ -8,7 +8,9 @@ import {
   ReleaseConflictError,
   ReleaseValidationError,
 } from '../releases/index.js';
+import { resolvePlans } from '../plans/index.js';
 import { EmbeddedLockError } from '../store/index.js';
+import { webhookPublisher } from '../webhooks/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
@@ -118,7 +120,8 @@ async function loadCommand(config: Config, file: string, json: boolean): Promise
   const logger = createLogger({ ...config, logLevel: 'warn' });
   const db = await openMigratedDatabase(config, logger);
   try {
-    const result = await createReleaseService({ db, clock: systemClock }).load(parsed);
+    const onEvent = webhookPublisher(resolvePlans(config.planOverrides), systemClock);
+    const result = await createReleaseService({ db, clock: systemClock, onEvent }).load(parsed);
     const summary = {
       release: result.release.version,
       records: result.release.recordCount,
