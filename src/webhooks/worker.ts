@@ -132,31 +132,27 @@ export function createWebhookWorker(deps: {
     );
   }
 
-  async function runOnce(): Promise<number> {
-    let total = 0;
+  /** One of `concurrency` lanes: claims one due delivery at a time and sends it. */
+  async function lane(): Promise<number> {
+    let sent = 0;
     while (!stopping) {
       const now = clock.now();
-      const claimed = await repo.claimDue(
-        db,
-        id,
-        new Date(now),
-        new Date(now + LEASE_MS),
-        deps.concurrency,
-      );
-      if (claimed.length === 0) break;
-      total += claimed.length;
-      await Promise.all(
-        claimed.map((d) =>
-          deliver(d).catch((error: unknown) =>
-            logger.error(
-              { err: error, delivery: d.id },
-              'webhook delivery could not be recorded; retried after the lease',
-            ),
-          ),
+      const [d] = await repo.claimDue(db, id, new Date(now), new Date(now + LEASE_MS), 1);
+      if (d === undefined) break;
+      sent++;
+      await deliver(d).catch((error: unknown) =>
+        logger.error(
+          { err: error, delivery: d.id },
+          'webhook delivery could not be recorded; retried after the lease',
         ),
       );
     }
-    return total;
+    return sent;
+  }
+
+  async function runOnce(): Promise<number> {
+    const counts = await Promise.all(Array.from({ length: deps.concurrency }, lane));
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   return {
