@@ -31,6 +31,8 @@ export default tseslint.config(
     files: [
       'src/**/service.ts',
       'src/**/repo.ts',
+      'src/**/worker.ts',
+      'src/webhooks/{sender,address-guard,signature,backoff}.ts',
       'src/lib/**',
       'src/store/**',
       'src/errors/**',

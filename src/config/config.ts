@@ -16,6 +16,10 @@ export interface Config {
   readonly trustProxy: readonly string[];
   readonly webhookAllowPrivateTargets: boolean;
   readonly secretKey: string | undefined;
+  /** How often this process looks for due webhook deliveries; 0: no webhook worker here. */
+  readonly webhookPollMs: number;
+  /** Webhook deliveries sent at the same time by this process. */
+  readonly webhookConcurrency: number;
   readonly logLevel: string;
   readonly accessLog: boolean;
   readonly planOverrides: PlanOverrides;
@@ -117,6 +121,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     trustProxy,
     webhookAllowPrivateTargets: bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     secretKey,
+    webhookPollMs: int('WEBHOOK_POLL_MS', 1000, 0, 600_000),
+    webhookConcurrency: int('WEBHOOK_CONCURRENCY', 8, 1, 256),
     logLevel,
     accessLog: bool('ACCESS_LOG', true),
     planOverrides,

@@ -10,6 +10,7 @@ import type { SubscriptionService } from '../billing/index.js';
 import type { CredentialCache, KeyService } from '../keys/index.js';
 import { keyRoutes, KeySchema, NewKeySchema } from '../keys/routes.js';
 import type { Db } from '../store/index.js';
+import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
 import type { Config } from '../config/index.js';
@@ -51,6 +52,7 @@ export interface AppDeps {
   subscriptions: SubscriptionService;
   usage: UsageService;
   recorder: UsageRecorder;
+  webhooks: WebhookService;
   /** The process logger (pino); none when omitted (tests). */
   logger?: FastifyBaseLogger;
 }
@@ -90,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     KeySchema,
     NewKeySchema,
     ...billingSchemas,
+    ...webhookSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -183,6 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(keyRoutes, { keys: deps.keys });
   await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
   await app.register(usageRoutes, { usage: deps.usage });
+  await app.register(webhookRoutes, { webhooks: deps.webhooks });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   return app;

@@ -33,6 +33,11 @@ export function openApiOptions(config: Config): SwaggerOptions {
         { name: 'API keys', description: 'Create, list, rotate and revoke API keys.' },
         { name: 'Billing', description: 'Subscription, invoices and balance.' },
         { name: 'Usage', description: 'Request counts and quota.' },
+        {
+          name: 'Webhooks',
+          description:
+            'Signed notifications of data releases (Business and Enterprise), per Standard Webhooks.',
+        },
         { name: 'Operations', description: 'Health and readiness.' },
       ],
       components: {

@@ -9,7 +9,9 @@ import {
   ReleaseConflictError,
   ReleaseValidationError,
 } from '../releases/index.js';
+import { resolvePlans } from '../plans/index.js';
 import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
+import { webhookPublisher } from '../webhooks/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
 import { runPrimary, WorkersError } from './cluster.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
@@ -127,7 +129,8 @@ async function loadCommand(config: Config, file: string, json: boolean): Promise
   const logger = createLogger({ ...config, logLevel: 'warn' });
   const db = await openMigratedDatabase(config, logger);
   try {
-    const result = await createReleaseService({ db, clock: systemClock }).load(parsed);
+    const onEvent = webhookPublisher(resolvePlans(config.planOverrides), systemClock);
+    const result = await createReleaseService({ db, clock: systemClock, onEvent }).load(parsed);
     // Running instances switch to it now rather than at their next poll.
     const changes = await openPublishingBus(config.redisUrl, config.redisKeyPrefix, logger);
     await changes.bus.publish('release');

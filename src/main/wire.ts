@@ -8,12 +8,13 @@ import {
   runBilling,
   type PaymentCollector,
 } from '../billing/index.js';
-import type { Config } from '../config/index.js';
+import { resolveSecretKey, type Config } from '../config/index.js';
 import { buildApp } from '../http/app.js';
 import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import { createSecretBox } from '../lib/secret-box.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { resolvePlans } from '../plans/index.js';
 import { createReleaseService, readReleaseFile, type ReleaseService } from '../releases/index.js';
@@ -29,6 +30,13 @@ import {
   type Redis,
 } from '../store/index.js';
 import { createUsageService, UsageRecorder } from '../usage/index.js';
+import {
+  createHttpSender,
+  createWebhookService,
+  createWebhookWorker,
+  releaseAllClaims,
+  type WebhookSender,
+} from '../webhooks/index.js';
 
 export function createLogger(config: Config): pino.Logger {
   return pino({ level: config.logLevel, base: { service: 'salary-api' } });
@@ -140,6 +148,8 @@ export async function createServer(
     db: Db;
     limiter?: RateLimiter;
     collector?: PaymentCollector;
+    /** Outbound HTTP for webhooks; the real sender unless a test or benchmark passes one. */
+    webhookSender?: WebhookSender;
   },
 ) {
   const { clock, logger, db } = deps;
@@ -155,7 +165,37 @@ export async function createServer(
     ...(shared === undefined ? {} : { bus: shared.bus }),
   });
   const { plans, cache } = services;
-  const releases = createReleaseService({ db, clock });
+  const box = createSecretBox(resolveSecretKey(config), 'webhook-secrets');
+  const sender =
+    deps.webhookSender ?? createHttpSender({ allowPrivate: config.webhookAllowPrivateTargets });
+  const webhooks = createWebhookService({
+    db,
+    clock,
+    plans,
+    box,
+    sender,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+  });
+  const worker = createWebhookWorker({
+    db,
+    clock,
+    box,
+    sender,
+    logger,
+    concurrency: config.webhookConcurrency,
+  });
+  if (config.databaseUrl === undefined && db.kind === 'pglite') {
+    // Embedded mode: this process holds the data directory's lock, so claims in the table are
+    // left from a process that stopped mid-delivery; they are due again now, not after the lease.
+    const released = await releaseAllClaims(db);
+    if (released > 0) logger.info({ deliveries: released }, 'webhook deliveries resumed');
+  }
+  if (config.webhookPollMs > 0) worker.start(config.webhookPollMs);
+  const releases = createReleaseService({
+    db,
+    clock,
+    onEvent: (tx, event) => webhooks.publish(tx, event),
+  });
   await ensureRelease(releases, config.releaseFile, logger);
   const data = new SalaryDataStore(releases, logger);
   await data.refresh();
@@ -199,14 +239,19 @@ export async function createServer(
     subscriptions: services.subscriptions,
     usage: createUsageService({ db, clock, limiter, recorder, plans }),
     recorder,
+    webhooks,
   });
   return {
     app,
     services,
     recorder,
+    webhooks,
+    worker,
+    releases,
     listen: () => app.listen({ port: config.port, host: config.host }),
     async close() {
       clearInterval(billingTimer);
+      await worker.stop();
       data.stop();
       cache.stop();
       recorder.stop();

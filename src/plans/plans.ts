@@ -29,6 +29,8 @@ export interface Plan {
   readonly historyYears: number | null;
   readonly bulk: boolean;
   readonly webhooks: boolean;
+  /** Webhook endpoints per account (0 where the plan has no webhooks). */
+  readonly maxWebhookEndpoints: number;
   readonly customEndpoints: boolean;
   readonly customFields: boolean;
   /** Renaming and choosing the fields of salary responses, per account. */
@@ -54,6 +56,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     historyYears: 0,
     bulk: false,
     webhooks: false,
+    maxWebhookEndpoints: 0,
     customEndpoints: false,
     customFields: false,
     customSchemas: false,
@@ -74,6 +77,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     historyYears: 1,
     bulk: false,
     webhooks: false,
+    maxWebhookEndpoints: 0,
     customEndpoints: false,
     customFields: false,
     customSchemas: false,
@@ -94,6 +98,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     historyYears: 3,
     bulk: true,
     webhooks: true,
+    maxWebhookEndpoints: 10,
     customEndpoints: false,
     customFields: true,
     customSchemas: false,
@@ -114,6 +119,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     historyYears: null,
     bulk: true,
     webhooks: true,
+    maxWebhookEndpoints: 50,
     customEndpoints: true,
     customFields: true,
     customSchemas: true,

@@ -13,5 +13,6 @@ export {
   type ReleaseService,
   type LoadResult,
   type DataUpdatedEvent,
+  type EventHook,
 } from './service.js';
 export type { ReleaseRow } from './repo.js';

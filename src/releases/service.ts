@@ -1,6 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
-import type { Db } from '../store/index.js';
+import type { Db, Queryable } from '../store/index.js';
 import type { ReleaseRecord } from './format.js';
 import type { ParsedRelease } from './parse.js';
 import * as repo from './repo.js';
@@ -36,7 +36,14 @@ export interface ReleaseService {
   activeId(): Promise<number | undefined>;
 }
 
-export function createReleaseService(deps: { db: Db; clock: Clock }): ReleaseService {
+/** Called in the load transaction with the recorded event (the webhooks outbox fan-out). */
+export type EventHook = (tx: Queryable, event: { id: string; type: string }) => Promise<unknown>;
+
+export function createReleaseService(deps: {
+  db: Db;
+  clock: Clock;
+  onEvent?: EventHook;
+}): ReleaseService {
   const { db, clock } = deps;
   return {
     async load(parsed) {
@@ -57,6 +64,7 @@ export function createReleaseService(deps: { db: Db; clock: Clock }): ReleaseSer
         };
         const eventId = prefixedId('evt');
         await repo.insertEvent(tx, { id: eventId, type: 'data.updated', createdAt: now, data: event });
+        await deps.onEvent?.(tx, { id: eventId, type: 'data.updated' });
         return { release, eventId, event };
       });
     },

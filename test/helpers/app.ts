@@ -6,10 +6,15 @@ import { createServer } from '../../src/main/wire.js';
 import type { Db } from '../../src/store/index.js';
 import { clonePglite } from './db.js';
 
+export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdefghijklmnop';
+
 export interface TestApp {
   app: FastifyInstance;
   services: Awaited<ReturnType<typeof createServer>>['services'];
   recorder: Awaited<ReturnType<typeof createServer>>['recorder'];
+  webhooks: Awaited<ReturnType<typeof createServer>>['webhooks'];
+  worker: Awaited<ReturnType<typeof createServer>>['worker'];
+  releases: Awaited<ReturnType<typeof createServer>>['releases'];
   clock: ManualClock;
   db: Db;
   close(): Promise<void>;
@@ -20,18 +25,32 @@ export interface TestApp {
  * called in-process with `app.inject`. `env` adds configuration variables.
  */
 export async function buildTestApp(
-  options: { env?: Record<string, string>; now?: string; db?: Db } = {},
+  options: { env?: Record<string, string>; now?: string; db?: Db; logger?: pino.Logger } = {},
 ): Promise<TestApp> {
   const clock = new ManualClock(options.now ?? '2026-11-22T10:15:00Z');
   const owned = options.db === undefined ? await clonePglite() : undefined;
   const db = options.db ?? owned!.db;
-  const config = loadConfig({ LOG_LEVEL: 'silent', ACCESS_LOG: 'false', ...options.env });
-  const server = await createServer(config, { clock, db, logger: pino({ level: 'silent' }) });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    ACCESS_LOG: 'false',
+    SECRET_KEY: TEST_SECRET_KEY,
+    // Tests run the webhook worker by hand (`worker.runOnce()`) after moving the clock.
+    WEBHOOK_POLL_MS: '0',
+    ...options.env,
+  });
+  const server = await createServer(config, {
+    clock,
+    db,
+    logger: options.logger ?? pino({ level: 'silent' }),
+  });
   await server.app.ready();
   return {
     app: server.app,
     services: server.services,
     recorder: server.recorder,
+    webhooks: server.webhooks,
+    worker: server.worker,
+    releases: server.releases,
     clock,
     db,
     async close() {

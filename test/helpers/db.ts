@@ -19,7 +19,7 @@ import {
  * (migrated, bundled release loaded), built once per content hash in the temp folder, and
  * each test opens its own copy.
  */
-async function templateDir(): Promise<string> {
+export async function templateDir(): Promise<string> {
   const hash = createHash('sha256');
   for (const m of listMigrations()) hash.update(m.sql);
   hash.update(readFileSync(BUNDLED_RELEASE));

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { TEST_SECRET_KEY } from './app.js';
 import { spawnCli } from './process.js';
 
 export interface Instance {
@@ -12,13 +13,21 @@ export interface Instance {
   kill(): Promise<void>;
 }
 
-/** Starts `salary-api serve` (or other args) and waits for its "listening" log line. */
+/**
+ * Starts `salary-api serve` (or other args) and waits for its "listening" log line. Every
+ * instance gets the same SECRET_KEY, as a deployment's instances must.
+ */
 export async function startInstance(
   env: Record<string, string>,
   args: string[] = ['serve'],
   timeoutMs = 60_000,
 ): Promise<Instance> {
-  const child = spawnCli(args, { PORT: '0', ACCESS_LOG: 'false', ...env });
+  const child = spawnCli(args, {
+    PORT: '0',
+    ACCESS_LOG: 'false',
+    SECRET_KEY: TEST_SECRET_KEY,
+    ...env,
+  });
   let log = '';
   child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
   child.stdout?.on('data', (d: Buffer) => (log += d.toString()));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
+import { TEST_SECRET_KEY } from '../helpers/app.js';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
 import { call, LOOKUP, startInstance, until } from '../helpers/instances.js';
 import { runCli } from '../helpers/process.js';
@@ -20,7 +21,10 @@ describe('salary-api serve --workers N', { skip: !enabled && 'no PostgreSQL or R
   });
 
   it('refuses without REDIS_URL or without DATABASE_URL, saying why', async () => {
-    const noRedis = await runCli(['serve', '--workers', '2'], { DATABASE_URL: pg.url });
+    const noRedis = await runCli(['serve', '--workers', '2'], {
+      DATABASE_URL: pg.url,
+      SECRET_KEY: TEST_SECRET_KEY,
+    });
     assert.equal(noRedis.code, 1);
     assert.match(noRedis.stderr, /--workers needs REDIS_URL/);
     const embedded = await runCli(['serve', '--workers', '2'], { REDIS_URL: TEST_REDIS_URL });

@@ -1,0 +1,59 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Whether an address may be a webhook target: only globally routed unicast. Refused:
+ * loopback, private, link-local, unique-local, carrier-grade NAT, multicast, broadcast,
+ * unspecified, documentation and other reserved ranges, and every address that embeds an
+ * IPv4 address (IPv4-mapped, NAT64, 6to4, Teredo), which could smuggle a private one.
+ */
+export function addressRefusal(address: string): string | null {
+  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
+  const range = ipaddr.parse(address).range();
+  return range === 'unicast' ? null : `${address} is a ${range} address`;
+}
+
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+
+/**
+ * The checks of a webhook URL that need no network: https (http too when private targets are
+ * allowed), no credentials, a host, and no refused address or local name as the host. The
+ * address actually connected to is checked again at send time (the sender's lookup).
+ */
+export function checkTargetUrl(raw: string, allowPrivate: boolean): UrlCheck {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'not an absolute URL' };
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    return {
+      ok: false,
+      reason: allowPrivate ? 'the scheme must be https or http' : 'the scheme must be https',
+    };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return { ok: false, reason: 'credentials in the URL are not allowed' };
+  }
+  if (url.hash !== '') return { ok: false, reason: 'a fragment (#…) is not allowed' };
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (host === '') return { ok: false, reason: 'the URL has no host' };
+  if (allowPrivate) return { ok: true, url };
+  if (isIP(host) !== 0) {
+    const refusal = addressRefusal(host);
+    return refusal === null
+      ? { ok: true, url }
+      : { ok: false, reason: `${refusal}; only public addresses are allowed` };
+  }
+  if (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host.endsWith('.local') ||
+    host.endsWith('.internal') ||
+    !host.includes('.')
+  ) {
+    return { ok: false, reason: `${host} is a local name; only public hosts are allowed` };
+  }
+  return { ok: true, url };
+}

@@ -1,0 +1,19 @@
+export {
+  createWebhookService,
+  webhookPublisher,
+  EVENT_TYPES,
+  SECRET_ROTATION_GRACE_MS,
+  type WebhookService,
+  type PublicEndpoint,
+} from './service.js';
+export { createWebhookWorker, LEASE_MS, type WebhookWorker } from './worker.js';
+export {
+  createHttpSender,
+  SEND_TIMEOUT_MS,
+  type WebhookSender,
+  type SendResult,
+} from './sender.js';
+export { addressRefusal, checkTargetUrl } from './address-guard.js';
+export { RETRY_DELAYS_MS, MAX_ATTEMPTS, DISABLE_AFTER_FAILING_MS } from './backoff.js';
+export { releaseAllClaims } from './repo.js';
+export { webhookRoutes, webhookSchemas } from './routes.js';

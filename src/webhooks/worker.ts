@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { recordAudit } from '../audit/index.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import type { Db, Queryable } from '../store/index.js';
+import { DISABLE_AFTER_FAILING_MS, retryDelay } from './backoff.js';
+import * as repo from './repo.js';
+import type { SendResult, WebhookSender } from './sender.js';
+import { SEND_TIMEOUT_MS } from './sender.js';
+import { payloadOf, signingSecrets } from './service.js';
+import { signedHeaders } from './signature.js';
+
+/** A claim outlives the longest send (15 s) by a wide margin, so it is never taken over early. */
+export const LEASE_MS = 4 * SEND_TIMEOUT_MS;
+
+export interface WebhookWorker {
+  readonly id: string;
+  /** Claims and sends due deliveries until none is due; returns how many were attempted. */
+  runOnce(): Promise<number>;
+  /** Runs `runOnce` every `intervalMs` until `stop`. */
+  start(intervalMs: number): void;
+  /** Stops polling and waits (up to `graceMs`) for sends in flight to be recorded. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * The `webhooks.deliver` job: claims due deliveries from the outbox (each claimed by one
+ * worker, however many processes share the database), signs and sends them, and records the
+ * outcome: success, a retry with backoff, or failure; 410 and five days of failures disable
+ * the endpoint.
+ */
+export function createWebhookWorker(deps: {
+  db: Db;
+  clock: Clock;
+  box: SecretBox;
+  sender: WebhookSender;
+  logger: Logger;
+  concurrency: number;
+  random?: () => number;
+}): WebhookWorker {
+  const { db, clock, box, sender, logger } = deps;
+  const id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+  let stopping = false;
+
+  async function disable(tx: Queryable, d: repo.ClaimedDelivery, reason: string, at: Date) {
+    await repo.updateEndpoint(tx, d.endpointId, { enabled: false, disabledReason: reason }, at);
+    await repo.failPendingDeliveries(tx, d.endpointId, `endpoint disabled: ${reason}`, at);
+    await recordAudit(tx, {
+      accountId: d.accountId,
+      actor: 'system',
+      action: 'webhooks.disable',
+      data: { webhook_id: d.endpointId, reason },
+      at,
+    });
+    logger.warn({ webhook: d.endpointId, reason }, 'webhook endpoint disabled');
+  }
+
+  async function deliver(d: repo.ClaimedDelivery): Promise<void> {
+    const startedAt = new Date(clock.now());
+    let result: SendResult;
+    try {
+      const body = payloadOf(d.eventType, d.eventCreatedAt, d.eventData);
+      const secrets = signingSecrets(box, d, startedAt.getTime());
+      const headers = signedHeaders(
+        secrets,
+        d.eventId,
+        Math.floor(startedAt.getTime() / 1000),
+        body,
+      );
+      result = await sender.send({ url: d.url, headers, body });
+    } catch (error) {
+      // A secret that does not decrypt (SECRET_KEY changed) or a sender fault: a failed attempt.
+      result = {
+        ok: false,
+        statusCode: null,
+        error: `not sent: ${(error as Error).message}`,
+        durationMs: 0,
+      };
+    }
+    const at = new Date(clock.now());
+    await db.transaction(async (tx) => {
+      const gone = result.statusCode === 410;
+      const delay = result.ok || gone ? null : retryDelay(d.attempts, deps.random);
+      const status = result.ok ? 'succeeded' : delay === null ? 'failed' : 'pending';
+      const settled = await repo.settleDelivery(
+        tx,
+        d.id,
+        id,
+        {
+          status,
+          nextAttemptAt: delay === null ? null : new Date(at.getTime() + delay),
+          statusCode: result.statusCode,
+          error: result.error,
+        },
+        at,
+      );
+      if (!settled) return; // the lease ran out and another worker owns the delivery now
+      await repo.insertAttempt(tx, {
+        deliveryId: d.id,
+        attempt: d.attempts,
+        startedAt,
+        durationMs: result.durationMs,
+        statusCode: result.statusCode,
+        ok: result.ok,
+        error: result.error,
+      });
+      if (result.ok) {
+        await repo.clearFailing(tx, d.endpointId);
+      } else if (gone) {
+        await disable(tx, d, 'the endpoint answered 410 Gone', at);
+      } else {
+        const since = await repo.markFailing(tx, d.endpointId, at);
+        if (since !== null && at.getTime() - Date.parse(since) >= DISABLE_AFTER_FAILING_MS) {
+          await disable(tx, d, 'deliveries failed for five days', at);
+        }
+      }
+    });
+    logger.info(
+      {
+        delivery: d.id,
+        webhook: d.endpointId,
+        event: d.eventId,
+        attempt: d.attempts,
+        status: result.statusCode,
+        ok: result.ok,
+      },
+      'webhook delivery attempted',
+    );
+  }
+
+  /** One of `concurrency` lanes: claims one due delivery at a time and sends it. */
+  async function lane(): Promise<number> {
+    let sent = 0;
+    while (!stopping) {
+      const now = clock.now();
+      const [d] = await repo.claimDue(db, id, new Date(now), new Date(now + LEASE_MS), 1);
+      if (d === undefined) break;
+      sent++;
+      await deliver(d).catch((error: unknown) =>
+        logger.error(
+          { err: error, delivery: d.id },
+          'webhook delivery could not be recorded; retried after the lease',
+        ),
+      );
+    }
+    return sent;
+  }
+
+  async function runOnce(): Promise<number> {
+    const counts = await Promise.all(Array.from({ length: deps.concurrency }, lane));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  return {
+    id,
+    runOnce() {
+      // One run at a time per worker; a caller during a run waits for it and runs again.
+      const next = (running ?? Promise.resolve(0)).catch(() => 0).then(runOnce);
+      running = next;
+      return next;
+    },
+    start(intervalMs) {
+      stopping = false;
+      const tick = (): void => {
+        timer = setTimeout(() => {
+          this.runOnce()
+            .catch((error: unknown) => logger.warn({ err: error }, 'webhook worker run failed'))
+            .finally(() => {
+              if (!stopping) tick();
+            });
+        }, intervalMs);
+        timer.unref();
+      };
+      tick();
+    },
+    async stop(graceMs = 5_000) {
+      stopping = true;
+      clearTimeout(timer);
+      if (running === undefined) return;
+      let wait: NodeJS.Timeout | undefined;
+      await Promise.race([
+        running.catch(() => 0),
+        new Promise((resolve) => {
+          wait = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(wait);
+    },
+  };
+}
