@@ -54,11 +54,18 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 interface Lookup {
   readonly label: string;
   readonly path: string;
+  /** Sent with an Enterprise API key (unlimited contract): authentication on the path. */
+  readonly enterpriseKey?: boolean;
 }
 
 const DE_SENIOR: Lookup = {
   label: 'DE software-engineer senior',
   path: '/api/v1/salary?country=DE&job=software-engineer&level=senior',
+};
+const DE_SENIOR_ENTERPRISE: Lookup = {
+  ...DE_SENIOR,
+  label: 'DE software-engineer senior, Enterprise key',
+  enterpriseKey: true,
 };
 const FR_ALL_LEVELS: Lookup = {
   label: 'FR nurse, 4 levels',
@@ -79,7 +86,7 @@ interface OursConfig {
  */
 const OUR_CONFIGS: readonly OursConfig[] = [
   { accessLog: false, logLevel: 'warn', lookups: [DE_SENIOR, FR_ALL_LEVELS] },
-  { accessLog: true, logLevel: 'warn', lookups: [DE_SENIOR, FR_ALL_LEVELS] },
+  { accessLog: true, logLevel: 'warn', lookups: [DE_SENIOR, FR_ALL_LEVELS, DE_SENIOR_ENTERPRISE] },
   { accessLog: true, logLevel: 'info', lookups: [DE_SENIOR] },
 ];
 
@@ -197,6 +204,7 @@ async function benchOurs(
   workDir: string,
   config: OursConfig,
   options: BenchOptions,
+  enterpriseKey: string,
 ): Promise<OursRun> {
   const logFile = join(workDir, `stdout-${config.accessLog}-${config.logLevel}.log`);
   const { server, readyMs } = await startOurs(config, join(workDir, 'data'), logFile, options);
@@ -206,7 +214,9 @@ async function benchOurs(
     for (const lookup of config.lookups) {
       const name = `${lookup.label}, ${server.name}`;
       progress(`measuring ${name}`);
-      measurements.push(await measure({ name, server, path: lookup.path }, options));
+      const headers =
+        lookup.enterpriseKey === true ? { authorization: `Bearer ${enterpriseKey}` } : undefined;
+      measurements.push(await measure({ name, server, path: lookup.path, headers }, options));
     }
   } finally {
     await stopServer(server);
@@ -215,6 +225,19 @@ async function benchOurs(
   const responses = measurements.reduce((sum, m) => sum + m.responses, 0);
   assertAccessLogWritten(config, stdoutLines, responses);
   return { config, readyMs, stdoutLines, measurements };
+}
+
+/** An Enterprise account (unlimited contract) in the bench's embedded database; its API key. */
+function createEnterpriseKey(dataDir: string): string {
+  const args = ['dist/main/cli.js', 'account', 'create', '--email', 'bench@example.com'];
+  args.push('--plan', 'enterprise', '--price-cents', '100000', '--limit', 'unlimited');
+  const created = spawnSync(process.execPath, [...args, '--sla', '99.9', '--json'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+  if (created.status !== 0) throw new BenchFailure(`account create failed: ${created.stderr}`);
+  return (JSON.parse(created.stdout) as { api_key: string }).api_key;
 }
 
 async function benchHelloWorld(options: BenchOptions): Promise<Measurement> {
@@ -267,8 +290,11 @@ async function run(options: BenchOptions): Promise<void> {
   const ours: OursRun[] = [];
   const redisRows =
     options.redisUrl === undefined ? [] : await benchRedis(ROOT, workDir, options, progress);
-  if (options.redisUrl === undefined)
-    for (const config of OUR_CONFIGS) ours.push(await benchOurs(workDir, config, options));
+  if (options.redisUrl === undefined) {
+    const enterpriseKey = createEnterpriseKey(join(workDir, 'data'));
+    for (const config of OUR_CONFIGS)
+      ours.push(await benchOurs(workDir, config, options, enterpriseKey));
+  }
   const rows = [baseline, ...ours.flatMap((r) => r.measurements), ...redisRows];
 
   console.log(

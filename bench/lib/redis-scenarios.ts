@@ -33,6 +33,8 @@ export async function benchRedis(
     PLAN_OVERRIDES,
     LOG_LEVEL: 'warn',
     ACCESS_LOG: 'false',
+    // serve on PostgreSQL needs one; the bench's webhook secrets are throwaway.
+    SECRET_KEY: randomBytes(32).toString('hex'),
     ...(options.databaseUrl === undefined
       ? { DATA_DIR: join(workDir, 'data-redis') }
       : { DATABASE_URL: options.databaseUrl }),

@@ -165,7 +165,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     done();
   });
-  app.addHook('preValidation', textGuard);
+  // Only routes that take a body pay for the check (the lookups are GETs).
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')) return;
+    const existing = route.preValidation;
+    route.preValidation = [
+      textGuard,
+      ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
+    ];
+  });
   registerIdempotency(app, deps.db, deps.clock);
 
   await app.register(swagger, openApiOptions(config));

@@ -15,13 +15,13 @@ export interface RedisOptions {
  * A Redis connection that fails fast: no offline queue (a command while disconnected is
  * rejected at once, never parked), a short command and connect timeout, one attempt per
  * command, and reconnection in the background (100 ms growing to 1 s) for ever, so service
- * resumes by itself when Redis returns. Commands issued in the same tick share one write
- * (auto-pipelining).
+ * resumes by itself when Redis returns. No auto-pipelining: the limiter already sends the
+ * decisions of one event-loop turn as one script call, and the other commands are rare.
  */
 export function openRedis(url: string, options: RedisOptions = {}): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: options.offlineQueue ?? false,
-    enableAutoPipelining: true,
+    enableAutoPipelining: false,
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs ?? 1000,
     connectTimeout: 1000,
