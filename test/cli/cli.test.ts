@@ -1,31 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { BUNDLED_RELEASE } from '../../src/config/index.js';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
 import { runCli } from '../helpers/process.js';
+import { setVersion, writeRelease, writeReleaseVersion } from '../helpers/release-file.js';
 
 const work = mkdtempSync(join(tmpdir(), 'salary-api-cli-'));
-const bundled = gunzipSync(readFileSync(BUNDLED_RELEASE)).toString('utf8');
-
-function writeRelease(name: string, edit: (lines: string[]) => void, gzip = false): string {
-  const lines = bundled.trimEnd().split('\n');
-  edit(lines);
-  const path = join(work, name);
-  const text = lines.join('\n') + '\n';
-  writeFileSync(path, gzip ? gzipSync(text) : text);
-  return path;
-}
-
-function setVersion(lines: string[], version: string): void {
-  const header = JSON.parse(lines[0]!);
-  header.version = version;
-  lines[0] = JSON.stringify(header);
-}
-
 describe('salary-api CLI on PostgreSQL', async () => {
   const enabled = await postgresAvailable();
   let pg: TestDb & { url: string };
@@ -39,7 +21,7 @@ describe('salary-api CLI on PostgreSQL', async () => {
   const skip = !enabled && 'no PostgreSQL reachable';
 
   it('loads a valid release and records data.updated', { skip }, async () => {
-    const file = writeRelease('good.jsonl.gz', (l) => setVersion(l, '2026.11.7'), true);
+    const file = writeReleaseVersion(join(work, 'good.jsonl.gz'), '2026.11.7');
     const res = await runCli(['data', 'load', file, '--json'], { DATABASE_URL: pg.url });
     assert.equal(res.code, 0, res.stderr);
     const out = JSON.parse(res.stdout);
@@ -61,7 +43,7 @@ describe('salary-api CLI on PostgreSQL', async () => {
     'rejects an invalid release naming line and field, and leaves the active one untouched',
     { skip },
     async () => {
-      const file = writeRelease('bad.jsonl', (l) => {
+      const file = writeRelease(join(work, 'bad.jsonl'), (l) => {
         setVersion(l, '2026.11.8');
         const r = JSON.parse(l[41]!);
         r.median = -5;
@@ -79,7 +61,7 @@ describe('salary-api CLI on PostgreSQL', async () => {
   );
 
   it('refuses to load the same version twice', { skip }, async () => {
-    const file = writeRelease('again.jsonl', (l) => setVersion(l, '2026.11.7'));
+    const file = writeReleaseVersion(join(work, 'again.jsonl'), '2026.11.7');
     const res = await runCli(['data', 'load', file], { DATABASE_URL: pg.url });
     assert.equal(res.code, 1);
     assert.match(res.stderr, /already loaded/);

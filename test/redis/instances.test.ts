@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { gunzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
-import { BUNDLED_RELEASE } from '../../src/config/index.js';
 import { DAY_MS, windowStart } from '../../src/limits/index.js';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
 import { call, LOOKUP, startInstance, until, type Instance } from '../helpers/instances.js';
 import { runCli } from '../helpers/process.js';
+import { writeReleaseVersion } from '../helpers/release-file.js';
 import { deleteKeys, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { loadBundledRelease, operatorServices, paidAccount, type Services } from './fixture.js';
 
@@ -158,14 +157,7 @@ describe(
     });
 
     it('a release loaded by the CLI becomes active on every instance without a restart', async () => {
-      const lines = gunzipSync(readFileSync(BUNDLED_RELEASE))
-        .toString('utf8')
-        .trimEnd()
-        .split('\n');
-      const header = JSON.parse(lines[0]!) as Record<string, unknown>;
-      lines[0] = JSON.stringify({ ...header, version: '2026.11.9' });
-      const file = join(work, 'next.jsonl');
-      writeFileSync(file, lines.join('\n') + '\n');
+      const file = writeReleaseVersion(join(work, 'next.jsonl'), '2026.11.9');
       const cli = await runCli(['data', 'load', file], env());
       assert.equal(cli.code, 0, cli.stderr);
       await until(

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import pino from 'pino';
-import { BUNDLED_RELEASE } from '../../src/config/index.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { prefixedId } from '../../src/lib/ids.js';
 import { createSecretBox } from '../../src/lib/secret-box.js';
@@ -14,6 +12,7 @@ import { generateSigningSecret } from '../../src/webhooks/signature.js';
 import { TEST_SECRET_KEY } from '../helpers/app.js';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
 import { runCli } from '../helpers/process.js';
+import { writeReleaseVersion } from '../helpers/release-file.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { verify } from '../helpers/webhooks.js';
 
@@ -58,14 +57,7 @@ describe('salary-api data load and webhooks (PostgreSQL)', async () => {
         await endpoint('business', false, 'disabled');
         await endpoint('developer', true, 'downgraded');
 
-        const lines = gunzipSync(readFileSync(BUNDLED_RELEASE))
-          .toString('utf8')
-          .trimEnd()
-          .split('\n');
-        const header = JSON.parse(lines[0]!) as Record<string, unknown>;
-        lines[0] = JSON.stringify({ ...header, version: '2026.11.9' });
-        const file = join(work, 'release.jsonl.gz');
-        writeFileSync(file, gzipSync(`${lines.join('\n')}\n`));
+        const file = writeReleaseVersion(join(work, 'release.jsonl.gz'), '2026.11.9');
         const res = await runCli(['data', 'load', file, '--json'], { DATABASE_URL: pg.url });
         assert.equal(res.code, 0, res.stderr);
         const eventId = (JSON.parse(res.stdout) as { event: { id: string } }).event.id;
