@@ -202,11 +202,20 @@ export async function createServer(
   data.watch(config.releasePollMs);
   cache.watch(config.credentialRefreshMs);
   // Another instance changed a key, plan or allowlist, or the CLI loaded a release: look now.
+  // A release also brought webhook deliveries (written with it): send them now, not at the
+  // next poll; the claim lets exactly one instance have each.
   await shared?.bus.subscribe((topic) => {
     const refreshed = topic === 'credentials' ? cache.refresh() : data.refresh();
     refreshed.catch((error: unknown) =>
       logger.warn({ err: error, topic }, 'refresh after a change failed; the poll retries'),
     );
+    if (topic === 'release' && config.webhookPollMs > 0) {
+      worker
+        .runOnce()
+        .catch((error: unknown) =>
+          logger.warn({ err: error }, 'webhook run after a release failed; the poll retries'),
+        );
+    }
   });
   const recorder = new UsageRecorder(db, logger, (target) =>
     touchKeys(target, cache.takeLastUsed()),

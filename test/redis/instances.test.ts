@@ -8,6 +8,7 @@ import { DAY_MS, windowStart } from '../../src/limits/index.js';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
 import { call, LOOKUP, startInstance, until, type Instance } from '../helpers/instances.js';
 import { runCli } from '../helpers/process.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { writeReleaseVersion } from '../helpers/release-file.js';
 import { deleteKeys, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { loadBundledRelease, operatorServices, paidAccount, type Services } from './fixture.js';
@@ -34,6 +35,8 @@ describe(
       // Long polls: what arrives within a second arrives through Redis pub/sub.
       CREDENTIAL_REFRESH_MS: '30000',
       RELEASE_POLL_SECONDS: '3600',
+      WEBHOOK_POLL_MS: '600000',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       USAGE_FLUSH_SECONDS: '1',
     });
 
@@ -156,22 +159,46 @@ describe(
         assert.equal(await attempt(i), 429, 'the 11th anywhere is refused');
     });
 
-    it('a release loaded by the CLI becomes active on every instance without a restart', async () => {
-      const file = writeReleaseVersion(join(work, 'next.jsonl'), '2026.11.9');
-      const cli = await runCli(['data', 'load', file], env());
-      assert.equal(cli.code, 0, cli.stderr);
-      await until(
-        async () => {
-          const versions = await Promise.all(
-            instances.map((i) =>
-              call(i.url, '/ready').then((r) => (r.body as { release: string }).release),
-            ),
-          );
-          return versions.every((v) => v === '2026.11.9');
-        },
-        10_000,
-        50,
-      );
+    it('a release loaded by the CLI becomes active on every instance without a restart, and its webhook event goes out at once', async (t) => {
+      const receiver = await startReceiver();
+      try {
+        const owner = await paidAccount(s, 'business');
+        const created = await call(instances[0]!.url, '/api/v1/webhooks', {
+          method: 'POST',
+          token: owner.session,
+          body: { url: receiver.url, events: ['data.updated'] },
+        });
+        assert.equal(created.status, 201);
+        const file = writeReleaseVersion(join(work, 'next.jsonl'), '2026.11.9');
+        const cli = await runCli(['data', 'load', file], env());
+        assert.equal(cli.code, 0, cli.stderr);
+        const loaded = Date.now();
+        // The webhook poll is ten minutes: only the release notice explains a quick delivery.
+        const arrived = receiver.waitFor(1, 10_000).then(() => Date.now());
+        await until(
+          async () => {
+            const versions = await Promise.all(
+              instances.map((i) =>
+                call(i.url, '/ready').then((r) => (r.body as { release: string }).release),
+              ),
+            );
+            return versions.every((v) => v === '2026.11.9');
+          },
+          10_000,
+          50,
+        );
+        t.diagnostic(`data.updated received ${(await arrived) - loaded} ms after data load exited`);
+        const event = JSON.parse(receiver.received[0]!.body) as {
+          type: string;
+          data: { release: string };
+        };
+        assert.equal(event.type, 'data.updated');
+        assert.equal(event.data.release, '2026.11.9');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(receiver.received.length, 1, 'three instances kicked, one delivery');
+      } finally {
+        await receiver.close();
+      }
     });
 
     it('kill -9 of one instance under load: the others keep serving, nothing acknowledged is lost, the restarted one catches up', async () => {
