@@ -28,6 +28,7 @@ import { ProblemSchema } from './openapi-responses.js';
 import { sendProblem } from './problem.js';
 import { quotaEnforcer } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
+import { hookList, onRoutesWith } from './route-hooks.js';
 import { textGuard } from './text-guard.js';
 
 declare module 'fastify' {
@@ -165,15 +166,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     done();
   });
-  // Only routes that take a body pay for the check (the lookups are GETs).
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')) return;
-    const existing = route.preValidation;
-    route.preValidation = [
-      textGuard,
-      ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
-    ];
+  onRoutesWith(app, ['POST', 'PUT', 'PATCH'], (route) => {
+    route.preValidation = [textGuard, ...hookList(route.preValidation)];
   });
   registerIdempotency(app, deps.db, deps.clock);
 

@@ -3,6 +3,7 @@ import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import type { Db } from '../store/index.js';
+import { hookList, onRoutesWith } from './route-hooks.js';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const TTL_MS = 24 * 3_600_000;
@@ -112,15 +113,8 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
     return payload;
   };
 
-  // Only POST routes get the hooks, so reads pay nothing for idempotency.
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('POST')) return;
-    route.preHandler = [...toArray(route.preHandler), preHandler];
-    route.onSend = [...toArray(route.onSend), onSend];
+  onRoutesWith(app, ['POST'], (route) => {
+    route.preHandler = [...hookList(route.preHandler), preHandler];
+    route.onSend = [...hookList(route.onSend), onSend];
   });
-}
-
-function toArray<T>(value: T | T[] | undefined): T[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
