@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { findAccount, updateAccount, type AccountRow } from '../accounts/index.js';
 import { recordAudit } from '../audit/index.js';
 import { revokeKeysBeyond, type CredentialCache } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
+import { holderId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import type { PlanId } from '../plans/index.js';
 import { runClaimed, type Db, type Queryable } from '../store/index.js';
@@ -56,7 +56,7 @@ export async function runBilling(deps: {
   const now = clock.now();
   const claim = {
     name: 'billing.run',
-    holder: deps.holder ?? randomUUID(),
+    holder: deps.holder ?? holderId(),
     now,
     leaseMs: RUN_LEASE_MS,
     ...(deps.everyMs === undefined ? {} : { everyMs: deps.everyMs }),

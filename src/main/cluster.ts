@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/index.js';
+import { systemClock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { createReleaseService } from '../releases/index.js';
 import { ensureRelease, openMigratedDatabase } from './wire.js';
@@ -29,7 +30,7 @@ export async function runPrimary(config: Config, workers: number, logger: Logger
   const db = await openMigratedDatabase(config, logger);
   try {
     await ensureRelease(
-      createReleaseService({ db, clock: { now: Date.now } }),
+      createReleaseService({ db, clock: systemClock }),
       config.releaseFile,
       logger,
     );

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import pino from 'pino';
 import { createAccountService } from '../accounts/index.js';
 import {
@@ -13,6 +11,7 @@ import { buildApp } from '../http/app.js';
 import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
+import { holderId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
@@ -115,7 +114,7 @@ export async function createServices(
   const keys = createKeyService({ db, clock, plans, cache });
   const collector = deps.collector ?? bankTransferCollector;
   const subscriptions = createSubscriptionService({ db, clock, plans, keys, cache, collector });
-  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const holder = holderId();
   const billing = (everyMs?: number) =>
     runBilling({
       db,
@@ -191,11 +190,7 @@ export async function createServer(
     if (released > 0) logger.info({ deliveries: released }, 'webhook deliveries resumed');
   }
   if (config.webhookPollMs > 0) worker.start(config.webhookPollMs);
-  const releases = createReleaseService({
-    db,
-    clock,
-    onEvent: (tx, event) => webhooks.publish(tx, event),
-  });
+  const releases = createReleaseService({ db, clock, onEvent: webhooks.publish });
   await ensureRelease(releases, config.releaseFile, logger);
   const data = new SalaryDataStore(releases, logger);
   await data.refresh();

@@ -90,9 +90,7 @@ export function createWebhookService(deps: {
   allowPrivateTargets: boolean;
 }) {
   const { db, clock, plans, box, sender } = deps;
-  const webhookPlans = Object.values(plans)
-    .filter((p) => p.webhooks)
-    .map((p) => p.id);
+  const publish = webhookPublisher(plans, clock);
 
   const accountOf = (p: Principal): string => {
     if (p.accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in or use an API key.');
@@ -328,9 +326,8 @@ export function createWebhookService(deps: {
      * The outbox fan-out for a recorded event, in the transaction that recorded it: one pending
      * delivery per subscribed, enabled endpoint. Returns how many.
      */
-    publish(tx: Queryable, event: { id: string; type: string }): Promise<number> {
-      return repo.insertDeliveriesForEvent(tx, event, webhookPlans, new Date(clock.now()));
-    },
+    /** The outbox fan-out of a recorded event, in the transaction that recorded it. */
+    publish,
   };
 }
 

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { recordAudit } from '../audit/index.js';
 import type { Clock } from '../lib/clock.js';
+import { holderId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { Db, Queryable } from '../store/index.js';
@@ -41,7 +40,7 @@ export function createWebhookWorker(deps: {
   random?: () => number;
 }): WebhookWorker {
   const { db, clock, box, sender, logger } = deps;
-  const id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const id = holderId();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let stopping = false;
