@@ -1,5 +1,5 @@
 import type { ContractTerms, PlanId } from '../plans/index.js';
-import type { Queryable } from '../store/index.js';
+import { jsonColumn, type Queryable } from '../store/index.js';
 
 export interface Contract extends ContractTerms {
   note?: string;
@@ -46,12 +46,9 @@ function toAccount(r: Raw): AccountRow {
     passwordHash: r.password_hash,
     plan: r.plan as PlanId,
     status: r.status as AccountRow['status'],
-    contract: typeof r.contract === 'string' ? (JSON.parse(r.contract) as Contract) : r.contract,
+    contract: jsonColumn(r.contract),
     allowlist: r.allowlist ?? [],
-    responseSchema:
-      typeof r.response_schema === 'string'
-        ? (JSON.parse(r.response_schema) as ResponseSchema)
-        : r.response_schema,
+    responseSchema: jsonColumn(r.response_schema),
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
   };

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../lib/crypto.js';
-import type { Queryable } from '../store/index.js';
+import { jsonColumn, type Queryable } from '../store/index.js';
 
 /** Arbitrary constant for pg_advisory_xact_lock: appends to the hash chain one at a time. */
 const AUDIT_LOCK = 7_405_112_027;
@@ -106,7 +106,7 @@ export async function listAudit(
   return rows.map((r) => ({
     ...r,
     id: Number(r.id),
-    data: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown>,
+    data: jsonColumn(r.data as Record<string, unknown> | string),
     created_at: new Date(r.created_at).toISOString(),
   }));
 }
@@ -128,7 +128,7 @@ export async function verifyAuditChain(db: Queryable): Promise<number | null> {
   );
   let prev = GENESIS;
   for (const r of rows) {
-    const data: unknown = typeof r.data === 'string' ? JSON.parse(r.data) : r.data;
+    const data = jsonColumn(r.data);
     const expected = entryHash(
       prev,
       r.account_id,

@@ -15,3 +15,11 @@ export interface Db extends Queryable {
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * A json/jsonb column as read back: node-postgres parses it, some drivers hand over the text.
+ * Either way the caller gets the value (null stays null).
+ */
+export function jsonColumn<T>(value: T | string): T {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
+}

@@ -1,4 +1,4 @@
-import type { Queryable } from '../store/index.js';
+import { jsonColumn, type Queryable } from '../store/index.js';
 
 type Time = Date | string;
 const iso = (t: Time): string => new Date(t).toISOString();
@@ -284,8 +284,7 @@ export async function claimDue(
     eventId: r.event_id,
     eventType: r.event_type,
     eventCreatedAt: iso(r.event_created_at),
-    eventData:
-      typeof r.event_data === 'string' ? (JSON.parse(r.event_data) as unknown) : r.event_data,
+    eventData: jsonColumn(r.event_data),
   }));
 }
 
