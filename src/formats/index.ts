@@ -6,7 +6,7 @@ import type { Table } from './table.js';
 import { xlsxStream } from './xlsx.js';
 import { xmlChunks } from './xml.js';
 
-export type { Table, Column, ColumnType, Cell } from './table.js';
+export { chunksOf, type Table, type Column, type ColumnType, type Cell } from './table.js';
 export { XML_NAMESPACE } from './xml.js';
 
 export const MEDIA_TYPES: Readonly<Record<Format, string>> = Object.freeze({

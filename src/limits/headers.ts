@@ -27,7 +27,7 @@ export function rateLimitHeaders(decision: LimitDecision, now: number): Record<s
   return headers;
 }
 
-const policies = new WeakMap<readonly LimitRule[] | LimitRule, string>();
+const policies = new WeakMap<LimitRule, string>();
 
 /** The RateLimit-Policy value of a set of rules; built once per rule. */
 function policyOf(rules: readonly LimitRule[]): string {

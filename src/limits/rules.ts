@@ -1,9 +1,9 @@
 import type { Plan } from '../plans/index.js';
 import { DAY_MS, HOUR_MS, type LimitRule } from './limiter.js';
 
-/** The limit rules of a plan: none for unlimited plans. */
 const cache = new WeakMap<Plan, readonly LimitRule[]>();
 
+/** The limit rules of a plan, built once per plan: none for unlimited plans. */
 export function planRules(plan: Plan): readonly LimitRule[] {
   let rules = cache.get(plan);
   if (rules === undefined) cache.set(plan, (rules = Object.freeze(rulesOf(plan))));

@@ -1,12 +1,13 @@
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
-import { renderTable, STREAM_ABOVE_ROWS, type Table } from '../formats/index.js';
+import { chunksOf, renderTable, STREAM_ABOVE_ROWS, type Table } from '../formats/index.js';
 import { applySchema, type CustomSchema } from './custom-schema.js';
 import type { Format } from '../plans/index.js';
 import type { SalaryResult } from './service.js';
 import { salaryTable } from './table.js';
 
-const CHUNK = 500;
+/** The media type of every JSON salary response. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Sends a result as JSON (small results through the route's serializer, large ones streamed in
@@ -24,14 +25,14 @@ export async function sendSalaryResult(
     const custom = { ...result, data: table.rows as SalaryResult['data'] };
     if (format === 'json') {
       // The account's own field names: not the route's schema, so serialised here.
-      return reply.type('application/json; charset=utf-8').send(Readable.from(jsonChunks(custom)));
+      return reply.type(JSON_TYPE).send(Readable.from(jsonChunks(custom)));
     }
     return sendFile(reply, format, table, result, filenameBase);
   }
   if (format === 'json') {
     if (result.data.length <= STREAM_ABOVE_ROWS)
       return reply.send({ data: result.data, meta: result.meta });
-    return reply.type('application/json; charset=utf-8').send(Readable.from(jsonChunks(result)));
+    return reply.type(JSON_TYPE).send(Readable.from(jsonChunks(result)));
   }
   return sendFile(reply, format, salaryTable(result), result, filenameBase);
 }
@@ -56,9 +57,10 @@ async function sendFile(
 
 function* jsonChunks(result: SalaryResult): Generator<string> {
   yield '{"data":[';
-  for (let i = 0; i < result.data.length; i += CHUNK) {
-    const part = result.data.slice(i, i + CHUNK).map((r) => JSON.stringify(r));
-    yield (i === 0 ? '' : ',') + part.join(',');
+  let separator = '';
+  for (const part of chunksOf(result.data)) {
+    yield separator + part.map((r) => JSON.stringify(r)).join(',');
+    separator = ',';
   }
   yield `],"meta":${JSON.stringify(result.meta)}}`;
 }

@@ -7,7 +7,7 @@ import type { ConsumeQuota } from '../http/quota.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
 import { negotiateFormat } from './format.js';
 import { withSchemaFields } from './custom-schema.js';
-import { sendSalaryResult } from './respond.js';
+import { JSON_TYPE, sendSalaryResult } from './respond.js';
 import {
   BulkArchiveQuerySchema,
   BulkCountriesQuerySchema,
@@ -51,8 +51,6 @@ const config = {
   allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS, fields: EXTRA_FIELD_NAMES },
   scope: 'salary:read',
 } as const;
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 const yearOf = (raw: string | undefined): number | 'all' | undefined =>
   raw === undefined || raw === 'all' ? raw : Number(raw);

@@ -1,7 +1,8 @@
 import type { Principal } from '../auth/index.js';
 import { COUNTRIES, COUNTRY_CODES, type Country } from '../catalog/countries.js';
-import { JOBS, JOB_SLUGS, type Job } from '../catalog/jobs.js';
+import { JOBS, JOB_SLUGS, LEVELS, type Job } from '../catalog/jobs.js';
 import { AppError } from '../errors/index.js';
+import { STREAM_ABOVE_ROWS } from '../formats/index.js';
 import {
   assertFormatAllowed,
   assertPlanHas,
@@ -23,7 +24,6 @@ const COUNTRY_BY_INPUT = new Map(
 const JOB_BY_SLUG = new Map(JOBS.map((j) => [j.slug, j]));
 const SORTED_COUNTRIES = [...COUNTRIES].sort((a, b) => a.code.localeCompare(b.code));
 const JSON_CACHE_MAX = 50_000;
-const JSON_CACHE_MAX_RECORDS = 500;
 export const METHODOLOGY_PATH = '/methodology';
 
 /** What to select: a country or all, a job or all, a level or all, a year, all years, or the current. */
@@ -156,9 +156,12 @@ export function createSalaryService(deps: {
     standardJson(selection, principal, options = {}) {
       const r = resolve(selection, principal, 'json', options.feature);
       const expected =
-        r.countries.length * r.jobs.length * r.years.length * (r.level === undefined ? 4 : 1);
+        r.countries.length *
+        r.jobs.length *
+        r.years.length *
+        (r.level === undefined ? LEVELS.length : 1);
       // Custom fields, and results large enough to be streamed, take the general path.
-      if (r.fields.length > 0 || expected > JSON_CACHE_MAX_RECORDS) return undefined;
+      if (r.fields.length > 0 || expected > STREAM_ABOVE_ROWS) return undefined;
       let cache = jsonCache.get(r.index);
       if (cache === undefined) jsonCache.set(r.index, (cache = new Map<string, string>()));
       const key = `${r.countries.length === 1 ? r.countries[0]!.code : '*'}|${r.jobs.length === 1 ? r.jobs[0]!.slug : '*'}|${r.level ?? '*'}|${r.years.join(',')}`;
