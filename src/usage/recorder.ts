@@ -3,15 +3,49 @@ import { HOUR_MS, windowStart } from '../limits/index.js';
 import type { Db } from '../store/index.js';
 import { addUsage, type UsageRow } from './repo.js';
 
-const SEP = '\u0000';
+/** Request counts by account ('' for anonymous), key (''), endpoint, status and UTC hour. */
+type Hours = Map<number, number>;
+type ByStatus = Map<number, Hours>;
+type ByEndpoint = Map<string, ByStatus>;
+type ByKey = Map<string, ByEndpoint>;
+type Counts = Map<string, ByKey>;
+
+/** The map under `key`, made when missing. */
+function child<K, V extends Map<unknown, unknown>>(map: Map<K, V>, key: K): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = new Map() as V));
+  return value;
+}
+
+function add(
+  counts: Counts,
+  accountId: string,
+  keyId: string,
+  endpoint: string,
+  status: number,
+  hour: number,
+  count: number,
+): void {
+  const hours = child(child(child(child(counts, accountId), keyId), endpoint), status);
+  hours.set(hour, (hours.get(hour) ?? 0) + count);
+}
+
+function* rowsOf(accountId: string, byKey: ByKey): Generator<UsageRow> {
+  for (const [keyId, byEndpoint] of byKey)
+    for (const [endpoint, byStatus] of byEndpoint)
+      for (const [status, hours] of byStatus)
+        for (const [hour, count] of hours)
+          yield { accountId, keyId, endpoint, status, hour, count };
+}
 
 /**
  * Counts every API request in memory (account, key, endpoint, status, UTC hour) and writes
- * the counts in batches: no write on the request path. A failed write keeps the counts for
- * the next attempt; `flush()` on shutdown writes what is left.
+ * the counts in batches: no write on the request path. Counting builds no string: nested maps
+ * keyed by the values themselves. A failed write keeps the counts for the next attempt;
+ * `flush()` on shutdown writes what is left.
  */
 export class UsageRecorder {
-  #counts = new Map<string, number>();
+  #counts: Counts = new Map();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
 
@@ -29,19 +63,14 @@ export class UsageRecorder {
     status: number,
     at: number,
   ): void {
-    const key = [accountId ?? '', keyId ?? '', endpoint, status, windowStart(at, HOUR_MS)].join(
-      SEP,
-    );
-    this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+    const hour = windowStart(at, HOUR_MS);
+    add(this.#counts, accountId ?? '', keyId ?? '', endpoint, status, hour, 1);
   }
 
   /** Counts of one account not yet written, so reports from this instance are exact. */
   pending(accountId: string): UsageRow[] {
-    const rows: UsageRow[] = [];
-    for (const [key, count] of this.#counts) {
-      const row = toRow(key, count);
-      if (row.accountId === accountId) rows.push(row);
-    }
+    const byKey = this.#counts.get(accountId);
+    const rows: UsageRow[] = byKey === undefined ? [] : [...rowsOf(accountId, byKey)];
     if (this.#flushing !== undefined)
       rows.push(...this.#inFlight.filter((r) => r.accountId === accountId));
     return rows;
@@ -57,7 +86,7 @@ export class UsageRecorder {
   async #flush(): Promise<void> {
     const batch = this.#counts;
     this.#counts = new Map();
-    this.#inFlight = [...batch].map(([key, count]) => toRow(key, count));
+    this.#inFlight = [...batch].flatMap(([accountId, byKey]) => [...rowsOf(accountId, byKey)]);
     try {
       await this.db.transaction(async (tx) => {
         await addUsage(tx, this.#inFlight);
@@ -65,10 +94,8 @@ export class UsageRecorder {
       this.#inFlight = [];
       await this.alsoOnFlush(this.db);
     } catch (error) {
-      for (const row of this.#inFlight) {
-        const key = [row.accountId, row.keyId, row.endpoint, row.status, row.hour].join(SEP);
-        this.#counts.set(key, (this.#counts.get(key) ?? 0) + row.count);
-      }
+      for (const r of this.#inFlight)
+        add(this.#counts, r.accountId, r.keyId, r.endpoint, r.status, r.hour, r.count);
       this.#inFlight = [];
       throw error;
     }
@@ -88,9 +115,4 @@ export class UsageRecorder {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
   }
-}
-
-function toRow(key: string, count: number): UsageRow {
-  const [accountId = '', keyId = '', endpoint = '', status = '0', hour = '0'] = key.split(SEP);
-  return { accountId, keyId, endpoint, status: Number(status), hour: Number(hour), count };
 }
