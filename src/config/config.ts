@@ -22,6 +22,8 @@ export interface Config {
   readonly webhookConcurrency: number;
   readonly logLevel: string;
   readonly accessLog: boolean;
+  /** Plain JSON lookups answered by the raw HTTP fast path in front of Fastify. */
+  readonly lookupFastPath: boolean;
   readonly planOverrides: PlanOverrides;
   readonly releaseFile: string;
   readonly releasePollMs: number;
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     webhookConcurrency: int('WEBHOOK_CONCURRENCY', 8, 1, 256),
     logLevel,
     accessLog: bool('ACCESS_LOG', true),
+    lookupFastPath: bool('LOOKUP_FAST_PATH', true),
     planOverrides,
     releaseFile: pathOf(str('RELEASE_FILE') ?? BUNDLED_RELEASE),
     releasePollMs: int('RELEASE_POLL_SECONDS', 5, 1, 3600) * 1000,

@@ -1,7 +1,12 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerFactory,
+} from 'fastify';
 import { accountRoutes, AccountSchema, SessionSchema } from '../accounts/routes.js';
 import type { AccountService } from '../accounts/index.js';
 import type { CredentialResolver, Principal } from '../auth/index.js';
@@ -20,13 +25,15 @@ import { requestIdGenerator } from '../lib/ids.js';
 import type { RateLimiter } from '../limits/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import { salaryRoutes, type SalaryDataStore, type SalaryService } from '../salary/index.js';
-import { authenticator } from './auth-hook.js';
+import { authenticator, type RouteAuth } from './auth-hook.js';
+import { AJV_OPTIONS, FastLookup } from './fast-lookup.js';
+import { lookupServer } from './lookup-server.js';
 import { docsRoutes } from './docs-routes.js';
 import { healthRoutes, type ReadinessCheck } from './health-routes.js';
 import { openApiOptions } from './openapi.js';
 import { ProblemSchema } from './openapi-responses.js';
 import { sendProblem } from './problem.js';
-import { quotaEnforcer } from './quota.js';
+import { quotaEnforcer, quotaSpender } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
 import { textGuard } from './text-guard.js';
@@ -34,6 +41,10 @@ import { textGuard } from './text-guard.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+  }
+  interface FastifyInstance {
+    /** The lookup fast path in front of Fastify; absent with LOOKUP_FAST_PATH=false. */
+    fastLookup?: FastLookup;
   }
 }
 
@@ -63,9 +74,28 @@ const API_PREFIX = '/api/v1/';
 /** Builds the HTTP application (no listening): routes, hooks, error rendering, OpenAPI. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  const nextRequestId = requestIdGenerator();
+  const authenticate = authenticator(deps.credentials, deps.plans.free);
+  const spendQuota = quotaSpender(deps.limiter, deps.clock);
+  const fastLookup = config.lookupFastPath
+    ? new FastLookup({
+        salary: deps.salary,
+        data: deps.data,
+        authenticate,
+        spendQuota,
+        recorder: deps.recorder,
+        clock: deps.clock,
+        nextRequestId,
+        trustProxy: config.trustProxy,
+        accessLog: config.accessLog ? deps.logger : undefined,
+      })
+    : undefined;
+  const serverFactory: FastifyServerFactory | undefined =
+    fastLookup && ((handler, options) => lookupServer(fastLookup, handler, options));
   const app = Fastify({
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
-    genReqId: requestIdGenerator(),
+    serverFactory,
+    genReqId: nextRequestId,
     // Fastify's own per-request lines are off: the onResponse hook below writes one line.
     logController: new LogController({
       disableRequestLogging: true,
@@ -76,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true } },
+    ajv: AJV_OPTIONS,
     frameworkErrors: (error, request, reply) => {
       void sendProblem(
         new AppError('INVALID_PARAMETER', `The request could not be parsed: ${error.message}`),
@@ -85,6 +115,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       );
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (fastLookup !== undefined) {
+    app.decorate('fastLookup', fastLookup);
+    app.addHook('preClose', (done) => {
+      fastLookup.close();
+      done();
+    });
+  }
 
   for (const schema of [
     ProblemSchema,
@@ -121,22 +158,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendProblem(error, request, reply);
   });
 
-  const authenticate = authenticator(deps.credentials, deps.plans.free);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (!request.url.startsWith(API_PREFIX) || request.url.startsWith('/api/v1/openapi.json')) {
       done();
       return;
     }
-    let pending: void | Promise<void>;
+    let principal: Principal | Promise<Principal>;
     try {
-      pending = authenticate(request);
+      principal = authenticate(
+        request.headers.authorization,
+        request.ip,
+        request.routeOptions.config as RouteAuth,
+      );
     } catch (error) {
       done(error as Error);
       return;
     }
-    if (pending instanceof Promise) pending.then(() => done(), done);
-    else done();
+    if (principal instanceof Promise) {
+      principal.then((p) => {
+        request.principal = p;
+        done();
+      }, done);
+    } else {
+      request.principal = principal;
+      done();
+    }
   });
   // One callback-style hook (no promise per request) for usage counting and the access log.
   const accessLog = config.accessLog;
@@ -174,7 +221,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 
-  const consumeQuota = quotaEnforcer(deps.limiter, deps.clock);
+  const consumeQuota = quotaEnforcer(spendQuota);
   await app.register(healthRoutes, { checks: deps.readiness, data: deps.data });
   await app.register(docsRoutes);
   await app.register(catalogRoutes, { consumeQuota });

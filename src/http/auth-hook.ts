@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import {
   addressBucket,
   type CredentialResolver,
@@ -18,6 +17,16 @@ export interface RouteAuth {
   account?: boolean;
 }
 
+/**
+ * Who is calling, from the Authorization header and the client address; throws (or rejects
+ * with) the 401 or 403 problem. Synchronous when it can be (no header, a key in memory).
+ */
+export type Authenticate = (
+  authorization: string | undefined,
+  ip: string,
+  route: RouteAuth,
+) => Principal | Promise<Principal>;
+
 function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_token'): AppError {
   return new AppError('UNAUTHENTICATED', detail, {
     headers: { 'www-authenticate': `Bearer realm="salary-api", error="${error}"` },
@@ -29,12 +38,9 @@ function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_tok
  * address. A header that is not a live credential is always 401, never silently Free. Then
  * the allowlists (403) and the route's scope (403).
  */
-export function authenticator(credentials: CredentialResolver, free: Plan) {
-  // Synchronous when it can be (no header, a key in memory): no promise on the hot path.
-  return (request: FastifyRequest): void | Promise<void> => {
-    const route = request.routeOptions.config as RouteAuth;
-    const header = request.headers.authorization;
-    if (header === undefined) {
+export function authenticator(credentials: CredentialResolver, free: Plan): Authenticate {
+  return (authorization, ip, route) => {
+    if (authorization === undefined) {
       if (route.account === true) {
         throw new AppError(
           'UNAUTHENTICATED',
@@ -44,7 +50,7 @@ export function authenticator(credentials: CredentialResolver, free: Plan) {
           },
         );
       }
-      request.principal = {
+      return {
         kind: 'anonymous',
         plan: free,
         accountId: null,
@@ -53,11 +59,10 @@ export function authenticator(credentials: CredentialResolver, free: Plan) {
         scopes: null,
         allowlists: [],
         responseSchema: null,
-        limitBucket: addressBucket(request.ip),
+        limitBucket: addressBucket(ip),
       } satisfies Principal;
-      return;
     }
-    const match = BEARER.exec(header);
+    const match = BEARER.exec(authorization);
     if (match === null) {
       throw unauthenticated(
         'The Authorization header must be "Bearer <API key>".',
@@ -65,24 +70,24 @@ export function authenticator(credentials: CredentialResolver, free: Plan) {
       );
     }
     const resolved = credentials.resolve(match[1] as string);
-    if (resolved instanceof Promise) return resolved.then((p) => admit(request, route, p));
-    admit(request, route, resolved);
+    if (resolved instanceof Promise) return resolved.then((p) => admit(ip, route, p));
+    return admit(ip, route, resolved);
   };
 }
 
-function admit(request: FastifyRequest, route: RouteAuth, principal: Principal | undefined): void {
+function admit(ip: string, route: RouteAuth, principal: Principal | undefined): Principal {
   if (principal === undefined) {
     throw unauthenticated(
       'The credential is not valid: it is unknown, revoked or expired.',
       'invalid_token',
     );
   }
-  if (principal.allowlists.some((list) => !list.matches(request.ip))) {
+  if (principal.allowlists.some((list) => !list.matches(ip))) {
     throw new AppError(
       'ADDRESS_NOT_ALLOWED',
-      `Requests from ${request.ip} are not on this key's or account's IP allowlist.`,
+      `Requests from ${ip} are not on this key's or account's IP allowlist.`,
       {
-        extensions: { address: request.ip },
+        extensions: { address: ip },
       },
     );
   }
@@ -95,5 +100,5 @@ function admit(request: FastifyRequest, route: RouteAuth, principal: Principal |
       extensions: { required_scope: route.scope },
     });
   }
-  request.principal = principal;
+  return principal;
 }

@@ -11,21 +11,21 @@ import {
   type RateLimiter,
 } from '../limits/index.js';
 
+/** The rate-limit headers of an admitted request; undefined for an unlimited plan. */
+export type QuotaHeaders = Readonly<Record<string, string>> | undefined;
+
+/**
+ * Spends one request of the principal's quota and returns the rate-limit headers to send;
+ * throws (or rejects with) the 429 problem when the window is used up, which spends nothing.
+ * Synchronous with the in-process limiter; a promise with the shared (Redis) one.
+ */
+export type SpendQuota = (principal: Principal) => QuotaHeaders | Promise<QuotaHeaders>;
+
 /** Returns a promise only when the limiter is asynchronous (shared limits). */
 export type ConsumeQuota = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
 
-/**
- * Spends one request of the caller's quota and sets the rate-limit headers; 429 when the
- * window is used up. Handlers call it after validation and plan checks, so refused requests
- * (400, 401, 403, 404) never use quota.
- */
-export function quotaEnforcer(limiter: RateLimiter, clock: Clock): ConsumeQuota {
-  const apply = (
-    reply: FastifyReply,
-    principal: Principal,
-    decision: LimitDecision,
-    now: number,
-  ): void => {
+export function quotaSpender(limiter: RateLimiter, clock: Clock): SpendQuota {
+  const apply = (principal: Principal, decision: LimitDecision, now: number): QuotaHeaders => {
     const headers = rateLimitHeaders(decision, now);
     if (!decision.allowed) {
       const allowance = decision.states
@@ -40,19 +40,32 @@ export function quotaEnforcer(limiter: RateLimiter, clock: Clock): ConsumeQuota 
         },
       );
     }
-    reply.headers(headers);
+    return headers;
   };
   // The in-process limiter decides synchronously: no promise on the hot path.
   const sync = limiter instanceof MemoryRateLimiter ? limiter : undefined;
-  return (request, reply) => {
-    const principal = request.principal;
+  return (principal) => {
     const rules = planRules(principal.plan);
-    if (rules.length === 0) return;
+    if (rules.length === 0) return undefined;
     const now = clock.now();
     if (sync !== undefined)
-      return apply(reply, principal, sync.consumeSync(principal.limitBucket, rules, now), now);
-    return limiter
-      .consume(principal.limitBucket, rules, now)
-      .then((d) => apply(reply, principal, d, now));
+      return apply(principal, sync.consumeSync(principal.limitBucket, rules, now), now);
+    return limiter.consume(principal.limitBucket, rules, now).then((d) => apply(principal, d, now));
+  };
+}
+
+/**
+ * The route handlers' form of `SpendQuota`: sets the headers on the reply. Handlers call it
+ * after validation and plan checks, so refused requests (400, 401, 403, 404) never use quota.
+ */
+export function quotaEnforcer(spend: SpendQuota): ConsumeQuota {
+  return (request, reply) => {
+    const spent = spend(request.principal);
+    if (spent instanceof Promise) {
+      return spent.then((headers) => {
+        if (headers !== undefined) reply.headers(headers);
+      });
+    }
+    if (spent !== undefined) reply.headers(spent);
   };
 }

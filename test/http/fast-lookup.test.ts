@@ -1,0 +1,324 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { accountOnPlan } from '../helpers/accounts.js';
+
+/**
+ * The lookup fast path (src/http/fast-lookup.ts) answers plain JSON lookups on node:http before
+ * Fastify. Two servers on one database, over real HTTP: one with the fast path, one with
+ * LOOKUP_FAST_PATH=false (everything through Fastify). Every request must get the same status,
+ * headers and body from both; the table also says which ones the fast path must take itself.
+ */
+
+/** Lines a pino logger wrote, parsed. */
+function captured(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n'))
+        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+interface Served {
+  t: TestApp;
+  base: string;
+  lines: Record<string, unknown>[];
+}
+
+async function serve(env: Record<string, string>, db?: TestApp['db']): Promise<Served> {
+  const { logger, lines } = captured();
+  const t = await buildTestApp({
+    env: { ACCESS_LOG: 'true', LOG_LEVEL: 'info', ...env },
+    logger,
+    ...(db === undefined ? {} : { db }),
+  });
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = t.app.server.address() as AddressInfo;
+  return { t, base: `http://127.0.0.1:${port}`, lines };
+}
+
+/** Headers that differ between any two responses (time, connection, the request's own id). */
+const VARYING = new Set(['date', 'connection', 'keep-alive', 'x-request-id']);
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+async function call(base: string, method: string, path: string, headers: Record<string, string>) {
+  const res = await fetch(`${base}${path}`, { method, headers });
+  const text = await res.text();
+  const kept = Object.fromEntries([...res.headers].filter(([name]) => !VARYING.has(name)));
+  let body: unknown = text;
+  if (text !== '' && (res.headers.get('content-type') ?? '').includes('json')) {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    // A problem names its request; ids differ between the two servers.
+    if (typeof parsed.request_id === 'string') parsed.request_id = '(id)';
+    body = parsed;
+  }
+  return {
+    answer: { status: res.status, headers: kept, body } satisfies Answer,
+    id: res.headers.get('x-request-id'),
+  };
+}
+
+interface Case {
+  name: string;
+  path: string;
+  method?: string;
+  /** `enterprise` or `developer`: that account's key; any other value is sent as it is. */
+  auth?: string;
+  accept?: string;
+  status: number;
+  /** The fast path answers it itself; otherwise Fastify does. */
+  fast: boolean;
+}
+
+const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
+const CASES: Case[] = [
+  { name: 'anonymous lookup', path: DE, status: 200, fast: true },
+  { name: 'all levels', path: '/api/v1/salary?country=FR&job=nurse', status: 200, fast: true },
+  {
+    name: 'lower-case country',
+    path: '/api/v1/salary?country=de&job=nurse',
+    status: 200,
+    fast: true,
+  },
+  {
+    name: "Eurostat's EL",
+    path: '/api/v1/salary?job=secondary-teacher&country=EL',
+    status: 200,
+    fast: true,
+  },
+  { name: 'current year', path: `${DE}&year=2026`, status: 200, fast: true },
+  { name: 'format=json', path: `${DE}&format=json`, status: 200, fast: true },
+  { name: 'Accept: JSON', path: DE, accept: 'application/json', status: 200, fast: true },
+  { name: 'Accept: any', path: DE, accept: 'text/html, */*;q=0.8', status: 200, fast: true },
+  { name: 'history', path: '/api/v1/salary/history?country=NL&job=nurse', status: 200, fast: true },
+  { name: 'Enterprise key', path: DE, auth: 'enterprise', status: 200, fast: true },
+  {
+    name: 'Enterprise archive year',
+    path: `${DE}&year=2014`,
+    auth: 'enterprise',
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'Enterprise history',
+    path: '/api/v1/salary/history?country=PL&job=chef',
+    auth: 'enterprise',
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'Developer last year',
+    path: `${DE}&year=2025`,
+    auth: 'developer',
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'Developer too far back',
+    path: `${DE}&year=2024`,
+    auth: 'developer',
+    status: 403,
+    fast: false,
+  },
+  { name: 'Free last year', path: `${DE}&year=2025`, status: 403, fast: false },
+  { name: 'year without data', path: `${DE}&year=2030`, status: 404, fast: false },
+  { name: 'year out of range', path: `${DE}&year=1999`, status: 400, fast: false },
+  { name: 'year not a number', path: `${DE}&year=abc`, status: 400, fast: false },
+  { name: 'CSV on Free', path: `${DE}&format=csv`, status: 403, fast: false },
+  { name: 'Accept CSV on Free', path: DE, accept: 'text/csv', status: 403, fast: false },
+  { name: 'Accept nothing we make', path: DE, accept: 'image/png', status: 406, fast: false },
+  { name: 'CSV with a key', path: `${DE}&format=csv`, auth: 'developer', status: 200, fast: false },
+  {
+    name: 'unknown country',
+    path: '/api/v1/salary?country=XX&job=nurse',
+    status: 400,
+    fast: false,
+  },
+  {
+    name: 'unknown job',
+    path: '/api/v1/salary?country=DE&job=astronaut',
+    status: 400,
+    fast: false,
+  },
+  { name: 'unknown parameter', path: `${DE}&colour=red`, status: 400, fast: false },
+  { name: 'missing job', path: '/api/v1/salary?country=DE', status: 400, fast: false },
+  {
+    name: 'repeated country',
+    path: '/api/v1/salary?country=DE&country=FR&job=nurse',
+    status: 400,
+    fast: false,
+  },
+  {
+    name: 'empty level',
+    path: '/api/v1/salary?country=DE&job=nurse&level=',
+    status: 400,
+    fast: false,
+  },
+  {
+    name: 'percent-encoded',
+    path: '/api/v1/salary?country=DE&job=software%2Dengineer',
+    status: 200,
+    fast: false,
+  },
+  { name: 'trailing &', path: '/api/v1/salary?country=DE&job=nurse&', status: 200, fast: false },
+  { name: 'custom fields on Free', path: `${DE}&fields=p10`, status: 403, fast: false },
+  {
+    name: 'year on history',
+    path: '/api/v1/salary/history?country=NL&job=nurse&year=2026',
+    status: 400,
+    fast: false,
+  },
+  {
+    name: 'trailing slash',
+    path: '/api/v1/salary/?country=DE&job=nurse',
+    status: 200,
+    fast: false,
+  },
+  {
+    name: 'unknown key',
+    path: DE,
+    auth: `Bearer sk_live_${'x'.repeat(43)}`,
+    status: 401,
+    fast: false,
+  },
+  { name: 'not a bearer', path: DE, auth: 'Basic dXNlcjpwYXNz', status: 401, fast: false },
+  { name: 'HEAD', path: DE, method: 'HEAD', status: 200, fast: false },
+  { name: 'POST', path: DE, method: 'POST', status: 405, fast: false },
+];
+
+describe('lookup fast path', () => {
+  let fast: Served;
+  let slow: Served;
+  const keys: Record<string, string> = {};
+
+  before(async () => {
+    fast = await serve({});
+    keys.enterprise = (await accountOnPlan(fast.t, 'enterprise')).apiKey!;
+    keys.developer = (await accountOnPlan(fast.t, 'developer')).apiKey!;
+    slow = await serve({ LOOKUP_FAST_PATH: 'false' }, fast.t.db);
+    assert.equal(slow.t.app.fastLookup, undefined);
+  });
+  after(async () => {
+    await slow.t.close();
+    await fast.t.close();
+  });
+
+  const headersOf = (c: Case): Record<string, string> => {
+    const headers: Record<string, string> = {};
+    if (c.auth !== undefined) {
+      const key = keys[c.auth];
+      headers.authorization = key === undefined ? c.auth : `Bearer ${key}`;
+    }
+    if (c.accept !== undefined) headers.accept = c.accept;
+    return headers;
+  };
+
+  for (const c of CASES) {
+    it(`${c.name}: ${c.status} from both, ${c.fast ? 'answered by the fast path' : 'left to Fastify'}`, async () => {
+      const method = c.method ?? 'GET';
+      const before = fast.t.app.fastLookup!.served;
+      const ours = await call(fast.base, method, c.path, headersOf(c));
+      const theirs = await call(slow.base, method, c.path, headersOf(c));
+      assert.equal(ours.answer.status, c.status, JSON.stringify(ours.answer.body));
+      assert.deepEqual(ours.answer, theirs.answer);
+      assert.equal(fast.t.app.fastLookup!.served - before, c.fast ? 1 : 0);
+      assert.match(ours.id ?? '', /^req_[0-9a-f]{12}[0-9a-z]{6,}$/);
+    });
+  }
+
+  it('writes the same access line as the Fastify path', async () => {
+    const ours = await call(fast.base, 'GET', DE, { authorization: `Bearer ${keys.developer}` });
+    const theirs = await call(slow.base, 'GET', DE, { authorization: `Bearer ${keys.developer}` });
+    const lineOf = (
+      s: Served,
+      id: string | null,
+    ): { keys: string[]; rest: Record<string, unknown> } => {
+      const line = s.lines.find((l) => l.request_id === id && l.msg === 'request');
+      assert.ok(line, `an access line for ${id}`);
+      const { time, pid, hostname, ms, request_id, ...rest } = line;
+      assert.equal(typeof time, 'number');
+      assert.equal(typeof ms, 'number');
+      assert.equal(request_id, id);
+      return { keys: Object.keys(line).sort(), rest: { ...rest, pid: typeof pid, hostname } };
+    };
+    assert.deepEqual(lineOf(fast, ours.id), lineOf(slow, theirs.id));
+    assert.equal(lineOf(fast, ours.id).rest.status, 200);
+  });
+});
+
+describe('lookup fast path: limits and usage', () => {
+  let s: Served;
+  before(async () => {
+    s = await serve({
+      PLAN_OVERRIDES: '{"free":{"requestLimit":3},"developer":{"requestLimit":5}}',
+    });
+  });
+  after(() => s.t.close());
+
+  it('spends the Free quota exactly; the refusal is the Fastify 429 and spends nothing', async () => {
+    const served = s.t.app.fastLookup!.served;
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${s.base}${DE}`);
+      assert.equal(res.status, 200);
+      remaining.push(res.headers.get('x-ratelimit-remaining')!);
+      assert.equal(res.headers.get('ratelimit-policy'), '"hourly";q=3;w=3600');
+      await res.arrayBuffer();
+    }
+    assert.deepEqual(remaining, ['2', '1', '0']);
+    for (let i = 0; i < 2; i++) {
+      const refused = await fetch(`${s.base}${DE}`);
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers.get('content-type'), 'application/problem+json');
+      // 10:15 on the test clock: 45 minutes to the top of the hour.
+      assert.equal(refused.headers.get('retry-after'), String(45 * 60));
+      assert.equal(((await refused.json()) as { code: string }).code, 'RATE_LIMITED');
+    }
+    assert.equal(s.t.app.fastLookup!.served - served, 3);
+    // The next hour opens a new window.
+    s.t.clock.set('2026-11-22T11:00:00Z');
+    const next = await fetch(`${s.base}${DE}`);
+    assert.equal(next.status, 200);
+    assert.equal(next.headers.get('x-ratelimit-remaining'), '2');
+    await next.arrayBuffer();
+  });
+
+  it("counts an account's usage exactly, fast path and Fastify path together", async () => {
+    s.t.clock.set('2026-11-22T12:00:00Z');
+    const account = await accountOnPlan(s.t, 'developer');
+    const auth = { authorization: `Bearer ${account.apiKey}` };
+    const statuses: number[] = [];
+    for (const path of [DE, DE, `${DE}&format=csv`, `${DE}&year=2020`, DE, DE, DE]) {
+      const res = await fetch(`${s.base}${path}`, { headers: auth });
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    }
+    // Five 200s use the daily quota of 5 (one of them CSV, through Fastify); then 429.
+    assert.deepEqual(statuses, [200, 200, 200, 403, 200, 200, 429]);
+    await s.t.recorder.flush();
+    const report = (await (
+      await fetch(`${s.base}/api/v1/usage?granularity=hour`, {
+        headers: { authorization: `Bearer ${account.session}` },
+      })
+    ).json()) as {
+      by_endpoint: Record<string, number>;
+      by_status: Record<string, number>;
+      quota: { used: number; limit: number };
+    };
+    assert.equal(report.by_endpoint['GET /api/v1/salary'], 7);
+    assert.deepEqual(report.by_status, { '200': 5, '403': 1, '429': 1 });
+    assert.deepEqual([report.quota.used, report.quota.limit], [5, 5]);
+  });
+});
