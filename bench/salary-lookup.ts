@@ -4,12 +4,16 @@
  *   npm run bench -- [--duration 10] [--warmup 3] [--connections 50] [--workers 0] [--cpu-prof DIR]
  *   npm run bench -- --redis [--redis-url URL] [--database-url URL]   (see bench/lib/redis-scenarios.ts)
  *
- * Builds (npm run build), then, one server at a time (never two at once):
- *   1. hello-world (bench/hello-world.ts, plain node) at GET /
- *   2. ours, `node dist/main/cli.js serve`, ACCESS_LOG=false LOG_LEVEL=warn: the DE senior and
+ * Builds (npm run build), starts a bare Fastify hello-world (bench/hello-world.ts, plain node,
+ * GET /) and keeps it up, measures it once, then starts our server three times:
+ *   1. ours, `node dist/main/cli.js serve`, ACCESS_LOG=false LOG_LEVEL=warn: the DE senior and
  *      FR all-levels lookups
- *   3. ours, ACCESS_LOG=true LOG_LEVEL=warn: the same two (access lines are info: dropped by pino)
- *   4. ours, ACCESS_LOG=true LOG_LEVEL=info: the DE lookup, one access line written per request
+ *   2. ours, ACCESS_LOG=true LOG_LEVEL=warn: the same two (access lines are info: dropped by
+ *      pino) and the DE lookup with an Enterprise key
+ *   3. ours, ACCESS_LOG=true LOG_LEVEL=info: the DE lookup, one access line written per request
+ * Every row of ours is paired: hello-world is measured again right before it and the row's
+ * ratio is to that run, so a drift of the machine's speed between rows (other tenants) does
+ * not show as a difference between the servers. Only one server is under load at a time.
  * Each run is a discarded warm-up then the measured run with autocannon (pipelining 1). Our
  * server's stdout (pino) goes to a file in the run's temp dir, as a log shipper reading a file
  * would see it; its stderr is inherited. Every start of ours uses a fresh PORT; the embedded
@@ -35,7 +39,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { BenchFailure } from './lib/failure.js';
-import { measure, type Measurement } from './lib/load.js';
+import { measure, measurePaired, type Measurement } from './lib/load.js';
 import { OptionsError, parseOptions, type BenchOptions } from './lib/options.js';
 import {
   freePort,
@@ -205,6 +209,7 @@ async function benchOurs(
   config: OursConfig,
   options: BenchOptions,
   enterpriseKey: string,
+  hello: ServerProcess,
 ): Promise<OursRun> {
   const logFile = join(workDir, `stdout-${config.accessLog}-${config.logLevel}.log`);
   const { server, readyMs } = await startOurs(config, join(workDir, 'data'), logFile, options);
@@ -216,7 +221,9 @@ async function benchOurs(
       progress(`measuring ${name}`);
       const headers =
         lookup.enterpriseKey === true ? { authorization: `Bearer ${enterpriseKey}` } : undefined;
-      measurements.push(await measure({ name, server, path: lookup.path, headers }, options));
+      measurements.push(
+        await measurePaired(hello, { name, server, path: lookup.path, headers }, options),
+      );
     }
   } finally {
     await stopServer(server);
@@ -240,14 +247,9 @@ function createEnterpriseKey(dataDir: string): string {
   return (JSON.parse(created.stdout) as { api_key: string }).api_key;
 }
 
-async function benchHelloWorld(options: BenchOptions): Promise<Measurement> {
-  const server = await startHelloWorld(options);
+async function benchHelloWorld(server: ServerProcess, options: BenchOptions): Promise<Measurement> {
   progress(`measuring hello-world (pid ${server.pid})`);
-  try {
-    return await measure({ name: 'hello-world', server, path: '/' }, options);
-  } finally {
-    await stopServer(server);
-  }
+  return measure({ name: 'hello-world', server, path: '/' }, options);
 }
 
 function summary(options: BenchOptions, baseline: Measurement, ours: readonly OursRun[]) {
@@ -257,7 +259,7 @@ function summary(options: BenchOptions, baseline: Measurement, ours: readonly Ou
     node: process.version,
     cpus: cpus().length,
     options,
-    loadGenerator: `autocannon in the bench process, ${options.workers} worker threads; shares the cores with the server; servers run one at a time`,
+    loadGenerator: `autocannon in the bench process, ${options.workers} worker threads; shares the cores with the server; one server under load at a time; each row of ours paired with a hello-world run just before it`,
     accessLogDestination: 'stdout of the server to a file in a temp dir',
     baseline: {
       ...baseline,
@@ -286,14 +288,21 @@ async function run(options: BenchOptions): Promise<void> {
   killChildrenOnExit(() => rmSync(workDir, { recursive: true, force: true }));
   if (options.cpuProfDir !== undefined) mkdirSync(options.cpuProfDir, { recursive: true });
 
-  const baseline = await benchHelloWorld(options);
+  const hello = await startHelloWorld(options);
   const ours: OursRun[] = [];
-  const redisRows =
-    options.redisUrl === undefined ? [] : await benchRedis(ROOT, workDir, options, progress);
-  if (options.redisUrl === undefined) {
-    const enterpriseKey = createEnterpriseKey(join(workDir, 'data'));
-    for (const config of OUR_CONFIGS)
-      ours.push(await benchOurs(workDir, config, options, enterpriseKey));
+  let baseline: Measurement;
+  let redisRows: Measurement[] = [];
+  try {
+    baseline = await benchHelloWorld(hello, options);
+    if (options.redisUrl !== undefined) {
+      redisRows = await benchRedis(ROOT, workDir, hello, options, progress);
+    } else {
+      const enterpriseKey = createEnterpriseKey(join(workDir, 'data'));
+      for (const config of OUR_CONFIGS)
+        ours.push(await benchOurs(workDir, config, options, enterpriseKey, hello));
+    }
+  } finally {
+    await stopServer(hello);
   }
   const rows = [baseline, ...ours.flatMap((r) => r.measurements), ...redisRows];
 
@@ -301,7 +310,8 @@ async function run(options: BenchOptions): Promise<void> {
     `\n${cpus().length} CPUs, node ${process.version}; ${options.connections} connections, pipelining 1, ` +
       `${options.warmup} s warm-up + ${options.duration} s measured per row; autocannon ` +
       `${options.workers === 0 ? 'in the main thread' : `with ${options.workers} workers`} of this process.\n` +
-      'The load generator shares the cores with the server; servers ran one at a time, in table order.\n' +
+      'The load generator shares the cores with the server; one server under load at a time, in table order.\n' +
+      "hello req/s: hello-world measured right before the row; 'vs hello' is the ratio to it.\n" +
       "Our server's stdout (pino, incl. access lines at LOG_LEVEL=info) went to a file.\n" +
       'RSS: max VmRSS over warm-up and measured run, sampled every 500 ms.\n' +
       'CPU%: share of one core during the measured run (the machine has ' +

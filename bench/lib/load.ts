@@ -23,6 +23,8 @@ export interface Measurement {
   readonly maxRssBytes: number;
   /** CPU used during the measured run. */
   readonly cpu: CpuShare;
+  /** hello-world's req/s measured right before this row (its paired baseline), if any. */
+  readonly helloRps?: number;
 }
 
 export interface Scenario {
@@ -94,4 +96,19 @@ export async function measure(scenario: Scenario, options: BenchOptions): Promis
     maxRssBytes,
     cpu,
   };
+}
+
+/**
+ * hello-world measured right before the scenario, and the scenario with that figure as its
+ * baseline: the machine's speed drifts by ±10 % over minutes (other tenants), so each ratio
+ * compares two runs a few seconds apart rather than against one run at the start.
+ */
+export async function measurePaired(
+  hello: ServerProcess,
+  scenario: Scenario,
+  options: BenchOptions,
+): Promise<Measurement> {
+  const baseline = await measure({ name: 'hello-world', server: hello, path: '/' }, options);
+  const measured = await measure(scenario, options);
+  return { ...measured, helloRps: baseline.requestsPerSecond.mean };
 }

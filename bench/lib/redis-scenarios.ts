@@ -3,9 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { BenchFailure } from './failure.js';
-import { measure, type Measurement } from './load.js';
+import { measurePaired, type Measurement } from './load.js';
 import type { BenchOptions } from './options.js';
-import { freePort, LOOPBACK, spawnServer, stopServer, waitUntilOk } from './processes.js';
+import {
+  freePort,
+  LOOPBACK,
+  spawnServer,
+  stopServer,
+  waitUntilOk,
+  type ServerProcess,
+} from './processes.js';
 
 const LOOKUP = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
 /** The Developer limit lifted: the Redis limiter counts every request but never refuses. */
@@ -20,6 +27,7 @@ const PLAN_OVERRIDES = '{"developer":{"requestLimit":1000000000}}';
 export async function benchRedis(
   root: string,
   workDir: string,
+  hello: ServerProcess,
   options: BenchOptions,
   progress: (message: string) => void,
 ): Promise<Measurement[]> {
@@ -86,7 +94,7 @@ export async function benchRedis(
         progress(`${run.name} ready in ${(readyMs / 1000).toFixed(1)} s (pid ${server.pid})`);
         const name = `DE senior, Developer key, ${run.name}`;
         progress(`measuring ${name}`);
-        rows.push(await measure({ name, server, path: LOOKUP, headers }, options));
+        rows.push(await measurePaired(hello, { name, server, path: LOOKUP, headers }, options));
       } finally {
         await stopServer(server);
       }

@@ -20,9 +20,9 @@ export function serverCpuPerRequestUs(m: Measurement): number {
   return m.responses > 0 ? (1000 * m.cpu.serverMs) / m.responses : 0;
 }
 
-/** Ours to the baseline, in requests per second. */
+/** Ours to hello-world in requests per second: the paired run when there is one. */
 export function ratio(m: Measurement, baseline: Measurement): number {
-  return m.requestsPerSecond.mean / baseline.requestsPerSecond.mean;
+  return m.requestsPerSecond.mean / (m.helloRps ?? baseline.requestsPerSecond.mean);
 }
 
 function columns(baseline: Measurement): readonly Column[] {
@@ -34,6 +34,10 @@ function columns(baseline: Measurement): readonly Column[] {
     { title: 'p50 ms', cell: (m) => m.latencyMs.p50.toFixed(0) },
     { title: 'p99 ms', cell: (m) => m.latencyMs.p99.toFixed(0) },
     { title: 'mean ms', cell: (m) => m.latencyMs.mean.toFixed(2) },
+    {
+      title: 'hello req/s',
+      cell: (m) => (m.helloRps ?? baseline.requestsPerSecond.mean).toFixed(0),
+    },
     { title: 'vs hello', cell: (m) => ratio(m, baseline).toFixed(2) },
     { title: 'max RSS MiB', cell: (m) => (m.maxRssBytes / MIB).toFixed(1) },
     { title: 'srv CPU µs/req', cell: (m) => serverCpuPerRequestUs(m).toFixed(1) },
