@@ -1,7 +1,7 @@
 /**
  * Salary lookup benchmark: our API against a bare Fastify hello-world, in one run.
  *
- *   npm run bench -- [--duration 10] [--warmup 3] [--connections 50] [--workers 0] [--cpu-prof DIR]
+ *   npm run bench -- [--duration 5] [--rounds 3] [--warmup 3] [--connections 50] [--workers 0] [--cpu-prof DIR]
  *   npm run bench -- --redis [--redis-url URL] [--database-url URL]   (see bench/lib/redis-scenarios.ts)
  *
  * Builds (npm run build), starts a bare Fastify hello-world (bench/hello-world.ts, plain node,
@@ -11,9 +11,10 @@
  *   2. ours, ACCESS_LOG=true LOG_LEVEL=warn: the same two (access lines are info: dropped by
  *      pino) and the DE lookup with an Enterprise key
  *   3. ours, ACCESS_LOG=true LOG_LEVEL=info: the DE lookup, one access line written per request
- * Every row of ours is paired: hello-world is measured again right before it and the row's
- * ratio is to that run, so a drift of the machine's speed between rows (other tenants) does
- * not show as a difference between the servers. Only one server is under load at a time.
+ * Every row of ours is paired: hello-world and ours are measured alternately (--rounds, 3 by
+ * default) and the row's ratio is the median of the rounds' ratios, so a drift of the machine's
+ * speed (other tenants) does not show as a difference between the servers. Only one server is
+ * under load at a time.
  * Each run is a discarded warm-up then the measured run with autocannon (pipelining 1). Our
  * server's stdout (pino) goes to a file in the run's temp dir, as a log shipper reading a file
  * would see it; its stderr is inherited. Every start of ours uses a fresh PORT; the embedded
@@ -259,7 +260,7 @@ function summary(options: BenchOptions, baseline: Measurement, ours: readonly Ou
     node: process.version,
     cpus: cpus().length,
     options,
-    loadGenerator: `autocannon in the bench process, ${options.workers} worker threads; shares the cores with the server; one server under load at a time; each row of ours paired with a hello-world run just before it`,
+    loadGenerator: `autocannon in the bench process, ${options.workers} worker threads; shares the cores with the server; one server under load at a time; each row of ours alternated with hello-world ${options.rounds} times, ratio the median of the rounds`,
     accessLogDestination: 'stdout of the server to a file in a temp dir',
     baseline: {
       ...baseline,
@@ -308,10 +309,11 @@ async function run(options: BenchOptions): Promise<void> {
 
   console.log(
     `\n${cpus().length} CPUs, node ${process.version}; ${options.connections} connections, pipelining 1, ` +
-      `${options.warmup} s warm-up + ${options.duration} s measured per row; autocannon ` +
+      `${options.warmup} s warm-up + ${options.duration} s measured per run; autocannon ` +
       `${options.workers === 0 ? 'in the main thread' : `with ${options.workers} workers`} of this process.\n` +
       'The load generator shares the cores with the server; one server under load at a time, in table order.\n' +
-      "hello req/s: hello-world measured right before the row; 'vs hello' is the ratio to it.\n" +
+      `Each row of ours: ${options.rounds} rounds of hello-world then ours; hello req/s is hello-world's mean over them,\n` +
+      "'vs hello' the median of the rounds' ratios (listed under rounds).\n" +
       "Our server's stdout (pino, incl. access lines at LOG_LEVEL=info) went to a file.\n" +
       'RSS: max VmRSS over warm-up and measured run, sampled every 500 ms.\n' +
       'CPU%: share of one core during the measured run (the machine has ' +

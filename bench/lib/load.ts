@@ -23,8 +23,10 @@ export interface Measurement {
   readonly maxRssBytes: number;
   /** CPU used during the measured run. */
   readonly cpu: CpuShare;
-  /** hello-world's req/s measured right before this row (its paired baseline), if any. */
+  /** Paired rows: hello-world's mean req/s over the runs alternating with this row's. */
   readonly helloRps?: number;
+  /** Paired rows: this row's req/s over hello-world's, per round. */
+  readonly ratios?: readonly number[];
 }
 
 export interface Scenario {
@@ -99,16 +101,67 @@ export async function measure(scenario: Scenario, options: BenchOptions): Promis
 }
 
 /**
- * hello-world measured right before the scenario, and the scenario with that figure as its
- * baseline: the machine's speed drifts by ±10 % over minutes (other tenants), so each ratio
- * compares two runs a few seconds apart rather than against one run at the start.
+ * hello-world and the scenario measured alternately, `rounds` times (the warm-ups only in the
+ * first): the machine's speed drifts by ±10 % over minutes (other tenants), so each ratio
+ * compares two runs seconds apart, and the row's ratio is the median of the rounds' ratios.
+ * The row's other figures are over all rounds (req/s the mean, p99 the highest).
  */
 export async function measurePaired(
   hello: ServerProcess,
   scenario: Scenario,
   options: BenchOptions,
 ): Promise<Measurement> {
-  const baseline = await measure({ name: 'hello-world', server: hello, path: '/' }, options);
-  const measured = await measure(scenario, options);
-  return { ...measured, helloRps: baseline.requestsPerSecond.mean };
+  const hellos: Measurement[] = [];
+  const ours: Measurement[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    const runOptions = round === 0 ? options : { ...options, warmup: 0 };
+    hellos.push(await measure({ name: 'hello-world', server: hello, path: '/' }, runOptions));
+    ours.push(await measure(scenario, runOptions));
+  }
+  const ratios = ours.map((m, i) => m.requestsPerSecond.mean / hellos[i]!.requestsPerSecond.mean);
+  return {
+    ...combine(ours),
+    helloRps: mean(hellos.map((m) => m.requestsPerSecond.mean)),
+    ratios,
+  };
+}
+
+const mean = (values: readonly number[]): number =>
+  values.reduce((sum, v) => sum + v, 0) / values.length;
+
+export const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** One row from several runs of the same scenario. */
+function combine(runs: readonly Measurement[]): Measurement {
+  const first = runs[0]!;
+  const sum = (pick: (m: Measurement) => number) => runs.reduce((s, m) => s + pick(m), 0);
+  const rps = runs.map((m) => m.requestsPerSecond.mean);
+  return {
+    ...first,
+    requestsPerSecond: {
+      mean: mean(rps),
+      stddev: Math.sqrt(mean(rps.map((r) => (r - mean(rps)) ** 2))),
+    },
+    latencyMs: {
+      p50: median(runs.map((m) => m.latencyMs.p50)),
+      p99: Math.max(...runs.map((m) => m.latencyMs.p99)),
+      mean: mean(runs.map((m) => m.latencyMs.mean)),
+    },
+    responses: sum((m) => m.responses),
+    non2xx: sum((m) => m.non2xx),
+    errors: sum((m) => m.errors),
+    timeouts: sum((m) => m.timeouts),
+    maxRssBytes: Math.max(...runs.map((m) => m.maxRssBytes)),
+    cpu: {
+      server: mean(runs.map((m) => m.cpu.server)),
+      bench: mean(runs.map((m) => m.cpu.bench)),
+      other: mean(runs.map((m) => m.cpu.other)),
+      idle: mean(runs.map((m) => m.cpu.idle)),
+      serverMs: sum((m) => m.cpu.serverMs),
+    },
+  };
 }

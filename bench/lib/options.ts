@@ -5,6 +5,8 @@ export interface BenchOptions {
   readonly duration: number;
   /** Seconds of the discarded warm-up run before each measured run. */
   readonly warmup: number;
+  /** Alternations of hello-world and ours per row, each of `duration` seconds. */
+  readonly rounds: number;
   readonly connections: number;
   /** autocannon worker threads; 0 fires requests from the bench process's main thread. */
   readonly workers: number;
@@ -18,8 +20,9 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--connections N] [--workers N] [--cpu-prof DIR]
 
-  --duration N     seconds of each measured run (env BENCH_DURATION, default 10)
+  --duration N     seconds of each measured run (env BENCH_DURATION, default 5)
   --warmup N       seconds of the discarded warm-up run (env BENCH_WARMUP, default 3)
+  --rounds N       hello-world/ours alternations per row, median ratio (env BENCH_ROUNDS, default 3)
   --connections N  concurrent connections (env BENCH_CONNECTIONS, default 50)
   --workers N      autocannon worker threads, 0 = none (env BENCH_WORKERS, default 0)
   --cpu-prof DIR   run the servers with node --cpu-prof, profiles written to DIR
@@ -57,6 +60,7 @@ export function parseOptions(
     options: {
       duration: { type: 'string' },
       warmup: { type: 'string' },
+      rounds: { type: 'string' },
       connections: { type: 'string' },
       workers: { type: 'string' },
       'cpu-prof': { type: 'string' },
@@ -68,8 +72,9 @@ export function parseOptions(
   });
   if (values.help === true) throw new OptionsError(USAGE, 0);
   return {
-    duration: positiveInt('--duration', values.duration ?? env.BENCH_DURATION, 10),
+    duration: positiveInt('--duration', values.duration ?? env.BENCH_DURATION, 5),
     warmup: positiveInt('--warmup', values.warmup ?? env.BENCH_WARMUP, 3, 0),
+    rounds: positiveInt('--rounds', values.rounds ?? env.BENCH_ROUNDS, 3),
     connections: positiveInt('--connections', values.connections ?? env.BENCH_CONNECTIONS, 50),
     workers: positiveInt('--workers', values.workers ?? env.BENCH_WORKERS, 0, 0),
     cpuProfDir: values['cpu-prof'],

@@ -1,4 +1,4 @@
-import type { Measurement } from './load.js';
+import { median, type Measurement } from './load.js';
 
 const MIB = 1024 * 1024;
 
@@ -20,9 +20,10 @@ export function serverCpuPerRequestUs(m: Measurement): number {
   return m.responses > 0 ? (1000 * m.cpu.serverMs) / m.responses : 0;
 }
 
-/** Ours to hello-world in requests per second: the paired run when there is one. */
+/** Ours to hello-world in requests per second: the median of the paired rounds when paired. */
 export function ratio(m: Measurement, baseline: Measurement): number {
-  return m.requestsPerSecond.mean / (m.helloRps ?? baseline.requestsPerSecond.mean);
+  if (m.ratios !== undefined && m.ratios.length > 0) return median(m.ratios);
+  return m.requestsPerSecond.mean / baseline.requestsPerSecond.mean;
 }
 
 function columns(baseline: Measurement): readonly Column[] {
@@ -39,6 +40,7 @@ function columns(baseline: Measurement): readonly Column[] {
       cell: (m) => (m.helloRps ?? baseline.requestsPerSecond.mean).toFixed(0),
     },
     { title: 'vs hello', cell: (m) => ratio(m, baseline).toFixed(2) },
+    { title: 'rounds', cell: (m) => m.ratios?.map((r) => r.toFixed(2)).join(' ') ?? '' },
     { title: 'max RSS MiB', cell: (m) => (m.maxRssBytes / MIB).toFixed(1) },
     { title: 'srv CPU µs/req', cell: (m) => serverCpuPerRequestUs(m).toFixed(1) },
     { title: 'CPU% srv', cell: (m) => m.cpu.server.toFixed(0) },
