@@ -5,16 +5,17 @@ import { performance } from 'node:perf_hooks';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import type { Format, Plan } from '../plans/index.js';
 import {
   HistoryQuerySchema,
   JSON_TYPE,
   negotiateFormat,
   SalaryQuerySchema,
+  type SalaryDataStore,
+  type SalaryIndex,
   type SalaryService,
   type Selection,
 } from '../salary/index.js';
-import type { Plan } from '../plans/index.js';
-import type { SalaryDataStore, SalaryIndex } from '../salary/index.js';
 import type { UsageRecorder } from '../usage/index.js';
 import type { Authenticate, RouteAuth } from './auth-hook.js';
 import type { QuotaHeaders, SpendQuota } from './quota.js';
@@ -37,9 +38,12 @@ interface LookupRoute {
   readonly queries: Map<string, LookupQuery | null>;
 }
 
-type LookupQuery = Selection & { format?: 'json' | 'csv' | 'xlsx' | 'xml' | 'parquet' };
+type LookupQuery = Selection & { format?: Format };
 
-/** The lookups' route config (see salary/routes.ts): scoped keys need salary:read. */
+/**
+ * The lookups' route config (salary/routes.ts): scoped keys need salary:read. The parity test
+ * has a key without it, so the two cannot drift apart unnoticed.
+ */
 const LOOKUP_AUTH: RouteAuth = { scope: 'salary:read' };
 
 /**

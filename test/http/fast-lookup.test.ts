@@ -74,7 +74,7 @@ interface Case {
   name: string;
   path: string;
   method?: string;
-  /** `enterprise` or `developer`: that account's key; any other value is sent as it is. */
+  /** A name in `keys` (enterprise, developer, reader, usageOnly): that key; else sent as it is. */
   auth?: string;
   accept?: string;
   status: number;
@@ -118,6 +118,8 @@ const CASES: Case[] = [
     status: 200,
     fast: true,
   },
+  { name: 'key scoped to salary:read', path: DE, auth: 'reader', status: 200, fast: true },
+  { name: 'key without salary:read', path: DE, auth: 'usageOnly', status: 403, fast: false },
   {
     name: 'Developer last year',
     path: `${DE}&year=2025`,
@@ -207,6 +209,19 @@ describe('lookup fast path', () => {
     fast = await serve({});
     keys.enterprise = (await accountOnPlan(fast.t, 'enterprise')).apiKey!;
     keys.developer = (await accountOnPlan(fast.t, 'developer')).apiKey!;
+    const enterprise = await accountOnPlan(fast.t, 'enterprise');
+    const scoped = async (scopes: string[]) => {
+      const res = await fast.t.app.inject({
+        method: 'POST',
+        url: '/api/v1/keys',
+        headers: { authorization: `Bearer ${enterprise.session}` },
+        payload: { name: scopes.join(' '), scopes },
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json<{ key: string }>().key;
+    };
+    keys.reader = await scoped(['salary:read']);
+    keys.usageOnly = await scoped(['usage:read']);
     slow = await serve({ LOOKUP_FAST_PATH: 'false' }, fast.t.db);
     assert.equal(slow.t.app.fastLookup, undefined);
   });
