@@ -40,7 +40,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { BenchFailure } from './lib/failure.js';
-import { measure, measurePaired, type Measurement } from './lib/load.js';
+import { helloWorld, measure, measurePaired, type Measurement } from './lib/load.js';
 import { OptionsError, parseOptions, type BenchOptions } from './lib/options.js';
 import {
   freePort,
@@ -250,7 +250,7 @@ function createEnterpriseKey(dataDir: string): string {
 
 async function benchHelloWorld(server: ServerProcess, options: BenchOptions): Promise<Measurement> {
   progress(`measuring hello-world (pid ${server.pid})`);
-  return measure({ name: 'hello-world', server, path: '/' }, options);
+  return measure(helloWorld(server), options);
 }
 
 function summary(options: BenchOptions, baseline: Measurement, ours: readonly OursRun[]) {

@@ -100,6 +100,11 @@ export async function measure(scenario: Scenario, options: BenchOptions): Promis
   };
 }
 
+/** The baseline's one route on a running hello-world server. */
+export function helloWorld(server: ServerProcess): Scenario {
+  return { name: 'hello-world', server, path: '/' };
+}
+
 /**
  * hello-world and the scenario measured alternately, `rounds` times (the warm-ups only in the
  * first): the machine's speed drifts by ±10 % over minutes (other tenants), so each ratio
@@ -115,7 +120,7 @@ export async function measurePaired(
   const ours: Measurement[] = [];
   for (let round = 0; round < options.rounds; round++) {
     const runOptions = round === 0 ? options : { ...options, warmup: 0 };
-    hellos.push(await measure({ name: 'hello-world', server: hello, path: '/' }, runOptions));
+    hellos.push(await measure(helloWorld(hello), runOptions));
     ours.push(await measure(scenario, runOptions));
   }
   const ratios = ours.map((m, i) => m.requestsPerSecond.mean / hellos[i]!.requestsPerSecond.mean);

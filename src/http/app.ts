@@ -25,6 +25,7 @@ import { requestIdGenerator } from '../lib/ids.js';
 import type { RateLimiter } from '../limits/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import { salaryRoutes, type SalaryDataStore, type SalaryService } from '../salary/index.js';
+import { writeAccessLine } from './access-log.js';
 import { authenticator, type RouteAuth } from './auth-hook.js';
 import { AJV_OPTIONS, FastLookup } from './fast-lookup.js';
 import { lookupServer } from './lookup-server.js';
@@ -199,17 +200,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       );
     }
     if (accessLog) {
-      request.log.info(
-        {
-          method: request.method,
-          url: request.url,
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 100) / 100,
-          ip: request.ip,
-          account: principal?.accountId ?? undefined,
-        },
-        'request',
-      );
+      writeAccessLine(request.log, {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+        ip: request.ip,
+        accountId: principal?.accountId ?? null,
+      });
     }
     done();
   });

@@ -17,6 +17,7 @@ import {
   type Selection,
 } from '../salary/index.js';
 import type { UsageRecorder } from '../usage/index.js';
+import { writeAccessLine } from './access-log.js';
 import type { Authenticate, RouteAuth } from './auth-hook.js';
 import type { QuotaHeaders, SpendQuota } from './quota.js';
 
@@ -139,7 +140,7 @@ export class FastLookup {
     } catch {
       return fallback(req, res);
     }
-    const answer: Answer = { req, res, fallback, route, query, ip, started };
+    const answer: Answer = { req, url, res, fallback, route, query, ip, started };
     if (principal instanceof Promise) {
       principal.then(
         (p) => this.#spend(answer, p),
@@ -203,23 +204,23 @@ export class FastLookup {
     this.served++;
     const { accountId, keyId } = principal;
     this.#deps.recorder.record(accountId, keyId, route.endpoint, 200, this.#deps.clock.now());
-    this.#deps.accessLog?.info(
-      {
-        request_id: id,
+    if (this.#deps.accessLog !== undefined) {
+      writeAccessLine(this.#deps.accessLog, {
+        requestId: id,
         method: 'GET',
-        url: answer.req.url,
+        url: answer.url,
         status: 200,
-        ms: Math.round((performance.now() - answer.started) * 100) / 100,
+        ms: performance.now() - answer.started,
         ip: answer.ip,
-        account: accountId ?? undefined,
-      },
-      'request',
-    );
+        accountId,
+      });
+    }
   }
 }
 
 interface Answer {
   readonly req: IncomingMessage;
+  readonly url: string;
   readonly res: ServerResponse;
   readonly fallback: Handler;
   readonly route: LookupRoute;
