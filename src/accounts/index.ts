@@ -5,6 +5,7 @@ export {
   type AccountService,
   type PublicAccount,
   type Session,
+  type SessionSink,
 } from './service.js';
 export {
   findAccount,
@@ -12,6 +13,9 @@ export {
   updateAccount,
   accountsChangedSince,
   findAccountByEmail,
+  liveSessions,
+  sessionsChangedSince,
+  type SessionRow,
   type AccountRow,
   type Contract,
   type ResponseSchema,

@@ -148,35 +148,80 @@ export async function updateAccount(
   return toAccount(rows[0]);
 }
 
+/** A session as the in-memory credential view holds it (the token only as its hash). */
+export interface SessionRow {
+  id: string;
+  accountId: string;
+  tokenHash: string;
+  createdAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+}
+
+interface RawSession {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  created_at: Date | string;
+  expires_at: Date | string;
+  revoked_at: Date | string | null;
+}
+
+const SESSION_COLUMNS = 'id, account_id, token_hash, created_at, expires_at, revoked_at';
+
+function toSession(r: RawSession): SessionRow {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    tokenHash: r.token_hash,
+    createdAt: new Date(r.created_at).toISOString(),
+    expiresAt: new Date(r.expires_at).toISOString(),
+    revokedAt: r.revoked_at === null ? null : new Date(r.revoked_at).toISOString(),
+  };
+}
+
 export async function insertSession(
   db: Queryable,
   s: { id: string; accountId: string; tokenHash: string; at: Date; expiresAt: Date },
-): Promise<void> {
-  await db.query(
-    'INSERT INTO sessions (id, account_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+): Promise<SessionRow> {
+  const rows = await db.query<RawSession>(
+    `INSERT INTO sessions (id, account_id, token_hash, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5) RETURNING ${SESSION_COLUMNS}`,
     [s.id, s.accountId, s.tokenHash, s.at.toISOString(), s.expiresAt.toISOString()],
   );
+  return toSession(rows[0]!);
 }
 
-export async function findLiveSession(
+/** Ends a session; the row as it is now, or undefined when it was not live. */
+export async function revokeSession(
   db: Queryable,
-  tokenHash: string,
-  now: Date,
-): Promise<{ id: string; accountId: string; expiresAt: string } | undefined> {
-  const rows = await db.query<{ id: string; account_id: string; expires_at: Date | string }>(
-    `SELECT id, account_id, expires_at FROM sessions
-     WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2`,
-    [tokenHash, now.toISOString()],
+  id: string,
+  at: Date,
+): Promise<SessionRow | undefined> {
+  const rows = await db.query<RawSession>(
+    `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL
+     RETURNING ${SESSION_COLUMNS}`,
+    [id, at.toISOString()],
   );
-  const r = rows[0];
-  return r === undefined
-    ? undefined
-    : { id: r.id, accountId: r.account_id, expiresAt: new Date(r.expires_at).toISOString() };
+  return rows[0] === undefined ? undefined : toSession(rows[0]);
 }
 
-export async function revokeSession(db: Queryable, id: string, at: Date): Promise<void> {
-  await db.query('UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [
-    id,
-    at.toISOString(),
-  ]);
+/** Every session that can still be used, for the in-memory credential view at start. */
+export async function liveSessions(db: Queryable, now: Date): Promise<SessionRow[]> {
+  return (
+    await db.query<RawSession>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE revoked_at IS NULL AND expires_at > $1`,
+      [now.toISOString()],
+    )
+  ).map(toSession);
+}
+
+/** Sessions created or ended after `since` (ISO time), for every instance's credential view. */
+export async function sessionsChangedSince(db: Queryable, since: string): Promise<SessionRow[]> {
+  return (
+    await db.query<RawSession>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE created_at > $1 OR revoked_at > $1`,
+      [since],
+    )
+  ).map(toSession);
 }

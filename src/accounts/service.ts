@@ -53,9 +53,13 @@ export interface AccountService {
   ): Promise<{ account: PublicAccount; session: Session }>;
   logIn(input: { email: string; password: string }, ip: string): Promise<Session>;
   logOut(sessionId: string): Promise<void>;
-  /** The account id and session id of a live session token, or undefined. */
-  resolveSession(token: string): Promise<{ accountId: string; sessionId: string } | undefined>;
   get(accountId: string): Promise<repo.AccountRow>;
+}
+
+/** Told of every session this process starts or ends, once committed (the credential view). */
+export interface SessionSink {
+  /** `account`: a new account the session belongs to. */
+  applySession(row: repo.SessionRow, account?: repo.AccountRow): void;
 }
 
 export function createAccountService(deps: {
@@ -63,22 +67,35 @@ export function createAccountService(deps: {
   clock: Clock;
   /** Counts failed log-ins; the shared (Redis) limiter when several instances run. */
   failures?: RateLimiter;
+  sessions?: SessionSink;
 }): AccountService {
   const { db, clock } = deps;
   const failures = deps.failures ?? new MemoryRateLimiter();
 
-  async function newSession(tx: Queryable, accountId: string): Promise<Session> {
+  /** A session row in the transaction; `started` tells the credential view after commit. */
+  async function newSession(
+    tx: Queryable,
+    accountId: string,
+  ): Promise<{ session: Session; row: repo.SessionRow }> {
     const token = randomSecret(SESSION_PREFIX);
     const at = new Date(clock.now());
     const expiresAt = new Date(at.getTime() + SESSION_TTL_MS);
-    await repo.insertSession(tx, {
+    const row = await repo.insertSession(tx, {
       id: prefixedId('ses'),
       accountId,
       tokenHash: sha256Hex(token),
       at,
       expiresAt,
     });
-    return { token, expires_at: expiresAt.toISOString() };
+    return { session: { token, expires_at: expiresAt.toISOString() }, row };
+  }
+
+  function started(
+    created: { session: Session; row: repo.SessionRow },
+    account?: repo.AccountRow,
+  ): Session {
+    deps.sessions?.applySession(created.row, account);
+    return created.session;
   }
 
   async function throttled(ip: string, email: string): Promise<AppError | undefined> {
@@ -108,7 +125,7 @@ export function createAccountService(deps: {
         });
       }
       const passwordHash = await hashPassword(password);
-      return db.transaction(async (tx) => {
+      const created = await db.transaction(async (tx) => {
         const at = new Date(clock.now());
         const account = await repo.insertAccount(tx, {
           id: prefixedId('acct'),
@@ -126,8 +143,12 @@ export function createAccountService(deps: {
           ip,
           at,
         });
-        return { account: publicAccount(account), session: await newSession(tx, account.id) };
+        return { account, ...(await newSession(tx, account.id)) };
       });
+      return {
+        account: publicAccount(created.account),
+        session: started(created, created.account),
+      };
     },
 
     async logIn({ email, password }, ip) {
@@ -155,7 +176,7 @@ export function createAccountService(deps: {
         }
         throw new AppError('UNAUTHENTICATED', 'The e-mail address or the password is wrong.');
       }
-      return db.transaction(async (tx) => {
+      const created = await db.transaction(async (tx) => {
         await recordAudit(tx, {
           accountId: account.id,
           actor: `account:${account.id}`,
@@ -165,18 +186,12 @@ export function createAccountService(deps: {
         });
         return newSession(tx, account.id);
       });
+      return started(created);
     },
 
     async logOut(sessionId) {
-      await repo.revokeSession(db, sessionId, new Date(clock.now()));
-    },
-
-    async resolveSession(token) {
-      if (!token.startsWith(SESSION_PREFIX)) return undefined;
-      const session = await repo.findLiveSession(db, sha256Hex(token), new Date(clock.now()));
-      return session === undefined
-        ? undefined
-        : { accountId: session.accountId, sessionId: session.id };
+      const ended = await repo.revokeSession(db, sessionId, new Date(clock.now()));
+      if (ended !== undefined) deps.sessions?.applySession(ended);
     },
 
     async get(accountId) {

@@ -1,8 +1,10 @@
 import {
   accountsChangedSince,
-  findAccount,
+  liveSessions,
+  sessionsChangedSince,
   type AccountRow,
-  type AccountService,
+  type SessionRow,
+  type SessionSink,
 } from '../accounts/index.js';
 import { AddressMatcher, type CredentialResolver, type Principal } from '../auth/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -11,7 +13,7 @@ import type { Logger } from '../lib/logger.js';
 import { applyContract, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import { KEY_PREFIX } from './key-format.js';
-import { findKeyByHash, keysChangedSince, liveKeys, type KeyRow } from './repo.js';
+import { keysChangedSince, liveKeys, type KeyRow } from './repo.js';
 
 interface AccountEntry {
   row: AccountRow;
@@ -26,34 +28,52 @@ interface KeyEntry {
   principal: Principal | undefined;
 }
 
+interface SessionEntry {
+  row: SessionRow;
+  expiresAt: number;
+  principal: Principal | undefined;
+}
+
 // Re-read changes this far back on every poll: a transaction that committed late, with an
 // earlier updated_at than one already seen, is still picked up.
 const OVERLAP_MS = 5_000;
-const NEGATIVE_TTL_MS = 2_000;
-const NEGATIVE_MAX = 10_000;
+/**
+ * A credential not in memory may be one created a moment ago on another instance: it starts
+ * (or joins) one re-read of what changed, at most once per this interval, whatever the number
+ * of unknown credentials; between re-reads an unknown credential is refused from memory.
+ */
+export const UNKNOWN_REREAD_MS = 100;
+const SESSION_SWEEP_MS = 60_000;
+const SESSION_PREFIX = 'sess_';
 
 /**
- * API keys and their accounts in memory: a lookup with a valid key does no database round
- * trip. Changes made here apply at once and are announced (`onChange`, Redis pub/sub when
- * configured), on which the other instances re-read at once; the poll (every second by
- * default) is the backstop. An unknown key is looked up once in the database (a key
- * created a moment ago on another instance), then remembered as unknown for two seconds.
+ * Every live API key and session (by SHA-256 of the token) and every account in memory: a
+ * request with a credential, valid or not, is decided without a database round trip. Changes
+ * made here apply at once and are announced (`onChange`, Redis pub/sub when configured), on
+ * which the other instances re-read at once; the poll (every second by default) is the
+ * backstop. An unknown credential joins a re-read of what changed when one is under way or
+ * may start (see UNKNOWN_REREAD_MS), so a flood of random tokens costs the database at most a
+ * few queries a second.
  */
-export class CredentialCache implements CredentialResolver {
+export class CredentialCache implements CredentialResolver, SessionSink {
   readonly #keys = new Map<string, KeyEntry>();
   readonly #keyHashById = new Map<string, string>();
+  readonly #sessions = new Map<string, SessionEntry>();
+  readonly #sessionHashById = new Map<string, string>();
   readonly #accounts = new Map<string, AccountEntry>();
-  readonly #negative = new Map<string, number>();
   readonly #lastUsed = new Map<string, number>();
   #since = new Date(0).toISOString();
   #timer: NodeJS.Timeout | undefined;
+  /** The re-read unknown credentials wait for, and when the next may start. */
+  #reread: Promise<void> | undefined;
+  #nextRereadAt = 0;
+  #sweptAt = 0;
 
   constructor(
     private readonly deps: {
       db: Db;
       clock: Clock;
       plans: Readonly<Record<PlanId, Plan>>;
-      accounts: AccountService;
       logger: Logger;
       /** Called after a change made through this process, to tell the other instances. */
       onChange?: () => void;
@@ -62,20 +82,50 @@ export class CredentialCache implements CredentialResolver {
 
   async load(): Promise<void> {
     const { db, clock } = this.deps;
+    const now = new Date(clock.now());
     for (const account of await accountsChangedSince(db, new Date(0).toISOString()))
       this.#applyAccount(account);
-    for (const key of await liveKeys(db, new Date(clock.now()))) this.#applyKey(key);
+    for (const key of await liveKeys(db, now)) this.#applyKey(key);
+    for (const session of await liveSessions(db, now)) this.#applySession(session);
+    this.#sweptAt = now.getTime();
   }
 
   resolve(token: string): Principal | undefined | Promise<Principal | undefined> {
-    if (token.startsWith('sess_')) return this.#resolveSession(token);
+    if (token.startsWith(SESSION_PREFIX)) {
+      const hash = sha256Hex(token);
+      const entry = this.#sessions.get(hash);
+      if (entry !== undefined) return this.#sessionPrincipal(entry);
+      return this.#unknown(() => {
+        const found = this.#sessions.get(hash);
+        return found === undefined ? undefined : this.#sessionPrincipal(found);
+      });
+    }
     if (!token.startsWith(KEY_PREFIX)) return undefined;
     const hash = sha256Hex(token);
     const entry = this.#keys.get(hash);
     if (entry !== undefined) return this.#principalOf(entry);
-    const negativeUntil = this.#negative.get(hash);
-    if (negativeUntil !== undefined && negativeUntil > this.deps.clock.now()) return undefined;
-    return this.#lookUp(hash);
+    return this.#unknown(() => {
+      const found = this.#keys.get(hash);
+      return found === undefined ? undefined : this.#principalOf(found);
+    });
+  }
+
+  /**
+   * A credential not in memory: decided again after the re-read under way, or after one it
+   * starts when the last started UNKNOWN_REREAD_MS ago or more; otherwise refused at once.
+   */
+  #unknown(decide: () => Principal | undefined): Promise<Principal | undefined> | undefined {
+    if (this.#reread === undefined) {
+      const now = this.deps.clock.now();
+      if (now < this.#nextRereadAt) return undefined;
+      this.#nextRereadAt = now + UNKNOWN_REREAD_MS;
+      this.#reread = this.refresh()
+        .catch((error: unknown) =>
+          this.deps.logger.warn({ err: error }, 'credential re-read failed; serving cached keys'),
+        )
+        .finally(() => (this.#reread = undefined));
+    }
+    return this.#reread.then(decide);
   }
 
   /** The account as cached (for plan checks outside the hot path, e.g. usage quota). */
@@ -104,6 +154,8 @@ export class CredentialCache implements CredentialResolver {
     });
     for (const entry of this.#keys.values())
       if (entry.row.accountId === row.id) entry.principal = undefined;
+    for (const entry of this.#sessions.values())
+      if (entry.row.accountId === row.id) entry.principal = undefined;
   }
 
   #applyKey(row: KeyRow): void {
@@ -120,7 +172,39 @@ export class CredentialCache implements CredentialResolver {
       principal: undefined,
     });
     this.#keyHashById.set(row.id, row.keyHash);
-    this.#negative.delete(row.keyHash);
+  }
+
+  /** A session this process started or ended: applied here at once, and announced. */
+  applySession(row: SessionRow, account?: AccountRow): void {
+    if (account !== undefined) this.#applyAccount(account);
+    this.#applySession(row);
+    this.deps.onChange?.();
+  }
+
+  #applySession(row: SessionRow): void {
+    const previousHash = this.#sessionHashById.get(row.id);
+    if (previousHash !== undefined) this.#sessions.delete(previousHash);
+    if (row.revokedAt !== null) {
+      this.#sessionHashById.delete(row.id);
+      return;
+    }
+    this.#sessions.set(row.tokenHash, {
+      row,
+      expiresAt: Date.parse(row.expiresAt),
+      principal: undefined,
+    });
+    this.#sessionHashById.set(row.id, row.tokenHash);
+  }
+
+  /** Expired sessions leave memory (at most once a minute; until then they are refused). */
+  #sweepSessions(now: number): void {
+    if (now - this.#sweptAt < SESSION_SWEEP_MS) return;
+    this.#sweptAt = now;
+    for (const [hash, entry] of this.#sessions) {
+      if (entry.expiresAt > now) continue;
+      this.#sessions.delete(hash);
+      this.#sessionHashById.delete(entry.row.id);
+    }
   }
 
   /** Last-use times gathered since the previous call, for a batched write. */
@@ -154,17 +238,23 @@ export class CredentialCache implements CredentialResolver {
   async #refresh(): Promise<void> {
     const { db } = this.deps;
     const since = new Date(Date.parse(this.#since) - OVERLAP_MS).toISOString();
-    const [accounts, keys] = await Promise.all([
+    const [accounts, keys, sessions] = await Promise.all([
       accountsChangedSince(db, since),
       keysChangedSince(db, since),
+      sessionsChangedSince(db, since),
     ]);
     for (const account of accounts) this.#applyAccount(account);
     for (const key of keys) this.#applyKey(key);
-    const latest = [...accounts, ...keys]
-      .map((r) => r.updatedAt)
+    for (const session of sessions) this.#applySession(session);
+    const latest = [
+      ...accounts.map((r) => r.updatedAt),
+      ...keys.map((r) => r.updatedAt),
+      ...sessions.map((r) => r.revokedAt ?? r.createdAt),
+    ]
       .sort()
       .at(-1);
     if (latest !== undefined && latest > this.#since) this.#since = latest;
+    this.#sweepSessions(this.deps.clock.now());
   }
 
   watch(intervalMs: number): void {
@@ -205,45 +295,22 @@ export class CredentialCache implements CredentialResolver {
     return entry.principal;
   }
 
-  async #lookUp(hash: string): Promise<Principal | undefined> {
-    const { db, clock } = this.deps;
-    const row = await findKeyByHash(db, hash);
-    if (row === undefined || row.revokedAt !== null) {
-      if (this.#negative.size >= NEGATIVE_MAX) this.#negative.clear();
-      this.#negative.set(hash, clock.now() + NEGATIVE_TTL_MS);
-      return undefined;
-    }
-    if (!this.#accounts.has(row.accountId)) {
-      const account = await findAccount(db, row.accountId);
-      if (account === undefined) return undefined;
-      this.#applyAccount(account);
-    }
-    this.#applyKey(row);
-    const entry = this.#keys.get(hash);
-    return entry === undefined ? undefined : this.#principalOf(entry);
-  }
-
-  async #resolveSession(token: string): Promise<Principal | undefined> {
-    const session = await this.deps.accounts.resolveSession(token);
-    if (session === undefined) return undefined;
-    let account = this.#accounts.get(session.accountId);
-    if (account === undefined) {
-      const row = await findAccount(this.deps.db, session.accountId);
-      if (row === undefined) return undefined;
-      this.#applyAccount(row);
-      account = this.#accounts.get(session.accountId)!;
-    }
-    return {
+  #sessionPrincipal(entry: SessionEntry): Principal | undefined {
+    if (entry.expiresAt <= this.deps.clock.now()) return undefined;
+    const account = this.#accounts.get(entry.row.accountId);
+    if (account === undefined) return undefined;
+    entry.principal ??= {
       kind: 'session',
       plan: account.plan,
       accountId: account.row.id,
       keyId: null,
-      sessionId: session.sessionId,
+      sessionId: entry.row.id,
       scopes: null,
       // Allowlists guard API traffic; a signed-in person must be able to fix a wrong one.
       allowlists: [],
       responseSchema: account.plan.customSchemas ? account.row.responseSchema : null,
       limitBucket: `acct:${account.row.id}`,
     };
+    return entry.principal;
   }
 }

@@ -85,11 +85,6 @@ export async function createServices(
 ) {
   const { clock, logger, db } = deps;
   const plans = resolvePlans(config.planOverrides);
-  const accounts = createAccountService({
-    db,
-    clock,
-    ...(deps.limiter === undefined ? {} : { failures: deps.limiter }),
-  });
   const bus = deps.bus;
   // One announcement per tick, however many keys and accounts one operation touched.
   let announcing: Promise<void> | undefined;
@@ -106,11 +101,16 @@ export async function createServices(
     db,
     clock,
     plans,
-    accounts,
     logger,
     ...(onChange === undefined ? {} : { onChange }),
   });
   await cache.load();
+  const accounts = createAccountService({
+    db,
+    clock,
+    ...(deps.limiter === undefined ? {} : { failures: deps.limiter }),
+    sessions: cache,
+  });
   const keys = createKeyService({ db, clock, plans, cache });
   const collector = deps.collector ?? bankTransferCollector;
   const subscriptions = createSubscriptionService({ db, clock, plans, keys, cache, collector });
