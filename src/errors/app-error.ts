@@ -27,10 +27,16 @@ export class AppError extends Error {
   readonly headers: Record<string, string | number>;
 
   constructor(code: ErrorCode, detail: string, options: AppErrorOptions = {}) {
+    const status = ERROR_CODES[code].status;
+    // A 4xx is an expected answer to a client, never investigated by its stack: capturing one
+    // would be most of the cost of a refusal (401, 403, 429 floods).
+    const stackLimit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    Error.stackTraceLimit = stackLimit;
     this.name = 'AppError';
     this.code = code;
-    this.status = ERROR_CODES[code].status;
+    this.status = status;
     this.detail = detail;
     this.extensions = options.extensions ?? {};
     this.headers = options.headers ?? {};

@@ -11,18 +11,78 @@ export interface AccessLine {
   readonly accountId: string | null;
 }
 
-/** One JSON line per request, the same fields whichever path (Fastify or the fast path) served it. */
-export function writeAccessLine(log: Logger, line: AccessLine): void {
-  log.info(
-    {
-      request_id: line.requestId,
-      method: line.method,
-      url: line.url,
-      status: line.status,
-      ms: Math.round(line.ms * 100) / 100,
-      ip: line.ip,
-      account: line.accountId ?? undefined,
-    },
-    'request',
-  );
+/** Refusals a client can repeat at no cost: logged once per address and second, then counted. */
+const AGGREGATED = new Set([401, 403, 429]);
+/** Distinct (status, address) pairs counted per second; beyond, counted together. */
+const MAX_PAIRS = 10_000;
+export const REFUSALS_WINDOW_MS = 1_000;
+
+interface Repeats {
+  readonly status: number;
+  readonly ip: string;
+  count: number;
+}
+
+/**
+ * One JSON line per request, the same fields whichever path (Fastify or the lookup fast path)
+ * served it. Refusals (401, 403, 429) are the exception: the first of each status from each
+ * address in a second is written as usual, the repeats only counted, and each second one
+ * `requests refused (repeats)` line per status and address gives their number. A flood of
+ * refused requests so costs a map update per request, not a line.
+ */
+export class AccessLog {
+  readonly #repeats = new Map<string, Repeats>();
+  #overflow = 0;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(private readonly log: Logger) {
+    this.#timer = setInterval(() => this.flush(), REFUSALS_WINDOW_MS);
+    this.#timer.unref();
+  }
+
+  /** `log` is the request's logger when it has one (it carries the request id). */
+  write(line: AccessLine, log: Logger = this.log): void {
+    if (AGGREGATED.has(line.status)) {
+      const pair = `${line.status} ${line.ip}`;
+      const seen = this.#repeats.get(pair);
+      if (seen !== undefined) {
+        seen.count++;
+        return;
+      }
+      if (this.#repeats.size >= MAX_PAIRS) {
+        this.#overflow++;
+        return;
+      }
+      this.#repeats.set(pair, { status: line.status, ip: line.ip, count: 0 });
+    }
+    log.info(
+      {
+        request_id: line.requestId,
+        method: line.method,
+        url: line.url,
+        status: line.status,
+        ms: Math.round(line.ms * 100) / 100,
+        ip: line.ip,
+        account: line.accountId ?? undefined,
+      },
+      'request',
+    );
+  }
+
+  /** Writes the counts of the refusals not written one by one, and starts a new window. */
+  flush(): void {
+    for (const { status, ip, count } of this.#repeats.values()) {
+      if (count > 0) this.log.info({ status, ip, count }, 'requests refused (repeats)');
+    }
+    if (this.#overflow > 0) {
+      this.log.info({ count: this.#overflow }, 'requests refused (repeats, other addresses)');
+    }
+    this.#repeats.clear();
+    this.#overflow = 0;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.flush();
+  }
 }

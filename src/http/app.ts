@@ -25,8 +25,8 @@ import { requestIdGenerator } from '../lib/ids.js';
 import type { RateLimiter } from '../limits/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import { salaryRoutes, type SalaryDataStore, type SalaryService } from '../salary/index.js';
-import { writeAccessLine } from './access-log.js';
-import { authenticator, type RouteAuth } from './auth-hook.js';
+import { AccessLog } from './access-log.js';
+import { authenticator, routeAuth } from './auth-hook.js';
 import { AJV_OPTIONS, FastLookup } from './fast-lookup.js';
 import { lookupServer } from './lookup-server.js';
 import { docsRoutes } from './docs-routes.js';
@@ -78,6 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const nextRequestId = requestIdGenerator();
   const authenticate = authenticator(deps.credentials, deps.plans.free);
   const spendQuota = quotaSpender(deps.limiter, deps.clock);
+  const accessLog =
+    config.accessLog && deps.logger !== undefined ? new AccessLog(deps.logger) : undefined;
   const fastLookup = config.lookupFastPath
     ? new FastLookup({
         salary: deps.salary,
@@ -88,7 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         clock: deps.clock,
         nextRequestId,
         trustProxy: config.trustProxy,
-        accessLog: config.accessLog ? deps.logger : undefined,
+        accessLog,
       })
     : undefined;
   const serverFactory: FastifyServerFactory | undefined =
@@ -118,11 +120,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (fastLookup !== undefined) {
     app.decorate('fastLookup', fastLookup);
+    // Routes registered from here on that declare `cheapPath` are also served by the fast path.
+    app.addHook('onRoute', (route) => fastLookup.addRoute(route));
     app.addHook('preClose', (done) => {
       fastLookup.close();
       done();
     });
   }
+  if (accessLog !== undefined) app.addHook('onClose', (_app, done) => (accessLog.stop(), done()));
 
   for (const schema of [
     ProblemSchema,
@@ -170,7 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       principal = authenticate(
         request.headers.authorization,
         request.ip,
-        request.routeOptions.config as RouteAuth,
+        routeAuth(request.routeOptions.config),
       );
     } catch (error) {
       done(error as Error);
@@ -187,7 +192,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
   // One callback-style hook (no promise per request) for usage counting and the access log.
-  const accessLog = config.accessLog;
   app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal as Principal | null;
     if (request.url.startsWith(API_PREFIX)) {
@@ -199,16 +203,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         deps.clock.now(),
       );
     }
-    if (accessLog) {
-      writeAccessLine(request.log, {
+    accessLog?.write(
+      {
         method: request.method,
         url: request.url,
         status: reply.statusCode,
         ms: reply.elapsedTime,
         ip: request.ip,
         accountId: principal?.accountId ?? null,
-      });
-    }
+      },
+      request.log,
+    );
     done();
   });
   onRoutesWith(app, ['POST', 'PUT', 'PATCH'], (route) => {

@@ -17,6 +17,11 @@ export interface RouteAuth {
   account?: boolean;
 }
 
+/** A route's authentication declaration, read from its `config` by every path. */
+export function routeAuth(config: unknown): RouteAuth {
+  return config ?? {};
+}
+
 /**
  * Who is calling, from the Authorization header and the client address; throws (or rejects
  * with) the 401 or 403 problem. Synchronous when it can be (no header, a key in memory).
@@ -75,13 +80,14 @@ export function authenticator(credentials: CredentialResolver, free: Plan): Auth
   };
 }
 
+/** The same for every unknown token: built once, so a flood of them builds nothing. */
+const INVALID_TOKEN = unauthenticated(
+  'The credential is not valid: it is unknown, revoked or expired.',
+  'invalid_token',
+);
+
 function admit(ip: string, route: RouteAuth, principal: Principal | undefined): Principal {
-  if (principal === undefined) {
-    throw unauthenticated(
-      'The credential is not valid: it is unknown, revoked or expired.',
-      'invalid_token',
-    );
-  }
+  if (principal === undefined) throw INVALID_TOKEN;
   if (principal.allowlists.some((list) => !list.matches(ip))) {
     throw new AppError(
       'ADDRESS_NOT_ALLOWED',

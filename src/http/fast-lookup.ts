@@ -1,24 +1,25 @@
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import proxyAddr from '@fastify/proxy-addr';
+import type { RouteOptions } from 'fastify';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
 import type { Format, Plan } from '../plans/index.js';
+import { AppError } from '../errors/index.js';
 import {
-  HistoryQuerySchema,
   JSON_TYPE,
   negotiateFormat,
-  SalaryQuerySchema,
   type SalaryDataStore,
   type SalaryIndex,
   type SalaryService,
   type Selection,
 } from '../salary/index.js';
 import type { UsageRecorder } from '../usage/index.js';
-import { writeAccessLine } from './access-log.js';
-import type { Authenticate, RouteAuth } from './auth-hook.js';
+import type { AccessLog } from './access-log.js';
+import { routeAuth, type Authenticate, type RouteAuth } from './auth-hook.js';
+import { PROBLEM_JSON, problemDocument } from './problem.js';
 import type { QuotaHeaders, SpendQuota } from './quota.js';
 
 /** Fastify's Ajv options; the fast path validates with the same compiler and options. */
@@ -30,28 +31,44 @@ export const AJV_OPTIONS = {
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 type Validate = (data: unknown) => boolean;
 
+type LookupQuery = Selection & { format?: Format };
+
+/**
+ * What a route declares in its `config` to be answered by the lookup fast path: its plain
+ * JSON lookups may skip Fastify. Everything else the fast path does it reads from the same
+ * route: the querystring schema, the authentication declaration (`routeAuth`), the URL.
+ */
+export interface CheapPathRoute {
+  readonly cheapPath?: {
+    /** Added to the validated query, as the route's handler adds it (the history's year). */
+    readonly fixed?: Readonly<Partial<LookupQuery>>;
+  };
+}
+
 interface LookupRoute {
   /** The usage endpoint name, as Fastify's path records it. */
   readonly endpoint: string;
   readonly validate: Validate;
-  readonly allYears: boolean;
+  readonly auth: RouteAuth;
+  readonly fixed: Readonly<Partial<LookupQuery>> | undefined;
   /** Raw query → its validated form, or null when Fastify must take it; bounded. */
   readonly queries: Map<string, LookupQuery | null>;
 }
-
-type LookupQuery = Selection & { format?: Format };
-
-/**
- * The lookups' route config (salary/routes.ts): scoped keys need salary:read. The parity test
- * has a key without it, so the two cannot drift apart unnoticed.
- */
-const LOOKUP_AUTH: RouteAuth = { scope: 'salary:read' };
 
 /**
  * Only queries of plain `name=value` pairs: no percent-encoding, `+`, empty or repeated
  * values. Anything else (custom fields included) goes through Fastify.
  */
 const PLAIN_QUERY = /^[A-Za-z0-9=&-]{1,512}$/;
+/**
+ * Refusals yield to served requests: while lookups are being served (one answered 200 within
+ * CONTENTION_MS), the n-th consecutive refusal on a connection is answered after n − 1 ms, at
+ * most MAX_YIELD_MS. A flood of bad credentials (or of requests over a limit) so holds its own
+ * connections instead of the CPU, and the clients being served keep it; with nothing else to
+ * serve, refusals go out at once at full speed.
+ */
+const CONTENTION_MS = 100;
+const MAX_YIELD_MS = 50;
 /** Distinct raw queries remembered per route (each at most 512 characters). */
 const QUERIES_REMEMBERED = 5_000;
 
@@ -73,7 +90,7 @@ export interface FastLookupDeps {
   nextRequestId: () => string;
   trustProxy: readonly string[];
   /** Where access lines go when ACCESS_LOG is on. */
-  accessLog: Logger | undefined;
+  accessLog: AccessLog | undefined;
 }
 
 /**
@@ -88,31 +105,43 @@ export interface FastLookupDeps {
  */
 export class FastLookup {
   readonly #deps: FastLookupDeps;
-  readonly #routes: ReadonlyMap<string, LookupRoute>;
+  readonly #routes = new Map<string, LookupRoute>();
+  readonly #compile: ReturnType<ReturnType<typeof AjvCompiler>>;
   readonly #trust: ((address: string, hop: number) => boolean) | undefined;
   /** The body last answered per query: the plan checks and cache lookup done once. */
   readonly #bodies = new WeakMap<LookupQuery, Body>();
   #closing = false;
-  /** Requests answered here (not handed to Fastify), for tests and diagnostics. */
+  /** Requests answered here with 200 (not handed to Fastify), for tests and diagnostics. */
   served = 0;
+  /** Requests refused here (401, 403, 404, 429), for tests and diagnostics. */
+  refused = 0;
+  /** Refusals answered late to leave the CPU to served requests (see CONTENTION_MS). */
+  yielded = 0;
+  /** Consecutive refusals per connection. */
+  readonly #strikes = new WeakMap<Socket, number>();
+  #servedAt = Number.NEGATIVE_INFINITY;
 
   constructor(deps: FastLookupDeps) {
     this.#deps = deps;
-    const compile = AjvCompiler()({}, AJV_OPTIONS);
-    const route = (url: string, schema: object, allYears: boolean): [string, LookupRoute] => [
-      url,
-      {
-        endpoint: `GET ${url}`,
-        validate: compile({ schema, method: 'GET', url, httpPart: 'querystring' }) as Validate,
-        allYears,
-        queries: new Map(),
-      },
-    ];
-    this.#routes = new Map([
-      route('/api/v1/salary', SalaryQuerySchema, false),
-      route('/api/v1/salary/history', HistoryQuerySchema, true),
-    ]);
+    this.#compile = AjvCompiler()({}, AJV_OPTIONS);
     this.#trust = deps.trustProxy.length > 0 ? proxyAddr.compile([...deps.trustProxy]) : undefined;
+  }
+
+  /** Fastify's onRoute: takes the GET routes whose config declares `cheapPath`. */
+  addRoute(route: RouteOptions): void {
+    const config = route.config as CheapPathRoute | undefined;
+    const schema = route.schema?.querystring;
+    if (config?.cheapPath === undefined || schema === undefined) return;
+    if (route.method !== 'GET' && !(Array.isArray(route.method) && route.method.includes('GET')))
+      return;
+    const { url } = route;
+    this.#routes.set(url, {
+      endpoint: `GET ${url}`,
+      validate: this.#compile({ schema, method: 'GET', url, httpPart: 'querystring' }) as Validate,
+      auth: routeAuth(route.config),
+      fixed: config.cheapPath.fixed,
+      queries: new Map(),
+    });
   }
 
   /** From now on every request goes to Fastify (which answers 503 while closing). */
@@ -130,21 +159,25 @@ export class FastLookup {
     const started = this.#deps.accessLog === undefined ? 0 : performance.now();
     let query: LookupQuery | undefined;
     let ip: string | undefined;
-    let principal: Principal | Promise<Principal>;
     try {
       query = queryOf(route, url.slice(mark + 1));
       ip = this.#clientAddress(req);
       if (query === undefined || ip === undefined) return fallback(req, res);
       if (negotiateFormat(query.format, req.headers.accept) !== 'json') return fallback(req, res);
-      principal = this.#deps.authenticate(req.headers.authorization, ip, LOOKUP_AUTH);
     } catch {
       return fallback(req, res);
     }
     const answer: Answer = { req, url, res, fallback, route, query, ip, started };
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = this.#deps.authenticate(req.headers.authorization, ip, route.auth);
+    } catch (error) {
+      return this.#refuse(answer, error, null);
+    }
     if (principal instanceof Promise) {
       principal.then(
         (p) => this.#spend(answer, p),
-        () => fallback(req, res),
+        (error: unknown) => this.#refuse(answer, error, null),
       );
     } else {
       this.#spend(answer, principal);
@@ -163,14 +196,14 @@ export class FastLookup {
       body = this.#body(answer.query, principal);
       if (body === undefined) return answer.fallback(answer.req, answer.res);
       spent = this.#deps.spendQuota(principal);
-    } catch {
-      return answer.fallback(answer.req, answer.res);
+    } catch (error) {
+      return this.#refuse(answer, error, principal);
     }
     const found = body;
     if (spent instanceof Promise) {
       spent.then(
         (headers) => this.#send(answer, principal, found, headers),
-        () => answer.fallback(answer.req, answer.res),
+        (error: unknown) => this.#refuse(answer, error, principal),
       );
     } else {
       this.#send(answer, principal, found, spent);
@@ -193,7 +226,7 @@ export class FastLookup {
   }
 
   #send(answer: Answer, principal: Principal, body: Body, quota: QuotaHeaders): void {
-    const { res, route } = answer;
+    const { res } = answer;
     const id = this.#deps.nextRequestId();
     // A flat [name, value, …] list: node takes it as it is, without walking an object's keys.
     const headers: (string | number)[] = ['x-request-id', id];
@@ -202,14 +235,56 @@ export class FastLookup {
     res.writeHead(200, headers as unknown as OutgoingHttpHeaders);
     res.end(body.json);
     this.served++;
-    const { accountId, keyId } = principal;
-    this.#deps.recorder.record(accountId, keyId, route.endpoint, 200, this.#deps.clock.now());
+    this.#servedAt = this.#deps.clock.now();
+    this.#strikes.delete(answer.req.socket);
+    this.#finish(answer, id, 200, principal);
+  }
+
+  /**
+   * A client error decided here (401 or 403 from authentication, 403 or 404 from the plan
+   * checks, 429 from the quota) is answered here as the Fastify error handler would render it;
+   * anything else (a fault) goes to Fastify untouched, which logs and renders it.
+   */
+  #refuse(answer: Answer, error: unknown, principal: Principal | null): void {
+    if (!(error instanceof AppError) || error.status >= 500)
+      return answer.fallback(answer.req, answer.res);
+    const id = this.#deps.nextRequestId();
+    const json = JSON.stringify(problemDocument(error, answer.url, id));
+    const headers: (string | number)[] = ['x-request-id', id];
+    for (const name in error.headers) headers.push(name, error.headers[name]!);
+    headers.push('content-type', PROBLEM_JSON, 'content-length', Buffer.byteLength(json));
+    const { res } = answer;
+    const strikes = (this.#strikes.get(answer.req.socket) ?? 0) + 1;
+    this.#strikes.set(answer.req.socket, strikes);
+    const contended = this.#deps.clock.now() - this.#servedAt < CONTENTION_MS;
+    const delay = contended ? Math.min(strikes - 1, MAX_YIELD_MS) : 0;
+    if (delay === 0) {
+      res.writeHead(error.status, headers as unknown as OutgoingHttpHeaders);
+      res.end(json);
+    } else {
+      this.yielded++;
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(error.status, headers as unknown as OutgoingHttpHeaders);
+        res.end(json);
+      }, delay);
+    }
+    this.refused++;
+    this.#finish(answer, id, error.status, principal);
+  }
+
+  /** Usage and the access line, as Fastify's onResponse hook records them. */
+  #finish(answer: Answer, id: string, status: number, principal: Principal | null): void {
+    const accountId = principal?.accountId ?? null;
+    const keyId = principal?.keyId ?? null;
+    const now = this.#deps.clock.now();
+    this.#deps.recorder.record(accountId, keyId, answer.route.endpoint, status, now);
     if (this.#deps.accessLog !== undefined) {
-      writeAccessLine(this.#deps.accessLog, {
+      this.#deps.accessLog.write({
         requestId: id,
         method: 'GET',
         url: answer.url,
-        status: 200,
+        status,
         ms: performance.now() - answer.started,
         ip: answer.ip,
         accountId,
@@ -252,5 +327,5 @@ function parseQuery(raw: string, route: LookupRoute): LookupQuery | undefined {
   }
   if (!route.validate(params)) return undefined;
   const query = params as LookupQuery;
-  return Object.freeze(route.allYears ? { ...query, year: 'all' } : query);
+  return Object.freeze(route.fixed === undefined ? query : { ...query, ...route.fixed });
 }

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CODES, problemType, type InvalidParam } from '../errors/index.js';
 import { isConnectionError } from '../store/index.js';
 
-const PROBLEM_JSON = 'application/problem+json';
+export const PROBLEM_JSON = 'application/problem+json';
 const DEPENDENCY_RETRY_AFTER = 5;
 
 interface AjvError {
@@ -28,24 +28,29 @@ export function sendProblem(
     const level = appError.code === 'INTERNAL' ? 'error' : 'warn';
     request.log[level]({ err: appError.cause ?? error, code: appError.code }, 'request failed');
   }
-  const type = problemType(appError.code);
-  const body = {
-    type,
-    title: ERROR_CODES[appError.code].title,
-    status: appError.status,
-    detail: appError.detail,
-    instance: request.url.split('?')[0],
-    code: appError.code,
-    request_id: request.id,
-    doc_url: type,
-    ...appError.extensions,
-  };
   return reply
     .code(appError.status)
     .headers(appError.headers)
     .type(PROBLEM_JSON)
     .serializer(JSON.stringify)
-    .send(body);
+    .send(problemDocument(appError, request.url, request.id));
+}
+
+/** The RFC 9457 document of an error, as every path (Fastify, the lookup fast path) sends it. */
+export function problemDocument(error: AppError, url: string, requestId: string): object {
+  const type = problemType(error.code);
+  const mark = url.indexOf('?');
+  return {
+    type,
+    title: ERROR_CODES[error.code].title,
+    status: error.status,
+    detail: error.detail,
+    instance: mark === -1 ? url : url.slice(0, mark),
+    code: error.code,
+    request_id: requestId,
+    doc_url: type,
+    ...error.extensions,
+  };
 }
 
 function toAppError(error: unknown, request: FastifyRequest): AppError {

@@ -113,8 +113,11 @@ export class CredentialCache implements CredentialResolver, SessionSink {
   /**
    * A credential not in memory: decided again after the re-read under way, or after one it
    * starts when the last started UNKNOWN_REREAD_MS ago or more; otherwise refused at once.
+   * On the embedded database always refused at once.
    */
   #unknown(decide: () => Principal | undefined): Promise<Principal | undefined> | undefined {
+    // The embedded database belongs to this process (its lock): no one else adds credentials.
+    if (this.deps.db.kind === 'pglite') return undefined;
     if (this.#reread === undefined) {
       const now = this.deps.clock.now();
       if (now < this.#nextRereadAt) return undefined;

@@ -83,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function serve(config: Config): Promise<number> {
-  const logger = createLogger(config);
+  const logger = createLogger(config, true);
   const db = await openMigratedDatabase(config, logger);
   const server = await createServer(config, { clock: systemClock, logger, db });
   const address = await server.listen();

@@ -12,6 +12,7 @@ import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
+import { bufferedStdout } from '../lib/log-destination.js';
 import type { Logger } from '../lib/logger.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
@@ -37,8 +38,10 @@ import {
   type WebhookSender,
 } from '../webhooks/index.js';
 
-export function createLogger(config: Config): pino.Logger {
-  return pino({ level: config.logLevel, base: { service: 'salary-api' } });
+/** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
+export function createLogger(config: Config, buffered = false): pino.Logger {
+  const options = { level: config.logLevel, base: { service: 'salary-api' } };
+  return buffered ? pino(options, bufferedStdout()) : pino(options);
 }
 
 /** Opens the database named by the configuration and brings its schema up to date. */

@@ -4,6 +4,7 @@ import { JOB_SLUGS } from '../catalog/jobs.js';
 import { MEDIA_TYPES } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { ConsumeQuota } from '../http/quota.js';
+import type { CheapPathRoute } from '../http/fast-lookup.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
 import { negotiateFormat } from './format.js';
 import { withSchemaFields } from './custom-schema.js';
@@ -51,6 +52,14 @@ const config = {
   allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS, fields: EXTRA_FIELD_NAMES },
   scope: 'salary:read',
 } as const;
+/** The history is every year the plan reaches: the query plus this, on every path. */
+const HISTORY_FIXED = { year: 'all' } as const;
+/** The two lookups may be answered by the lookup fast path (plain JSON, same declaration). */
+const lookupConfig = { ...config, cheapPath: {} } as const satisfies CheapPathRoute;
+const historyConfig = {
+  ...config,
+  cheapPath: { fixed: HISTORY_FIXED },
+} as const satisfies CheapPathRoute;
 
 const yearOf = (raw: string | undefined): number | 'all' | undefined =>
   raw === undefined || raw === 'all' ? raw : Number(raw);
@@ -121,7 +130,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         querystring: SalaryQuerySchema,
         response: okResponse,
       },
-      config,
+      config: lookupConfig,
     },
     (request, reply) => {
       const q = request.query;
@@ -146,14 +155,14 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         querystring: HistoryQuerySchema,
         response: okResponse,
       },
-      config,
+      config: historyConfig,
     },
     (request, reply) => {
       const q = request.query;
       return serve(
         request,
         reply,
-        { ...q, year: 'all' },
+        { ...q, ...HISTORY_FIXED },
         (m) => `salary-history-${m.country?.code}-${q.job}${suffix(q.level)}`,
       );
     },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -78,7 +79,7 @@ interface Case {
   auth?: string;
   accept?: string;
   status: number;
-  /** The fast path answers it itself; otherwise Fastify does. */
+  /** The fast path answers it itself (a 200 or a refusal); otherwise Fastify does. */
   fast: boolean;
 }
 
@@ -119,7 +120,7 @@ const CASES: Case[] = [
     fast: true,
   },
   { name: 'key scoped to salary:read', path: DE, auth: 'reader', status: 200, fast: true },
-  { name: 'key without salary:read', path: DE, auth: 'usageOnly', status: 403, fast: false },
+  { name: 'key without salary:read', path: DE, auth: 'usageOnly', status: 403, fast: true },
   {
     name: 'Developer last year',
     path: `${DE}&year=2025`,
@@ -132,10 +133,10 @@ const CASES: Case[] = [
     path: `${DE}&year=2024`,
     auth: 'developer',
     status: 403,
-    fast: false,
+    fast: true,
   },
-  { name: 'Free last year', path: `${DE}&year=2025`, status: 403, fast: false },
-  { name: 'year without data', path: `${DE}&year=2030`, status: 404, fast: false },
+  { name: 'Free last year', path: `${DE}&year=2025`, status: 403, fast: true },
+  { name: 'year without data', path: `${DE}&year=2030`, status: 404, fast: true },
   { name: 'year out of range', path: `${DE}&year=1999`, status: 400, fast: false },
   { name: 'year not a number', path: `${DE}&year=abc`, status: 400, fast: false },
   { name: 'CSV on Free', path: `${DE}&format=csv`, status: 403, fast: false },
@@ -146,13 +147,13 @@ const CASES: Case[] = [
     name: 'unknown country',
     path: '/api/v1/salary?country=XX&job=nurse',
     status: 400,
-    fast: false,
+    fast: true,
   },
   {
     name: 'unknown job',
     path: '/api/v1/salary?country=DE&job=astronaut',
     status: 400,
-    fast: false,
+    fast: true,
   },
   { name: 'unknown parameter', path: `${DE}&colour=red`, status: 400, fast: false },
   { name: 'missing job', path: '/api/v1/salary?country=DE', status: 400, fast: false },
@@ -175,7 +176,7 @@ const CASES: Case[] = [
     fast: false,
   },
   { name: 'trailing &', path: '/api/v1/salary?country=DE&job=nurse&', status: 200, fast: false },
-  { name: 'custom fields on Free', path: `${DE}&fields=p10`, status: 403, fast: false },
+  { name: 'custom fields on Free', path: `${DE}&fields=p10`, status: 403, fast: true },
   {
     name: 'year on history',
     path: '/api/v1/salary/history?country=NL&job=nurse&year=2026',
@@ -193,9 +194,9 @@ const CASES: Case[] = [
     path: DE,
     auth: `Bearer sk_live_${'x'.repeat(43)}`,
     status: 401,
-    fast: false,
+    fast: true,
   },
-  { name: 'not a bearer', path: DE, auth: 'Basic dXNlcjpwYXNz', status: 401, fast: false },
+  { name: 'not a bearer', path: DE, auth: 'Basic dXNlcjpwYXNz', status: 401, fast: true },
   { name: 'HEAD', path: DE, method: 'HEAD', status: 200, fast: false },
   { name: 'POST', path: DE, method: 'POST', status: 405, fast: false },
 ];
@@ -243,12 +244,13 @@ describe('lookup fast path', () => {
   for (const c of CASES) {
     it(`${c.name}: ${c.status} from both, ${c.fast ? 'answered by the fast path' : 'left to Fastify'}`, async () => {
       const method = c.method ?? 'GET';
-      const before = fast.t.app.fastLookup!.served;
+      const answered = () => fast.t.app.fastLookup!.served + fast.t.app.fastLookup!.refused;
+      const before = answered();
       const ours = await call(fast.base, method, c.path, headersOf(c));
       const theirs = await call(slow.base, method, c.path, headersOf(c));
       assert.equal(ours.answer.status, c.status, JSON.stringify(ours.answer.body));
       assert.deepEqual(ours.answer, theirs.answer);
-      assert.equal(fast.t.app.fastLookup!.served - before, c.fast ? 1 : 0);
+      assert.equal(answered() - before, c.fast ? 1 : 0);
       assert.match(ours.id ?? '', /^req_[0-9a-f]{12}[0-9a-z]{6,}$/);
     });
   }
@@ -282,8 +284,9 @@ describe('lookup fast path: limits and usage', () => {
   });
   after(() => s.t.close());
 
-  it('spends the Free quota exactly; the refusal is the Fastify 429 and spends nothing', async () => {
+  it('spends the Free quota exactly; the 429, answered by the fast path, spends nothing', async () => {
     const served = s.t.app.fastLookup!.served;
+    const refused = s.t.app.fastLookup!.refused;
     const remaining: string[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${s.base}${DE}`);
@@ -302,6 +305,7 @@ describe('lookup fast path: limits and usage', () => {
       assert.equal(((await refused.json()) as { code: string }).code, 'RATE_LIMITED');
     }
     assert.equal(s.t.app.fastLookup!.served - served, 3);
+    assert.equal(s.t.app.fastLookup!.refused - refused, 2);
     // The next hour opens a new window.
     s.t.clock.set('2026-11-22T11:00:00Z');
     const next = await fetch(`${s.base}${DE}`);
@@ -335,5 +339,60 @@ describe('lookup fast path: limits and usage', () => {
     assert.equal(report.by_endpoint['GET /api/v1/salary'], 7);
     assert.deepEqual(report.by_status, { '200': 5, '403': 1, '429': 1 });
     assert.deepEqual([report.quota.used, report.quota.limit], [5, 5]);
+  });
+});
+
+describe('lookup fast path: refusals yield to served requests', () => {
+  let s: Served;
+  before(async () => {
+    s = await serve({});
+  });
+  after(() => s.t.close());
+
+  /** GETs on one kept-alive connection, one after the other; their statuses. */
+  async function onOneConnection(paths: { path: string; auth?: string }[]): Promise<number[]> {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const statuses: number[] = [];
+    try {
+      for (const { path, auth } of paths) {
+        statuses.push(
+          await new Promise<number>((resolve, reject) => {
+            const req = request(`${s.base}${path}`, {
+              agent,
+              headers: auth === undefined ? {} : { authorization: auth },
+            });
+            req.on('response', (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode ?? 0));
+            });
+            req.on('error', reject);
+            req.end();
+          }),
+        );
+      }
+    } finally {
+      agent.destroy();
+    }
+    return statuses;
+  }
+
+  const unknown = { path: DE, auth: `Bearer sk_live_${'u'.repeat(43)}` };
+
+  it('while lookups are served, repeated refusals on one connection are answered late', async () => {
+    const fastLookup = s.t.app.fastLookup!;
+    const yielded = fastLookup.yielded;
+    const statuses = await onOneConnection([{ path: DE }, ...Array(5).fill(unknown)]);
+    assert.deepEqual(statuses, [200, 401, 401, 401, 401, 401]);
+    // The first refusal goes out at once; the next four each wait a little longer.
+    assert.equal(fastLookup.yielded - yielded, 4);
+  });
+
+  it('with nothing else being served, refusals go out at once', async () => {
+    const fastLookup = s.t.app.fastLookup!;
+    s.t.clock.advance(1_000);
+    const yielded = fastLookup.yielded;
+    const statuses = await onOneConnection(Array(5).fill(unknown));
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401]);
+    assert.equal(fastLookup.yielded - yielded, 0);
   });
 });

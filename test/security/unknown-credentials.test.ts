@@ -11,7 +11,9 @@ import { clonePglite, type TestDb } from '../helpers/db.js';
 function counting(db: Db): { db: Db; queries: () => number } {
   let queries = 0;
   const counted: Db = {
-    kind: db.kind,
+    // As a shared PostgreSQL: other processes may add credentials (an embedded database
+    // belongs to one process, which refuses unknown credentials without reading it at all).
+    kind: 'postgres',
     query: (sql, params) => {
       queries++;
       return db.query(sql, params);
