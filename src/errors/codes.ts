@@ -26,9 +26,11 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   RATE_LIMITED: { status: 429, title: 'Rate limit reached' },
   TOO_MANY_ATTEMPTS: { status: 429, title: 'Too many attempts' },
+  TOO_MANY_DOWNLOADS: { status: 429, title: 'Too many large downloads at once' },
   INTERNAL: { status: 500, title: 'Internal error' },
   DEPENDENCY_UNAVAILABLE: { status: 503, title: 'Service temporarily unavailable' },
   SHUTTING_DOWN: { status: 503, title: 'Server is shutting down' },
+  DOWNLOADS_BUSY: { status: 503, title: 'Busy with large downloads' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,8 +1,11 @@
 import ExcelJS from 'exceljs';
 import { PassThrough, type Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Column, Table } from './table.js';
 
 const WIDTH_SAMPLE_ROWS = 500;
+/** Rows written between two turns of the event loop (a few milliseconds of work). */
+const ROWS_PER_TURN = 500;
 
 function numFmt(column: Column): Partial<ExcelJS.Style> {
   switch (column.type) {
@@ -20,7 +23,9 @@ function numFmt(column: Column): Partial<ExcelJS.Style> {
 /**
  * A real .xlsx: typed cells, a bold frozen header row, column widths fitted to the content
  * (of the first rows). Written by exceljs' streaming writer: each row is committed to the zip
- * stream as it is added, so a large table never sits in memory as a workbook.
+ * stream as it is added, so a large table never sits in memory as a workbook; every
+ * ROWS_PER_TURN rows it lets the event loop run, so a large workbook never stalls other
+ * requests (a full archive is seconds of work).
  */
 export function xlsxStream(table: Table, sheetName: string): Readable {
   const out = new PassThrough();
@@ -44,7 +49,9 @@ export function xlsxStream(table: Table, sheetName: string): Readable {
   header.font = { bold: true };
   header.commit();
   const write = async (): Promise<void> => {
+    let written = 0;
     for (const row of table.rows) {
+      if (++written % ROWS_PER_TURN === 0) await nextTurn();
       const values: ExcelJS.CellValue[] = table.columns.map((c) => {
         const v = row[c.name] ?? null;
         return c.type === 'date' && typeof v === 'string' ? new Date(v) : v;

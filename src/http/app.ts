@@ -24,7 +24,12 @@ import type { Clock } from '../lib/clock.js';
 import { requestIdGenerator } from '../lib/ids.js';
 import type { RateLimiter } from '../limits/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
-import { salaryRoutes, type SalaryDataStore, type SalaryService } from '../salary/index.js';
+import {
+  DownloadGate,
+  salaryRoutes,
+  type SalaryDataStore,
+  type SalaryService,
+} from '../salary/index.js';
 import { AccessLog } from './access-log.js';
 import { authenticator, routeAuth } from './auth-hook.js';
 import { AJV_OPTIONS, FastLookup } from './fast-lookup.js';
@@ -46,6 +51,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The lookup fast path in front of Fastify; absent with LOOKUP_FAST_PATH=false. */
     fastLookup?: FastLookup;
+    /** The cap on large Excel and Parquet files generated at once. */
+    downloads: DownloadGate;
   }
 }
 
@@ -246,7 +253,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { checks: deps.readiness, data: deps.data });
   await app.register(docsRoutes);
   await app.register(catalogRoutes, { consumeQuota });
-  await app.register(salaryRoutes, { salary: deps.salary, consumeQuota });
+  const downloads = new DownloadGate();
+  app.decorate('downloads', downloads);
+  await app.register(salaryRoutes, { salary: deps.salary, consumeQuota, downloads });
   await app.register(accountRoutes, {
     accounts: deps.accounts,
     db: deps.db,

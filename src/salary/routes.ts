@@ -18,6 +18,8 @@ import {
   SalaryResponseSchema,
 } from './schemas.js';
 import type { Selection, SalaryService } from './service.js';
+import type { DownloadGate } from './download-gate.js';
+import { STREAM_ABOVE_ROWS } from '../formats/index.js';
 import type { SalaryMeta } from './schemas.js';
 import type { Format } from '../plans/index.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -25,7 +27,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export interface SalaryRoutesOptions {
   salary: SalaryService;
   consumeQuota: ConsumeQuota;
+  downloads: DownloadGate;
 }
+
+/** Formats whose generation of a large result is seconds of CPU: capped by the download gate. */
+const HEAVY_FORMATS: ReadonlySet<Format> = new Set(['xlsx', 'parquet']);
 
 const okResponse = {
   200: {
@@ -70,7 +76,7 @@ const suffix = (...parts: (string | number | undefined)[]): string =>
     .join('');
 
 export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = async (app, opts) => {
-  const { salary, consumeQuota } = opts;
+  const { salary, consumeQuota, downloads } = opts;
 
   /**
    * Select (validation and plan checks), spend quota, then answer in the negotiated format.
@@ -113,9 +119,25 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     const schema = request.principal.responseSchema;
     const fields = withSchemaFields(selection.fields, schema);
     const result = salary.select({ ...selection, fields }, request.principal, format, { feature });
-    const spent = consumeQuota(request, reply);
-    if (spent !== undefined) await spent;
-    return sendSalaryResult(reply, result, format, filename(result.meta), schema);
+    // Before quota: a download refused for being one too many at once spends nothing.
+    const release =
+      HEAVY_FORMATS.has(format) && result.data.length > STREAM_ABOVE_ROWS
+        ? downloads.enter(request.principal.limitBucket)
+        : undefined;
+    if (release === undefined) {
+      const spent = consumeQuota(request, reply);
+      if (spent !== undefined) await spent;
+      return sendSalaryResult(reply, result, format, filename(result.meta), schema);
+    }
+    reply.raw.once('close', release);
+    try {
+      const spent = consumeQuota(request, reply);
+      if (spent !== undefined) await spent;
+      return await sendSalaryResult(reply, result, format, filename(result.meta), schema);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   app.get(
