@@ -1,46 +1,42 @@
 /**
  * Salary lookup benchmark: our API against a bare Fastify hello-world, in one run.
  *
- *   npm run bench -- [--duration 5] [--rounds 3] [--warmup 3] [--connections 50] [--workers 0] [--cpu-prof DIR]
+ *   npm run bench -- [--duration 5] [--rounds 3] [--warmup 3] [--connections 50] [--cpu-prof DIR]
  *   npm run bench -- --redis [--redis-url URL] [--database-url URL]   (see bench/lib/redis-scenarios.ts)
  *
- * Builds (npm run build), starts a bare Fastify hello-world (bench/hello-world.ts, plain node,
- * GET /) and keeps it up, measures it once, then starts our server three times:
- *   1. ours, `node dist/main/cli.js serve`, ACCESS_LOG=false LOG_LEVEL=warn: the DE senior and
- *      FR all-levels lookups
- *   2. ours, ACCESS_LOG=true LOG_LEVEL=warn: the same two (access lines are info: dropped by
- *      pino) and the DE lookup with an Enterprise key
- *   3. ours, ACCESS_LOG=true LOG_LEVEL=info: the DE lookup, one access line written per request
- * Every row of ours is paired: hello-world and ours are measured alternately (--rounds, 3 by
- * default) and the row's ratio is the median of the rounds' ratios, so a drift of the machine's
- * speed (other tenants) does not show as a difference between the servers. Only one server is
- * under load at a time.
- * Each run is a discarded warm-up then the measured run with autocannon (pipelining 1). Our
- * server's stdout (pino) goes to a file in the run's temp dir, as a log shipper reading a file
- * would see it; its stderr is inherited. Every start of ours uses a fresh PORT; the embedded
- * database (DATA_DIR) is fresh per bench run, so only the first start loads the data release.
+ * The load generator is wrk (one thread; `apt-get install -y wrk`; the bench says so when it
+ * is missing). Builds (npm run build), starts a bare Fastify hello-world (bench/hello-world.ts,
+ * plain node, GET /) and keeps it up, then starts our server as `npm start` runs it
+ * (`node dist/main/cli.js serve`, default logging: an access line per request) and measures:
+ *   - the DE senior lookup (anonymous), the same with an Enterprise key
+ *   - a 429 flood (a Developer key over its limit), a 401 flood with a different random
+ *     `sk_live_` key per request and one with random `sess_` tokens (wrk Lua scripts)
+ *   - a legitimate client (Enterprise key, 5 connections) alone, then while a random-key flood
+ *     runs at full speed on 50 other connections: its share of its unloaded req/s and its p99
+ *   - the embedded server's resident memory after its first start (the data release loaded)
+ * then restarts it with ACCESS_LOG=false for the DE lookup.
+ * Every paired row alternates hello-world and ours (--rounds, 3 by default); the row's ratio is
+ * the median of the rounds' ratios, so a drift of the machine's speed (other tenants) does not
+ * show as a difference between the servers. Only one server is under load at a time.
+ * Our server's stdout (pino) goes to a file in the run's temp dir, as a log shipper reading a
+ * file would see it; its stderr is inherited. The embedded database (DATA_DIR) is fresh per
+ * bench run, so only the first start loads the data release.
  *
- * autocannon runs in this process and shares the machine's cores with the server under test,
- * so absolute numbers are lower than on separate machines; compare the ratio to hello-world.
- * Measured on the 2-core machine (quiet rows only): with workers=0 (the default) hello-world
- * reached ~35k req/s with its server at ~97 % of a core, so the baseline is server-bound; with
- * --workers 2 the generator's threads took CPU from the server (~85 %) and hello-world gave no
- * more and spread wider. Pinning server and generator to separate CPUs (taskset) was no
- * steadier either and suffers more from a busy neighbour, so it is not offered. The CPU%
- * columns show server, generator and other processes per row; rows where other processes used
- * over 15 % of a core are marked "!": rerun them on a quiet machine.
+ * wrk runs beside the server on the same cores, so absolute numbers are lower than on separate
+ * machines; compare the ratio to hello-world. Its Lua scripts (random credentials) cost the
+ * generator more per request than plain runs; the server stayed the limit in our runs.
  *
  * Prints a table, then the JSON summary as the last line of stdout; progress goes to stderr.
- * Exits 1 when a server fails to start or any response is not 2xx.
+ * Exits 1 when a server fails to start or a response is not what the row expects.
  */
 import { spawnSync } from 'node:child_process';
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { BenchFailure } from './lib/failure.js';
-import { helloWorld, measure, measurePaired, type Measurement } from './lib/load.js';
+import { helloWorld, measure, measurePaired, type Measurement, type Scenario } from './lib/load.js';
 import { OptionsError, parseOptions, type BenchOptions } from './lib/options.js';
 import {
   freePort,
@@ -53,50 +49,73 @@ import {
 } from './lib/processes.js';
 import { benchRedis } from './lib/redis-scenarios.js';
 import { formatTable, isNoisy, ratio, serverCpuPerRequestUs } from './lib/report.js';
+import { readRss } from './lib/rss.js';
+import { legitimateUnderFlood } from './lib/flood.js';
+import { assertWrkInstalled, randomTokenScript } from './lib/wrk.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-interface Lookup {
+/** A row measured against our server: its request, and what every response must be. */
+interface Row {
   readonly label: string;
   readonly path: string;
-  /** Sent with an Enterprise API key (unlimited contract): authentication on the path. */
-  readonly enterpriseKey?: boolean;
+  /** Sent with this account's API key. */
+  readonly key?: 'enterprise' | 'developer';
+  /** A wrk Lua script sending a different random credential with this prefix per request. */
+  readonly randomToken?: 'sk_live_' | 'sess_';
+  readonly expect?: 'ok' | 'refused';
+  /** A legitimate client on 5 connections, alone and under a random-key flood. */
+  readonly legitimateUnderFlood?: boolean;
 }
 
-const DE_SENIOR: Lookup = {
-  label: 'DE software-engineer senior',
-  path: '/api/v1/salary?country=DE&job=software-engineer&level=senior',
-};
-const DE_SENIOR_ENTERPRISE: Lookup = {
-  ...DE_SENIOR,
-  label: 'DE software-engineer senior, Enterprise key',
-  enterpriseKey: true,
-};
-const FR_ALL_LEVELS: Lookup = {
-  label: 'FR nurse, 4 levels',
-  path: '/api/v1/salary?country=FR&job=nurse',
-};
+const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
 
-/** One start of our server and the lookups measured against it. */
-interface OursConfig {
-  readonly accessLog: boolean;
-  readonly logLevel: 'warn' | 'info';
-  readonly lookups: readonly Lookup[];
-}
-
-/**
- * The access log writes at info level, so under LOG_LEVEL=warn ACCESS_LOG=true costs the hook
- * only (pino drops the line). The last start writes the lines (LOG_LEVEL=info), DE lookup only
- * to keep the whole run under two minutes.
- */
-const OUR_CONFIGS: readonly OursConfig[] = [
-  { accessLog: false, logLevel: 'warn', lookups: [DE_SENIOR, FR_ALL_LEVELS] },
-  { accessLog: true, logLevel: 'warn', lookups: [DE_SENIOR, FR_ALL_LEVELS, DE_SENIOR_ENTERPRISE] },
-  { accessLog: true, logLevel: 'info', lookups: [DE_SENIOR] },
+const ROWS_DEFAULT: readonly Row[] = [
+  { label: 'DE lookup', path: DE },
+  { label: 'DE lookup, Enterprise key', path: DE, key: 'enterprise' },
+  {
+    label: '429 flood (Developer key over its limit)',
+    path: DE,
+    key: 'developer',
+    expect: 'refused',
+  },
+  {
+    label: '401 flood, random sk_live_ key per request',
+    path: DE,
+    randomToken: 'sk_live_',
+    expect: 'refused',
+  },
+  {
+    label: '401 flood, random sess_ token per request',
+    path: DE,
+    randomToken: 'sess_',
+    expect: 'refused',
+  },
+  {
+    label: 'legitimate client (5 conn.) under a random-key flood',
+    path: DE,
+    key: 'enterprise',
+    legitimateUnderFlood: true,
+  },
 ];
 
-/** Lifts the Free limit: the limiter stays on the measured path but never refuses. */
-const PLAN_OVERRIDES = '{"free":{"requestLimit":1000000000}}';
+/** One start of our server and the rows measured against it. */
+interface OursConfig {
+  /** undefined: the default, as `npm start` runs it (an access line per request). */
+  readonly accessLog: boolean | undefined;
+  readonly rows: readonly Row[];
+}
+
+const OUR_CONFIGS: readonly OursConfig[] = [
+  { accessLog: undefined, rows: ROWS_DEFAULT },
+  { accessLog: false, rows: [{ label: 'DE lookup', path: DE }] },
+];
+
+/**
+ * Lifts the Free limit (the limiter stays on the measured path but never refuses) and sets the
+ * Developer limit to one request a day: the bench's Developer key is over it (the 429 flood).
+ */
+const PLAN_OVERRIDES = '{"free":{"requestLimit":1000000000},"developer":{"requestLimit":1}}';
 
 /** First start loads the bundled data release into a fresh embedded database (~5–10 s). */
 const READY_TIMEOUT_MS = 60_000;
@@ -149,7 +168,9 @@ async function startHelloWorld(options: BenchOptions): Promise<ServerProcess> {
 }
 
 function ourName(config: OursConfig): string {
-  return `ours ACCESS_LOG=${config.accessLog} LOG_LEVEL=${config.logLevel}`;
+  return config.accessLog === undefined
+    ? 'ours (npm start)'
+    : `ours ACCESS_LOG=${config.accessLog}`;
 }
 
 async function startOurs(
@@ -160,88 +181,104 @@ async function startOurs(
 ): Promise<{ server: ServerProcess; readyMs: number }> {
   const port = await freePort();
   const name = ourName(config);
-  const profile = profileFlags(options, `ours-access-log-${config.accessLog}-${config.logLevel}`);
+  const profile = profileFlags(options, `ours-access-log-${config.accessLog ?? 'default'}`);
   // A minimal environment: no DATABASE_URL, REDIS_URL or TRUST_PROXY leaks in from the shell.
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     PORT: String(port),
     HOST: LOOPBACK,
     DATA_DIR: dataDir,
     PLAN_OVERRIDES,
-    LOG_LEVEL: config.logLevel,
-    ACCESS_LOG: String(config.accessLog),
   };
+  if (config.accessLog !== undefined) env.ACCESS_LOG = String(config.accessLog);
   const args = [...profile, 'dist/main/cli.js', 'serve'];
-  const server = spawnServer(name, process.execPath, args, {
-    cwd: ROOT,
-    port,
-    env,
-    logFile,
-  });
+  const server = spawnServer(name, process.execPath, args, { cwd: ROOT, port, env, logFile });
   const readyMs = await waitUntilOk(server, '/ready', READY_TIMEOUT_MS);
   return { server, readyMs };
-}
-
-async function countLines(file: string): Promise<number> {
-  let lines = 0;
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    for (const byte of chunk) if (byte === 0x0a) lines++;
-  }
-  return lines;
 }
 
 interface OursRun {
   readonly config: OursConfig;
   readonly readyMs: number;
-  /** Lines our server wrote to stdout: one per request when the access log is written. */
-  readonly stdoutLines: number;
+  /** Resident memory a few seconds after the server became ready, before any load. */
+  readonly idleRssBytes: number;
   readonly measurements: readonly Measurement[];
 }
 
-/** With the access log written, every response (warm-ups included) must have its line. */
-function assertAccessLogWritten(config: OursConfig, lines: number, responses: number): void {
-  if (config.accessLog && config.logLevel === 'info' && lines < responses) {
-    throw new BenchFailure(`${ourName(config)} wrote ${lines} lines for ${responses} responses`);
-  }
+interface Keys {
+  readonly enterprise: string;
+  readonly developer: string;
 }
+
+/** What wrk sends for a row (a Lua script for random credentials, written once per run). */
+function scenarioOf(row: Row, server: ServerProcess, keys: Keys, workDir: string): Scenario {
+  let script: string | undefined;
+  if (row.randomToken !== undefined) {
+    script = join(workDir, `random-${row.randomToken}.lua`);
+    writeFileSync(script, randomTokenScript(row.randomToken));
+  }
+  return {
+    name: `${row.label}, ${server.name}`,
+    server,
+    path: row.path,
+    ...(row.key === undefined ? {} : { headers: { authorization: `Bearer ${keys[row.key]}` } }),
+    ...(script === undefined ? {} : { script }),
+    expect: row.expect ?? 'ok',
+  };
+}
+
+const IDLE_SETTLE_MS = 3_000;
 
 async function benchOurs(
   workDir: string,
   config: OursConfig,
   options: BenchOptions,
-  enterpriseKey: string,
+  keys: Keys,
   hello: ServerProcess,
 ): Promise<OursRun> {
-  const logFile = join(workDir, `stdout-${config.accessLog}-${config.logLevel}.log`);
+  const logFile = join(workDir, `stdout-${config.accessLog ?? 'default'}.log`);
   const { server, readyMs } = await startOurs(config, join(workDir, 'data'), logFile, options);
   progress(`${server.name} ready in ${(readyMs / 1000).toFixed(1)} s (pid ${server.pid})`);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+  const idleRssBytes = readRss(server.pid) ?? 0;
+  progress(`${server.name}: ${(idleRssBytes / 2 ** 20).toFixed(0)} MiB resident before load`);
   const measurements: Measurement[] = [];
   try {
-    for (const lookup of config.lookups) {
-      const name = `${lookup.label}, ${server.name}`;
-      progress(`measuring ${name}`);
-      const headers =
-        lookup.enterpriseKey === true ? { authorization: `Bearer ${enterpriseKey}` } : undefined;
-      measurements.push(
-        await measurePaired(hello, { name, server, path: lookup.path, headers }, options),
-      );
+    // The Developer key's one request of the day: from now on it is over its limit.
+    await fetch(`${server.baseUrl}${DE}`, {
+      headers: { authorization: `Bearer ${keys.developer}` },
+    }).then((r) => r.arrayBuffer());
+    for (const row of config.rows) {
+      const scenario = scenarioOf(row, server, keys, workDir);
+      progress(`measuring ${scenario.name}`);
+      if (row.legitimateUnderFlood === true) {
+        const flood = scenarioOf(
+          { ...row, key: undefined, randomToken: 'sk_live_', expect: 'refused' },
+          server,
+          keys,
+          workDir,
+        );
+        measurements.push(...(await legitimateUnderFlood(scenario, flood, options)));
+      } else {
+        measurements.push(await measurePaired(hello, scenario, options));
+      }
     }
   } finally {
     await stopServer(server);
   }
-  const stdoutLines = await countLines(logFile);
-  const responses = measurements.reduce((sum, m) => sum + m.responses, 0);
-  assertAccessLogWritten(config, stdoutLines, responses);
-  return { config, readyMs, stdoutLines, measurements };
+  return { config, readyMs, idleRssBytes, measurements };
 }
 
-/** An Enterprise account (unlimited contract) in the bench's embedded database; its API key. */
-function createEnterpriseKey(dataDir: string): string {
-  const args = ['dist/main/cli.js', 'account', 'create', '--email', 'bench@example.com'];
-  args.push('--plan', 'enterprise', '--price-cents', '100000', '--limit', 'unlimited');
-  const created = spawnSync(process.execPath, [...args, '--sla', '99.9', '--json'], {
+/** An account in the bench's embedded database, created by the CLI; its API key. */
+function createAccount(dataDir: string, plan: 'enterprise' | 'developer'): string {
+  const args = ['dist/main/cli.js', 'account', 'create', '--email', `bench-${plan}@example.com`];
+  args.push('--plan', plan);
+  if (plan === 'enterprise') {
+    args.push('--price-cents', '100000', '--limit', 'unlimited', '--sla', '99.9');
+  }
+  const created = spawnSync(process.execPath, [...args, '--json'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'warn', PLAN_OVERRIDES },
     encoding: 'utf8',
   });
   if (created.status !== 0) throw new BenchFailure(`account create failed: ${created.stderr}`);
@@ -260,7 +297,7 @@ function summary(options: BenchOptions, baseline: Measurement, ours: readonly Ou
     node: process.version,
     cpus: cpus().length,
     options,
-    loadGenerator: `autocannon in the bench process, ${options.workers} worker threads; shares the cores with the server; one server under load at a time; each row of ours alternated with hello-world ${options.rounds} times, ratio the median of the rounds`,
+    loadGenerator: `wrk, one thread, ${options.connections} connections; shares the cores with the server; one server under load at a time; each paired row alternated with hello-world ${options.rounds} times, ratio the median of the rounds`,
     accessLogDestination: 'stdout of the server to a file in a temp dir',
     baseline: {
       ...baseline,
@@ -269,10 +306,9 @@ function summary(options: BenchOptions, baseline: Measurement, ours: readonly Ou
       noisy: isNoisy(baseline),
     },
     ours: ours.map((run) => ({
-      accessLog: run.config.accessLog,
-      logLevel: run.config.logLevel,
+      accessLog: run.config.accessLog ?? 'default (true)',
       readyMs: Math.round(run.readyMs),
-      stdoutLines: run.stdoutLines,
+      idleRssMiB: Math.round(run.idleRssBytes / 2 ** 20),
       scenarios: run.measurements.map((m) => ({
         ...m,
         ratio: ratio(m, baseline),
@@ -284,6 +320,7 @@ function summary(options: BenchOptions, baseline: Measurement, ours: readonly Ou
 }
 
 async function run(options: BenchOptions): Promise<void> {
+  assertWrkInstalled();
   build();
   const workDir = mkdtempSync(join(tmpdir(), 'salary-bench-'));
   killChildrenOnExit(() => rmSync(workDir, { recursive: true, force: true }));
@@ -298,9 +335,12 @@ async function run(options: BenchOptions): Promise<void> {
     if (options.redisUrl !== undefined) {
       redisRows = await benchRedis(ROOT, workDir, hello, options, progress);
     } else {
-      const enterpriseKey = createEnterpriseKey(join(workDir, 'data'));
+      const keys = {
+        enterprise: createAccount(join(workDir, 'data'), 'enterprise'),
+        developer: createAccount(join(workDir, 'data'), 'developer'),
+      };
       for (const config of OUR_CONFIGS)
-        ours.push(await benchOurs(workDir, config, options, enterpriseKey, hello));
+        ours.push(await benchOurs(workDir, config, options, keys, hello));
     }
   } finally {
     await stopServer(hello);
@@ -308,16 +348,19 @@ async function run(options: BenchOptions): Promise<void> {
   const rows = [baseline, ...ours.flatMap((r) => r.measurements), ...redisRows];
 
   console.log(
-    `\n${cpus().length} CPUs, node ${process.version}; ${options.connections} connections, pipelining 1, ` +
-      `${options.warmup} s warm-up + ${options.duration} s measured per run; autocannon ` +
-      `${options.workers === 0 ? 'in the main thread' : `with ${options.workers} workers`} of this process.\n` +
+    `\n${cpus().length} CPUs, node ${process.version}; ${options.connections} connections, ` +
+      `${options.warmup} s warm-up + ${options.duration} s measured per run; wrk, one thread.\n` +
       'The load generator shares the cores with the server; one server under load at a time, in table order.\n' +
-      `Each row of ours: ${options.rounds} rounds of hello-world then ours; hello req/s is hello-world's mean over them,\n` +
-      "'vs hello' the median of the rounds' ratios (listed under rounds).\n" +
-      "Our server's stdout (pino, incl. access lines at LOG_LEVEL=info) went to a file.\n" +
+      `Each paired row: ${options.rounds} rounds of hello-world then ours; hello req/s is hello-world's mean over them,\n` +
+      "'vs hello' the median of the rounds' ratios (listed under rounds). The legitimate client's rows:\n" +
+      "'vs hello' is its req/s under the flood over its req/s alone (same rounds), not hello-world.\n" +
+      "Our server's stdout (pino, access lines included) went to a file.\n" +
+      `Resident memory after the first start (release loaded), before load: ${ours
+        .map((r) => `${ourName(r.config)} ${(r.idleRssBytes / 2 ** 20).toFixed(0)} MiB`)
+        .join(', ')}.\n` +
       'RSS: max VmRSS over warm-up and measured run, sampled every 500 ms.\n' +
       'CPU%: share of one core during the measured run (the machine has ' +
-      `${cpus().length * 100} %): server, bench (load generator), other processes (noise).\n` +
+      `${cpus().length * 100} %): server, bench (this node process), other processes (wrk included).\n` +
       'srv CPU µs/req: CPU time of the server per response (it rises too when other processes compete).\n',
   );
   console.log(formatTable(rows, baseline));

@@ -4,7 +4,7 @@ import { cpus } from 'node:os';
 /** CPU used during a run, in percent of one core (a 2-core machine has 200 %). */
 export interface CpuShare {
   readonly server: number;
-  /** This process: the load generator (autocannon, worker threads included). */
+  /** This process (the bench; wrk runs as a child and counts as "other"). */
   readonly bench: number;
   /** Every other process on the machine: a busy neighbour makes the row suspect. */
   readonly other: number;

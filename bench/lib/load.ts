@@ -1,9 +1,9 @@
-import autocannon, { type Result } from 'autocannon';
 import { startCpuMeter, type CpuShare } from './cpu.js';
 import { BenchFailure } from './failure.js';
 import type { BenchOptions } from './options.js';
 import { RssSampler } from './rss.js';
 import type { ServerProcess } from './processes.js';
+import { runWrk, type WrkResult } from './wrk.js';
 
 /** One measured run against one server and URL. */
 export interface Measurement {
@@ -34,66 +34,69 @@ export interface Scenario {
   readonly server: ServerProcess;
   readonly path: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** A wrk Lua script (e.g. a random credential per request). */
+  readonly script?: string;
+  /** 'refused': every response must be a 4xx (refusal floods); default every one 2xx. */
+  readonly expect?: 'ok' | 'refused';
+  /** Connections for this scenario; the bench's --connections when unset. */
+  readonly connections?: number;
 }
 
-function fire(
-  url: string,
+export function fire(
+  scenario: Scenario,
   options: BenchOptions,
   seconds: number,
-  headers: Readonly<Record<string, string>> = {},
-): Promise<Result> {
-  return Promise.resolve(
-    autocannon({
-      url,
-      headers: { ...headers },
-      connections: options.connections,
-      pipelining: 1,
-      duration: seconds,
-      ...(options.workers > 0 ? { workers: options.workers } : {}),
-    }),
-  );
+): Promise<WrkResult> {
+  return runWrk({
+    url: `${scenario.server.baseUrl}${scenario.path}`,
+    connections: scenario.connections ?? options.connections,
+    seconds,
+    ...(scenario.headers === undefined ? {} : { headers: scenario.headers }),
+    ...(scenario.script === undefined ? {} : { script: scenario.script }),
+  });
 }
 
-/** Fails loudly when any response was not 2xx or any request errored or timed out. */
-function assertClean(scenario: string, result: Result): void {
-  if (result.non2xx === 0 && result.errors === 0 && result.timeouts === 0) return;
+/** Fails loudly when a response was not what the scenario expects or a request failed. */
+export function assertClean(scenario: Scenario, label: string, result: WrkResult): void {
+  const wrongStatus =
+    scenario.expect === 'refused' ? result.requests - result.non2xx : result.non2xx;
+  if (wrongStatus === 0 && result.socketErrors === 0 && result.timeouts === 0) return;
   throw new BenchFailure(
-    `${scenario}: non2xx=${result.non2xx} errors=${result.errors} timeouts=${result.timeouts} ` +
-      `status codes ${JSON.stringify(result.statusCodeStats)}`,
+    `${label}: ${wrongStatus} responses not ${scenario.expect === 'refused' ? 'refused' : '2xx'}, ` +
+      `socket errors ${result.socketErrors}, timeouts ${result.timeouts}`,
   );
 }
 
 /** A discarded warm-up run, then the measured run, sampling the server's RSS throughout. */
 export async function measure(scenario: Scenario, options: BenchOptions): Promise<Measurement> {
-  const url = `${scenario.server.baseUrl}${scenario.path}`;
   const rss = new RssSampler(scenario.server.pid);
-  let result: Result;
+  let result: WrkResult;
   let cpu: CpuShare;
   let maxRssBytes: number;
   let warmupResponses = 0;
   try {
     if (options.warmup > 0) {
-      const warmup = await fire(url, options, options.warmup, scenario.headers);
-      assertClean(`${scenario.name} (warm-up)`, warmup);
-      warmupResponses = warmup.requests.total;
+      const warmup = await fire(scenario, options, options.warmup);
+      assertClean(scenario, `${scenario.name} (warm-up)`, warmup);
+      warmupResponses = warmup.requests;
     }
     const stopCpuMeter = startCpuMeter(scenario.server.pid);
-    result = await fire(url, options, options.duration, scenario.headers);
+    result = await fire(scenario, options, options.duration);
     cpu = stopCpuMeter();
   } finally {
     maxRssBytes = rss.stop();
   }
-  assertClean(scenario.name, result);
+  assertClean(scenario, scenario.name, result);
   return {
     scenario: scenario.name,
     server: scenario.server.name,
     path: scenario.path,
-    requestsPerSecond: { mean: result.requests.mean, stddev: result.requests.stddev },
-    latencyMs: { p50: result.latency.p50, p99: result.latency.p99, mean: result.latency.mean },
-    responses: result.requests.total,
+    requestsPerSecond: { mean: result.requestsPerSecond, stddev: 0 },
+    latencyMs: { p50: result.p50, p99: result.p99, mean: result.mean },
+    responses: result.requests,
     warmupResponses,
     non2xx: result.non2xx,
-    errors: result.errors,
+    errors: result.socketErrors,
     timeouts: result.timeouts,
     maxRssBytes,
     cpu,

@@ -8,8 +8,6 @@ export interface BenchOptions {
   /** Alternations of hello-world and ours per row, each of `duration` seconds. */
   readonly rounds: number;
   readonly connections: number;
-  /** autocannon worker threads; 0 fires requests from the bench process's main thread. */
-  readonly workers: number;
   /** When set, the servers run with `--cpu-prof` and write their profiles here. */
   readonly cpuProfDir: string | undefined;
   /** Redis mode: the authenticated lookup with REDIS_URL set (shared limits) at this URL. */
@@ -18,13 +16,12 @@ export interface BenchOptions {
   readonly databaseUrl: string | undefined;
 }
 
-export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--connections N] [--workers N] [--cpu-prof DIR]
+export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--connections N] [--cpu-prof DIR]
 
   --duration N     seconds of each measured run (env BENCH_DURATION, default 5)
   --warmup N       seconds of the discarded warm-up run (env BENCH_WARMUP, default 3)
   --rounds N       hello-world/ours alternations per row, median ratio (env BENCH_ROUNDS, default 3)
   --connections N  concurrent connections (env BENCH_CONNECTIONS, default 50)
-  --workers N      autocannon worker threads, 0 = none (env BENCH_WORKERS, default 0)
   --cpu-prof DIR   run the servers with node --cpu-prof, profiles written to DIR
   --redis          instead of the anonymous rows: a Developer key's lookup with REDIS_URL set
                    (Redis at --redis-url or env BENCH_REDIS_URL, default redis://127.0.0.1:6379)
@@ -62,7 +59,6 @@ export function parseOptions(
       warmup: { type: 'string' },
       rounds: { type: 'string' },
       connections: { type: 'string' },
-      workers: { type: 'string' },
       'cpu-prof': { type: 'string' },
       redis: { type: 'boolean' },
       'redis-url': { type: 'string' },
@@ -76,7 +72,6 @@ export function parseOptions(
     warmup: positiveInt('--warmup', values.warmup ?? env.BENCH_WARMUP, 3, 0),
     rounds: positiveInt('--rounds', values.rounds ?? env.BENCH_ROUNDS, 3),
     connections: positiveInt('--connections', values.connections ?? env.BENCH_CONNECTIONS, 50),
-    workers: positiveInt('--workers', values.workers ?? env.BENCH_WORKERS, 0, 0),
     cpuProfDir: values['cpu-prof'],
     redisUrl:
       values.redis === true || values['redis-url'] !== undefined
