@@ -78,7 +78,7 @@ export function runWrk(run: WrkRun): Promise<WrkResult> {
         try {
           resolve(parseWrk(output));
         } catch (error) {
-          reject(error);
+          reject(error instanceof Error ? error : new Error(String(error)));
         }
       }
     });
