@@ -117,9 +117,11 @@ const RECORD_COLUMNS = [
   'fx_rate',
 ] as const;
 const RECORD_TYPES = ['text', 'text', 'text', 'int', 'text', 'text', 'int', 'int', 'int', 'int', 'int', 'int', 'text', 'float8'];
-const BATCH = 5000;
+// Smaller statements keep the embedded database's WebAssembly memory, which never shrinks,
+// from growing for the load: 1,000 records a statement left ~60 MiB less resident than 5,000.
+const BATCH = 1000;
 
-/** Inserts records column-wise through unnest: one statement per 5,000 records. */
+/** Inserts records column-wise through unnest: one statement per 1,000 records. */
 export async function insertRecords(
   db: Queryable,
   releaseId: number,
