@@ -14,26 +14,42 @@ export function allowlistProblems(entries: readonly string[]): string[] {
   return problems;
 }
 
-/** A compiled allowlist: `matches(address)`; IPv4-mapped IPv6 addresses match IPv4 entries. */
+type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** An IPv4-mapped IPv6 range of at least /96 is the IPv4 range it maps. */
+function normalized([address, bits]: Range): Range {
+  if (address.kind() === 'ipv6' && bits >= 96) {
+    const v6 = address as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return [v6.toIPv4Address(), bits - 96];
+  }
+  return [address, bits];
+}
+
+/**
+ * A compiled allowlist: `matches(address)`. IPv4-mapped IPv6 addresses and entries are IPv4
+ * (an IPv4 client of a dual-stack listener matches its IPv4 entry); a mapped address also
+ * matches an IPv6 range that contains it.
+ */
 export class AddressMatcher {
-  readonly #ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  readonly #ranges: Range[];
 
   constructor(readonly entries: readonly string[]) {
     this.#ranges = entries.map((entry) => {
-      if (entry.includes('/')) return ipaddr.parseCIDR(entry);
+      if (entry.includes('/')) return normalized(ipaddr.parseCIDR(entry));
       const address = ipaddr.parse(entry);
-      return [address, address.kind() === 'ipv4' ? 32 : 128];
+      return normalized([address, address.kind() === 'ipv4' ? 32 : 128]);
     });
   }
 
   matches(address: string): boolean {
     if (!ipaddr.isValid(address)) return false;
-    let parsed = ipaddr.parse(address);
+    const parsed = ipaddr.parse(address);
+    const candidates: (ipaddr.IPv4 | ipaddr.IPv6)[] = [parsed];
     if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-      parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+      candidates.push((parsed as ipaddr.IPv6).toIPv4Address());
     }
-    return this.#ranges.some(
-      ([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits),
+    return this.#ranges.some(([range, bits]) =>
+      candidates.some((c) => c.kind() === range.kind() && c.match(range, bits)),
     );
   }
 }
