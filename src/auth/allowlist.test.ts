@@ -98,3 +98,32 @@ describe('AddressMatcher at the edges of each range', () => {
     assert.equal(new AddressMatcher([]).matches('203.0.113.7'), false);
   });
 });
+
+describe('AddressMatcher.covers at the edges (a key may not widen the list it was made under)', () => {
+  const cases: [string[], string, boolean][] = [
+    [['203.0.113.0/24'], '203.0.113.0/24', true],
+    [['203.0.113.0/24'], '203.0.113.0/25', true],
+    [['203.0.113.0/24'], '203.0.113.128/25', true],
+    [['203.0.113.0/24'], '203.0.113.255', true],
+    [['203.0.113.0/24'], '203.0.113.0/23', false],
+    [['203.0.113.0/24'], '203.0.112.0/24', false],
+    [['203.0.113.0/24'], '203.0.114.0', false],
+    [['203.0.113.0/24'], '0.0.0.0/0', false],
+    [['203.0.113.0/24'], '::ffff:203.0.113.0/120', true],
+    [['203.0.113.0/24'], '::ffff:203.0.113.0/119', false],
+    [['::ffff:203.0.113.0/120'], '203.0.113.7', true],
+    [['::ffff:203.0.113.0/120'], '203.0.114.0', false],
+    [['203.0.113.7'], '203.0.113.7/32', true],
+    [['203.0.113.7'], '203.0.113.6/31', false],
+    [['2001:db8:abcd::/48'], '2001:db8:abcd:ffff::/64', true],
+    [['2001:db8:abcd::/48'], '2001:db8:abcc::/47', false],
+    [['2001:db8:abcd:12::/64'], '2001:db8:abcd:12::1', true],
+    [['2001:db8:abcd:12::/64'], '2001:db8:abcd:13::', false],
+    [['2001:db8::7/128'], '2001:db8::6/127', false],
+    [['203.0.113.0/24', '203.0.114.0/24'], '203.0.113.0/23', false],
+  ];
+  for (const [list, entry, covered] of cases)
+    it(`${list.join(', ')} ${covered ? 'covers' : 'does not cover'} ${entry}`, () => {
+      assert.equal(new AddressMatcher(list).covers(entry), covered);
+    });
+});

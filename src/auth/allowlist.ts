@@ -16,8 +16,15 @@ export function allowlistProblems(entries: readonly string[]): string[] {
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
-/** An IPv4-mapped IPv6 range of at least /96 is the IPv4 range it maps. */
-function normalized([address, bits]: Range): Range {
+/** An entry as a range; an IPv4-mapped IPv6 range of at least /96 is the IPv4 range it maps. */
+function rangeOf(entry: string): Range {
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  let bits: number;
+  if (entry.includes('/')) [address, bits] = ipaddr.parseCIDR(entry);
+  else {
+    address = ipaddr.parse(entry);
+    bits = address.kind() === 'ipv4' ? 32 : 128;
+  }
   if (address.kind() === 'ipv6' && bits >= 96) {
     const v6 = address as ipaddr.IPv6;
     if (v6.isIPv4MappedAddress()) return [v6.toIPv4Address(), bits - 96];
@@ -34,11 +41,7 @@ export class AddressMatcher {
   readonly #ranges: Range[];
 
   constructor(readonly entries: readonly string[]) {
-    this.#ranges = entries.map((entry) => {
-      if (entry.includes('/')) return normalized(ipaddr.parseCIDR(entry));
-      const address = ipaddr.parse(entry);
-      return normalized([address, address.kind() === 'ipv4' ? 32 : 128]);
-    });
+    this.#ranges = entries.map(rangeOf);
   }
 
   /**
@@ -47,16 +50,10 @@ export class AddressMatcher {
    * are not merged, which only ever refuses.
    */
   covers(entry: string): boolean {
-    const [address, bits] = entry.includes('/')
-      ? ipaddr.parseCIDR(entry)
-      : ((a) => [a, a.kind() === 'ipv4' ? 32 : 128] as const)(ipaddr.parse(entry));
-    const [family, inner, width] =
-      address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
-        ? ['ipv4', (address as ipaddr.IPv6).toIPv4Address(), bits - 96]
-        : [address.kind(), address, bits];
+    const [inner, width] = rangeOf(entry);
     return this.#ranges.some(
       ([range, rangeBits]) =>
-        range.kind() === family && rangeBits <= width && inner.match(range, rangeBits),
+        range.kind() === inner.kind() && rangeBits <= width && inner.match(range, rangeBits),
     );
   }
 
