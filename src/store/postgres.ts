@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Db, Queryable } from './db.js';
+import { isConnectionError } from './faults.js';
 
 // BIGINT and NUMERIC come back as JS numbers: every such column here holds counts and money
 // in cents that stay well inside 2^53.
@@ -21,8 +22,14 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
     statement_timeout: options.statementTimeoutMs ?? 30_000,
     idleTimeoutMillis: 30_000,
   });
-  // An idle client losing its connection must not crash the process; the next query reconnects.
+  // A client losing its connection emits 'error'; with no listener that ends the process. The
+  // pool listens only while a client is idle, so every client gets its own listener for its
+  // whole life: while checked out (a transaction between statements), the fault surfaces as the
+  // next statement's rejection instead, and the client is discarded on release.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
 
   const query = async <T>(sql: string, params?: readonly unknown[]): Promise<T[]> => {
     const result = await pool.query(sql, params as unknown[] | undefined);
@@ -33,6 +40,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
     query,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         const result = await fn({
@@ -42,10 +50,12 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (isConnectionError(error)) broken = error as Error;
+        else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
         throw error;
       } finally {
-        client.release();
+        // A client whose connection failed is destroyed, not handed to the next caller.
+        client.release(broken);
       }
     },
     async exec(sql: string): Promise<void> {
