@@ -9,6 +9,7 @@ import {
 import { resolveSecretKey, type Config } from '../config/index.js';
 import { buildApp } from '../http/app.js';
 import { databaseCheck, redisCheck } from '../http/health-routes.js';
+import { purgeIdempotencyKeys } from '../http/idempotency.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
@@ -164,7 +165,8 @@ export async function createServer(
     ...(shared === undefined ? {} : { bus: shared.bus }),
   });
   const { plans, cache } = services;
-  const box = createSecretBox(resolveSecretKey(config), 'webhook-secrets');
+  const secretKey = resolveSecretKey(config);
+  const box = createSecretBox(secretKey, 'webhook-secrets');
   const sender =
     deps.webhookSender ?? createHttpSender({ allowPrivate: config.webhookAllowPrivateTargets });
   const webhooks = createWebhookService({
@@ -222,6 +224,10 @@ export async function createServer(
       .catch((error: unknown) =>
         logger.warn({ err: error }, 'billing run failed; retried next interval'),
       );
+    // Idempotency rows past their 24 hours; every instance may do it, the delete is the same.
+    purgeIdempotencyKeys(db, clock.now()).catch((error: unknown) =>
+      logger.warn({ err: error }, 'idempotency purge failed; retried next interval'),
+    );
   }, config.billingIntervalMs);
   billingTimer.unref();
 
@@ -244,6 +250,7 @@ export async function createServer(
     usage: createUsageService({ db, clock, limiter, recorder, plans }),
     recorder,
     webhooks,
+    secretKey,
   });
   return {
     app,
