@@ -10,6 +10,7 @@ import { resolveSecretKey, type Config } from '../config/index.js';
 import { buildApp } from '../http/app.js';
 import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { purgeIdempotencyKeys } from '../http/idempotency.js';
+import { shutdownGate } from '../http/shutdown-gate.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
@@ -253,6 +254,7 @@ export async function createServer(
     webhooks,
     secretKey,
   });
+  const gate = shutdownGate(app.server);
   return {
     app,
     services,
@@ -261,12 +263,15 @@ export async function createServer(
     worker,
     releases,
     listen: () => app.listen({ port: config.port, host: config.host }),
+    /** The first step of a graceful stop: requests already sent are read and answered. */
+    drain: () => gate.drain(),
     async close() {
       clearInterval(billingTimer);
       await worker.stop();
       data.stop();
       cache.stop();
       recorder.stop();
+      gate.refuse();
       await app.close();
       await recorder.flush();
       await limiter.close();
