@@ -20,6 +20,7 @@ import type { Selection, SalaryService } from './service.js';
 import type { SalaryMeta } from './schemas.js';
 import type { Format } from '../plans/index.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteAuth } from '../auth/index.js';
 
 export interface SalaryRoutesOptions {
   salary: SalaryService;
@@ -47,9 +48,11 @@ const okResponse = {
   },
   ...problemResponses(400, 401, 403, 404, 406, 429, 503),
 };
+/** The lookups' declaration; the lookup fast path in front of Fastify reads the same one. */
+export const LOOKUP_AUTH = { access: 'data', scope: 'salary:read' } as const satisfies RouteAuth;
 const config = {
   allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS, fields: EXTRA_FIELD_NAMES },
-  scope: 'salary:read',
+  auth: LOOKUP_AUTH,
 } as const;
 
 const yearOf = (raw: string | undefined): number | 'all' | undefined =>
