@@ -104,7 +104,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         description: 'The session token stops working at once.',
         response: { 204: Type.Null({ description: 'Logged out.' }), ...problemResponses(400, 401) },
       },
-      config: { auth: { access: 'account' } },
+      config: { auth: { access: 'account', scope: 'account:write' } },
     },
     async (request, reply) => {
       if (request.principal.sessionId === null)
@@ -124,7 +124,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         description: 'The account of the session or API key used.',
         response: { 200: Type.Ref('Account'), ...problemResponses(401) },
       },
-      config: { auth: { access: 'account' } },
+      config: { auth: { access: 'account', scope: 'account:read' } },
     },
     async (request) => publicAccount(await accounts.get(request.principal.accountId as string)),
   );
@@ -206,7 +206,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
           'The fields salary responses carry for this account, in order, under the account’s names; empty when the standard schema applies.',
         response: { 200: Type.Ref('ResponseSchema'), ...problemResponses(401, 403) },
       },
-      config: { auth: { access: 'account' } },
+      config: { auth: { access: 'account', scope: 'account:read' } },
     },
     async (request) => {
       assertPlanHas(
@@ -269,7 +269,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
           ...problemResponses(400, 401),
         },
       },
-      config: { auth: { access: 'account' } },
+      config: { auth: { access: 'account', scope: 'account:read' } },
     },
     async (request) => ({
       data: (

@@ -13,10 +13,11 @@ import type { Scope } from './principal.js';
  *   allowlists bind API keys, while a session may still reach these routes from anywhere so
  *   that a wrong allowlist can be fixed.
  *
- * `scope` is the scope a scoped (Enterprise) API key needs; sessions hold every scope.
+ * `scope` is the scope a scoped (Enterprise) API key needs; sessions hold every scope. Every
+ * route that is not public names one.
  */
 export type RouteAuth =
-  { readonly access: 'public' } | { readonly access: 'data' | 'account'; readonly scope?: Scope };
+  { readonly access: 'public' } | { readonly access: 'data' | 'account'; readonly scope: Scope };
 
 /** A declaration that needs a principal: the authentication hook always sets one before the handler. */
 export type AuthenticatedRoute = Exclude<RouteAuth, { readonly access: 'public' }>;

@@ -85,11 +85,7 @@ function admit(ip: string, route: AuthenticatedRoute, principal: Principal | und
       },
     );
   }
-  if (
-    route.scope !== undefined &&
-    principal.scopes !== null &&
-    !principal.scopes.has(route.scope)
-  ) {
+  if (principal.scopes !== null && !principal.scopes.has(route.scope)) {
     throw new AppError('SCOPE_MISSING', `This API key lacks the scope ${route.scope}.`, {
       extensions: { required_scope: route.scope },
     });

@@ -50,6 +50,7 @@ const okResponse = {
 };
 /** The lookups' declaration; the lookup fast path in front of Fastify reads the same one. */
 export const LOOKUP_AUTH = { access: 'data', scope: 'salary:read' } as const satisfies RouteAuth;
+const BULK_AUTH = { access: 'data', scope: 'bulk:read' } as const satisfies RouteAuth;
 const config = {
   allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS, fields: EXTRA_FIELD_NAMES },
   auth: LOOKUP_AUTH,
@@ -163,6 +164,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
   );
 
   const bulk = { tags: ['Bulk'], response: okResponse };
+  const bulkConfig = { ...config, auth: BULK_AUTH };
   app.get(
     '/api/v1/bulk/countries',
     {
@@ -174,7 +176,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
           'Every country for one job; `year=all` for every year the plan reaches. Large responses are streamed.',
         querystring: BulkCountriesQuerySchema,
       },
-      config,
+      config: bulkConfig,
     },
     (request, reply) => {
       const q = request.query;
@@ -200,7 +202,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
           'Every job for one country; `year=all` for every year the plan reaches. Large responses are streamed.',
         querystring: BulkJobsQuerySchema,
       },
-      config,
+      config: bulkConfig,
     },
     (request, reply) => {
       const q = request.query;
@@ -226,7 +228,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
           'All 27 countries × 21 jobs × 4 levels for one year, or with `year=all` every year the plan reaches (Enterprise: the full archive from 2014). Streamed.',
         querystring: BulkArchiveQuerySchema,
       },
-      config,
+      config: bulkConfig,
     },
     (request, reply) => {
       const q = request.query;
