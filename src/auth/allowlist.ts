@@ -26,6 +26,25 @@ export class AddressMatcher {
     });
   }
 
+  /**
+   * Whether every address of `entry` (an address or CIDR range) is inside one range of this
+   * list: a range inside a wider range of the same family. Ranges split across several entries
+   * are not merged, which only ever refuses.
+   */
+  covers(entry: string): boolean {
+    const [address, bits] = entry.includes('/')
+      ? ipaddr.parseCIDR(entry)
+      : ((a) => [a, a.kind() === 'ipv4' ? 32 : 128] as const)(ipaddr.parse(entry));
+    const [family, inner, width] =
+      address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
+        ? ['ipv4', (address as ipaddr.IPv6).toIPv4Address(), bits - 96]
+        : [address.kind(), address, bits];
+    return this.#ranges.some(
+      ([range, rangeBits]) =>
+        range.kind() === family && rangeBits <= width && inner.match(range, rangeBits),
+    );
+  }
+
   matches(address: string): boolean {
     if (!ipaddr.isValid(address)) return false;
     let parsed = ipaddr.parse(address);

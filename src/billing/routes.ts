@@ -96,7 +96,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
             invoices: Type.Array(Type.Ref('Invoice')),
             api_key: Type.Optional(Type.Ref('NewApiKey')),
           }),
-          ...problemResponses(400, 401, 403, 409),
+          ...problemResponses(400, 401, 402, 403, 409),
         },
       },
       config: write,

@@ -135,6 +135,24 @@ export function createSubscriptionService(deps: BillingDeps) {
     return publicInvoice(result.invoice);
   }
 
+  /**
+   * An account that left a paid plan owing money (an invoice past its due date, or written off
+   * as uncollectible) starts no new paid subscription until it pays: otherwise a paid plan could
+   * be had for free, grace period after grace period. The operator may still subscribe it.
+   */
+  async function assertNothingOverdue(tx: Queryable, accountId: string, now: number) {
+    const owed = (await repo.listInvoices(tx, accountId)).filter(
+      (i) => i.status === 'uncollectible' || (i.status === 'open' && i.dueAt <= now),
+    );
+    if (owed.length === 0) return;
+    const due = owed.reduce((sum, i) => sum + i.amountDueCents, 0);
+    throw new AppError(
+      'PAYMENT_OVERDUE',
+      `Pay the overdue invoice${owed.length === 1 ? '' : 's'} ${owed.map((i) => i.id).join(', ')} (${due} cents) before subscribing to a paid plan again.`,
+      { extensions: { overdue_invoices: owed.map((i) => i.id), amount_due_cents: due } },
+    );
+  }
+
   return {
     markPaid,
 
@@ -168,6 +186,7 @@ export function createSubscriptionService(deps: BillingDeps) {
         if (live === undefined) {
           if (target === 'free')
             throw new AppError('CONFLICT', 'The account is on the Free plan already.');
+          if (actor !== 'operator') await assertNothingOverdue(tx, accountId, now);
           const period = { start: now, end: addMonthsAnchored(now, 1) };
           await repo.saveSubscription(
             tx,

@@ -24,7 +24,7 @@ export function resolveSecretKey(config: Config): string {
     if (stored.length >= 32) return stored;
     throw new ConfigError([`${file} must hold at least 32 characters`]);
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32).toString('base64url');
   writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

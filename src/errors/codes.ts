@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   FEATURE_NOT_IN_PLAN: { status: 403, title: 'Feature not in plan' },
   ADDRESS_NOT_ALLOWED: { status: 403, title: 'Address not on the allowlist' },
   SCOPE_MISSING: { status: 403, title: 'Scope missing' },
+  KEY_EXCEEDS_CALLER: { status: 403, title: 'Key broader than the caller' },
+  PAYMENT_OVERDUE: { status: 402, title: 'Payment overdue' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   NO_DATA: { status: 404, title: 'No data for this query' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },

@@ -37,7 +37,7 @@ import { sendProblem } from './problem.js';
 import { quotaEnforcer, quotaSpender } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
-import { textGuard } from './text-guard.js';
+import { MAX_BODY_DEPTH, nestsDeeperThan, textGuard } from './text-guard.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -120,6 +120,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       );
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Fastify's JSON parser (prototype poisoning refused), then a depth limit: nothing after it
+  // walks a body that nests deeper than any request of this API.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    void parseJson(request, body as string, (error: Error | null, value?: unknown) => {
+      if (error !== null) done(error, undefined);
+      else if (nestsDeeperThan(value, MAX_BODY_DEPTH))
+        done(
+          new AppError(
+            'INVALID_BODY',
+            `The request body nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels; no request of this API needs more.`,
+          ),
+          undefined,
+        );
+      else done(null, value);
+    });
+  });
   if (fastLookup !== undefined) {
     app.decorate('fastLookup', fastLookup);
     app.addHook('preClose', (done) => {

@@ -32,6 +32,7 @@ export const ProblemSchema = Type.Object(
 const DESCRIPTIONS: Record<number, string> = {
   400: 'A parameter is missing, malformed or not one of the allowed values.',
   401: 'The Authorization header is malformed or names an unknown, revoked or expired key.',
+  402: 'An invoice is overdue; pay it before subscribing to a paid plan again.',
   403: 'The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it).',
   404: 'No data for the query.',
   406: 'The Accept header names no media type this endpoint produces.',

@@ -11,22 +11,44 @@ function problemOf(text: string): string | undefined {
   return undefined;
 }
 
+/** No request body of this API nests deeper; a deeper one is refused before anything walks it. */
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether a parsed JSON value nests objects and arrays deeper than `limit` (no recursion). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * The first string or key of a body that the database cannot store as text, with its path
- * (`name`, `fields/0/name`).
+ * (`name`, `fields/0/name`). Walks with its own stack: client input never drives recursion.
  */
-export function unstorableText(value: unknown, path = ''): InvalidParam | undefined {
-  if (typeof value === 'string') {
-    const reason = problemOf(value);
-    return reason === undefined ? undefined : { name: path || '(body)', reason };
-  }
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const at = path === '' ? key : `${path}/${key}`;
-    const reason = problemOf(key);
-    if (reason !== undefined) return { name: at, reason };
-    const found = unstorableText(item, at);
-    if (found !== undefined) return found;
+export function unstorableText(value: unknown): InvalidParam | undefined {
+  const stack: [unknown, string][] = [[value, '']];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, path] = next;
+    if (typeof item === 'string') {
+      const reason = problemOf(item);
+      if (reason !== undefined) return { name: path || '(body)', reason };
+      continue;
+    }
+    if (item === null || typeof item !== 'object') continue;
+    const entries = Object.entries(item);
+    // Pushed in reverse, so the first offending field in document order is the one named.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i] as [string, unknown];
+      const at = path === '' ? key : `${path}/${key}`;
+      const reason = problemOf(key);
+      if (reason !== undefined) return { name: at, reason };
+      stack.push([child, at]);
+    }
   }
   return undefined;
 }

@@ -7,6 +7,13 @@ import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import type { CredentialCache } from './credential-cache.js';
 import { generateKey } from './key-format.js';
+import {
+  assertWithinAuthority,
+  inheritRights,
+  keyAuthority,
+  type KeyAuthority,
+  type KeyRights,
+} from './key-authority.js';
 import * as repo from './repo.js';
 
 /** How long a rotated key keeps working, so deployments can switch without downtime. */
@@ -163,6 +170,25 @@ export function createKeyService(deps: {
     return row;
   }
 
+  /** The rights the caller may hand on: a key's own scopes and allowlist bound what it manages. */
+  async function authorityOf(principal: Principal): Promise<KeyAuthority> {
+    if (principal.keyId === null) return keyAuthority(principal, null);
+    const caller = await repo.findKey(db, accountOf(principal), principal.keyId);
+    return keyAuthority(principal, caller?.allowlist ?? null);
+  }
+
+  /** A key of the caller's account that the caller may manage (not broader than itself). */
+  async function manageable(
+    principal: Principal,
+    id: string,
+    verb: string,
+  ): Promise<{ row: repo.KeyRow; authority: KeyAuthority }> {
+    const row = await mustFind(accountOf(principal), id);
+    const authority = await authorityOf(principal);
+    assertWithinAuthority(authority, row, verb);
+    return { row, authority };
+  }
+
   /** Updates a key of the caller's account with its audit entry, and the cache at once. */
   async function changeKey(
     principal: Principal,
@@ -171,9 +197,11 @@ export function createKeyService(deps: {
     action: string,
     data: Record<string, unknown>,
     ip: string,
+    becomes?: (row: repo.KeyRow) => KeyRights,
   ): Promise<PublicKey> {
     const accountId = accountOf(principal);
-    await mustFind(accountId, id);
+    const { row: current, authority } = await manageable(principal, id, 'change');
+    if (becomes !== undefined) assertWithinAuthority(authority, becomes(current), 'change');
     const at = new Date(clock.now());
     const row = await db.transaction(async (tx) => {
       const updated = await repo.updateKey(tx, accountId, id, changes, at);
@@ -187,9 +215,19 @@ export function createKeyService(deps: {
   return {
     async create(principal, input, ip) {
       const accountId = accountOf(principal);
+      const authority = await authorityOf(principal);
+      const wanted = inheritRights(authority, input);
+      assertWithinAuthority(
+        authority,
+        {
+          scopes: principal.plan.scopedKeys ? (wanted.scopes ?? SCOPES) : null,
+          allowlist: wanted.allowlist ?? [],
+        },
+        'create',
+      );
       const { row, key } = await db.transaction(async (tx) => {
         await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-        return issue(tx, accountId, principal.plan, input, actorOf(principal), ip);
+        return issue(tx, accountId, principal.plan, wanted, actorOf(principal), ip);
       });
       cache.applyKey(row);
       return { ...publicKey(row, clock.now()), key };
@@ -219,6 +257,7 @@ export function createKeyService(deps: {
         'keys.update',
         { key_id: id, ...input },
         ip,
+        (row) => ({ scopes: row.scopes, allowlist: input.allowlist ?? row.allowlist }),
       );
     },
 
@@ -235,7 +274,7 @@ export function createKeyService(deps: {
 
     async rotate(principal, id, ip) {
       const accountId = accountOf(principal);
-      const old = await mustFind(accountId, id);
+      const { row: old } = await manageable(principal, id, 'rotate');
       const now = clock.now();
       if (old.revokedAt !== null || (old.expiresAt !== null && Date.parse(old.expiresAt) <= now)) {
         throw new AppError(

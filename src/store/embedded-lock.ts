@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files.js';
 
 /**
  * PGlite is a single-process database: two processes opening one DATA_DIR would corrupt it.
@@ -20,11 +21,11 @@ export class EmbeddedLockError extends Error {
 }
 
 export function acquireEmbeddedLock(dir: string): () => void {
-  mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir);
   const path = join(dir, 'salary-api.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(path, 'wx');
+      const fd = openSync(path, 'wx', PRIVATE_FILE_MODE);
       writeSync(fd, String(process.pid));
       closeSync(fd);
       return () => rmSync(path, { force: true });

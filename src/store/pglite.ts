@@ -1,15 +1,29 @@
 import { PGlite } from '@electric-sql/pglite';
-import { mkdirSync } from 'node:fs';
 import type { Db, Queryable } from './db.js';
+import { makePrivateDir, restrictTree } from './private-files.js';
+
+/** How often the data files' modes are tightened again while the database runs. */
+const RESTRICT_EVERY_MS = 60_000;
 
 /**
  * Embedded PostgreSQL (PGlite). One connection, so queries are serialised by PGlite itself;
  * a transaction holds it exclusively until it ends.
  */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
-  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
-  const pg = await PGlite.create(dataDir === undefined ? {} : { dataDir });
-  return wrapPglite(pg);
+  if (dataDir === undefined) return wrapPglite(await PGlite.create({}));
+  makePrivateDir(dataDir);
+  const db = wrapPglite(await PGlite.create({ dataDir }));
+  restrictTree(dataDir);
+  const sweep = setInterval(() => restrictTree(dataDir), RESTRICT_EVERY_MS);
+  sweep.unref();
+  return {
+    ...db,
+    async close() {
+      clearInterval(sweep);
+      await db.close();
+      restrictTree(dataDir);
+    },
+  };
 }
 
 export function wrapPglite(pg: PGlite): Db {

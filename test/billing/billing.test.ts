@@ -481,6 +481,24 @@ function paymentFailure(h: BillingApp) {
         );
     });
 
+    it('back on Free owing an uncollectible invoice: no new paid plan (402) until it is paid', async () => {
+      for (const plan of ['developer', 'business'] as const) {
+        const refused = await h.changeStatus(lapsed, plan);
+        assert.equal(refused.statusCode, 402, refused.body);
+        assert.equal(refused.json().code, 'PAYMENT_OVERDUE');
+        assert.equal(refused.json().amount_due_cents, 4900);
+        assert.equal(refused.json().overdue_invoices.length, 1);
+      }
+      assert.deepEqual(await h.subscription(lapsed), NO_SUBSCRIPTION);
+      assert.equal((await h.invoices(lapsed)).length, 1, 'no new invoice was issued');
+      const [owed] = await h.invoices(lapsed);
+      await h.t.services.subscriptions.markPaid(owed!.id, 'operator');
+      const again = await h.changeStatus(lapsed, 'developer');
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal((await h.account(lapsed)).plan, 'developer');
+      await h.payOpen(lapsed);
+    });
+
     it('a renewal unpaid at the period start: past_due in the new period, Free 7 days later', async () => {
       await h.run('2026-07-25T00:00');
       for (const c of [late, renewal])

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { accountOnPlan } from '../helpers/accounts.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { listenHttp, type HttpCall } from '../helpers/http.js';
+
+const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth);
+
+describe('deeply nested JSON bodies are refused with 400, never a 500', () => {
+  let t: TestApp;
+  let call: HttpCall;
+  let session: string;
+  before(async () => {
+    t = await buildTestApp();
+    ({ call } = await listenHttp(t));
+    session = (await accountOnPlan(t, 'enterprise')).session;
+  });
+  after(() => t.close());
+
+  const targets: [string, string, boolean][] = [
+    ['POST', '/api/v1/accounts', false],
+    ['POST', '/api/v1/sessions', false],
+    ['POST', '/api/v1/keys', true],
+    ['PUT', '/api/v1/account/schema', true],
+    ['POST', '/api/v1/webhooks', true],
+    ['DELETE', '/api/v1/sessions/current', true],
+  ];
+  for (const [method, path, auth] of targets) {
+    it(`${method} ${path}: 200,000 nested [ (400 KB) and deep objects are 400 INVALID_BODY`, async () => {
+      const deepObject = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
+      for (const body of [nested(200_000), nested(1_000), deepObject]) {
+        const withKey: Record<string, string> = { 'idempotency-key': `deep-${Math.random()}` };
+        for (const headers of [{}, withKey]) {
+          const res = await call(method, path, {
+            body,
+            headers,
+            ...(auth ? { token: session } : {}),
+          });
+          assert.equal(res.status, 400, res.body.slice(0, 300));
+          assert.equal(res.json().code, 'INVALID_BODY');
+          assert.match(res.json().detail, /deeper than 32 levels/);
+        }
+      }
+    });
+  }
+
+  it('a body nested exactly 32 levels passes the parser (and meets the schema)', async () => {
+    const res = await call('POST', '/api/v1/keys', {
+      token: session,
+      body: { name: 'depth', scopes: ['salary:read'], allowlist: [] },
+    });
+    assert.equal(res.status, 201, res.body);
+    const edge = await call('POST', '/api/v1/sessions', { body: nested(32) });
+    assert.equal(edge.status, 400);
+    assert.doesNotMatch(edge.json().detail, /deeper than/);
+    const over = await call('POST', '/api/v1/sessions', { body: nested(33) });
+    assert.match(over.json().detail, /deeper than 32 levels/);
+  });
+});
