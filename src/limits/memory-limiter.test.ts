@@ -51,6 +51,20 @@ describe('MemoryRateLimiter', () => {
     );
   });
 
+  it('release gives back one admitted request of its window, never below zero', () => {
+    const limiter = new MemoryRateLimiter();
+    const rule: LimitRule = { name: 'r', limit: 1, windowMs: HOUR_MS };
+    const t0 = at('2026-11-22T10:00:00Z');
+    assert.equal(limiter.consumeSync('a', [rule], t0).allowed, true);
+    assert.equal(limiter.consumeSync('a', [rule], t0).allowed, false);
+    limiter.releaseSync('a', [rule], t0);
+    limiter.releaseSync('a', [rule], t0);
+    assert.equal(limiter.consumeSync('a', [rule], t0).allowed, true);
+    assert.equal(limiter.consumeSync('a', [rule], t0).allowed, false);
+    limiter.releaseSync('a', [rule], at('2026-11-22T11:00:00Z'));
+    assert.equal(limiter.consumeSync('a', [rule], t0).allowed, false, 'another window untouched');
+  });
+
   it('forgets counters whose window has ended', () => {
     const limiter = new MemoryRateLimiter();
     for (let i = 0; i < 50; i++) limiter.consumeSync(`k${i}`, [hourly], at('2026-11-22T10:00:00Z'));

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { findAccountByEmail, listAccounts, type Contract } from '../accounts/index.js';
+import {
+  findAccountByEmail,
+  listAccounts,
+  normalizeEmail,
+  type Contract,
+} from '../accounts/index.js';
 import { operatorPrincipal } from '../billing/index.js';
 import type { Config } from '../config/index.js';
 import { openPublishingBus } from '../store/index.js';
@@ -93,7 +98,9 @@ export async function accountCommand(
     }
     if (group === 'account' && verb === 'contract') {
       const account =
-        flags.email === undefined ? undefined : await findAccountByEmail(db, flags.email);
+        flags.email === undefined
+          ? undefined
+          : await findAccountByEmail(db, normalizeEmail(flags.email));
       if (account === undefined)
         throw new CliUsageError('account contract needs the --email of an existing account');
       const result = await s.subscriptions.change(
