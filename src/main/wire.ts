@@ -174,6 +174,7 @@ export async function createServer(
     box,
     sender,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    limiter,
   });
   const worker = createWebhookWorker({
     db,

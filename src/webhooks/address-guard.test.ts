@@ -29,6 +29,12 @@ describe('addressRefusal', () => {
     '64:ff9b::7f00:1',
     '2002:7f00:1::1',
     '2001:db8::1',
+    '::127.0.0.1',
+    '::7f00:1',
+    '::a00:1',
+    '::8.8.8.8',
+    '100::1',
+    '4000::1',
   ];
   for (const address of refused) {
     it(`refuses ${address}`, () => assert.notEqual(addressRefusal(address), null));
@@ -54,6 +60,14 @@ describe('checkTargetUrl', () => {
     { url: 'https://localhost/hook', ok: false, reason: /local name/ },
     { url: 'https://metadata/hook', ok: false, reason: /local name/ },
     { url: 'https://2130706433/hook', ok: false, reason: /loopback/ },
+    { url: 'https://[::127.0.0.1]/', ok: false, reason: /2000::\/3/ },
+    { url: 'https://localhost./hook', ok: false, reason: /local name/ },
+    { url: 'https://LOCALHOST../hook', ok: false, reason: /local name/ },
+    { url: 'https://metadata.google.internal./x', ok: false, reason: /local name/ },
+    { url: 'https://metadata./x', ok: false, reason: /local name/ },
+    { url: 'https://127.0.0.1./x', ok: false, reason: /loopback/ },
+    { url: 'https://router.home.arpa/x', ok: false, reason: /local name/ },
+    { url: 'https://hooks.example.com./salary', ok: true },
     { url: 'http://127.0.0.1:9999/hook', allowPrivate: true, ok: true },
     { url: 'https://localhost/hook', allowPrivate: true, ok: true },
     { url: 'http://u:p@127.0.0.1/hook', allowPrivate: true, ok: false, reason: /credentials/ },

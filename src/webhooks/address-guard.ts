@@ -7,10 +7,18 @@ import ipaddr from 'ipaddr.js';
  * unspecified, documentation and other reserved ranges, and every address that embeds an
  * IPv4 address (IPv4-mapped, NAT64, 6to4, Teredo), which could smuggle a private one.
  */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 export function addressRefusal(address: string): string | null {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
-  const range = ipaddr.parse(address).range();
-  return range === 'unicast' ? null : `${address} is a ${range} address`;
+  const parsed = ipaddr.parse(address);
+  const range = parsed.range();
+  if (range !== 'unicast') return `${address} is a ${range} address`;
+  // ipaddr.js calls the deprecated IPv4-compatible form (::127.0.0.1, written ::7f00:1) and the
+  // rest of ::/8 unicast; only 2000::/3 is allocated for global unicast, so nothing else passes.
+  if (parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6))
+    return `${address} is outside the IPv6 global unicast range 2000::/3`;
+  return null;
 }
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
@@ -37,7 +45,11 @@ export function checkTargetUrl(raw: string, allowPrivate: boolean): UrlCheck {
     return { ok: false, reason: 'credentials in the URL are not allowed' };
   }
   if (url.hash !== '') return { ok: false, reason: 'a fragment (#…) is not allowed' };
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  // A fully qualified name may end in a dot (`localhost.`): the same host as without it.
+  const host = url.hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase()
+    .replace(/\.+$/, '');
   if (host === '') return { ok: false, reason: 'the URL has no host' };
   if (allowPrivate) return { ok: true, url };
   if (isIP(host) !== 0) {
@@ -51,6 +63,8 @@ export function checkTargetUrl(raw: string, allowPrivate: boolean): UrlCheck {
     host.endsWith('.localhost') ||
     host.endsWith('.local') ||
     host.endsWith('.internal') ||
+    host.endsWith('.localdomain') ||
+    host.endsWith('.home.arpa') ||
     !host.includes('.')
   ) {
     return { ok: false, reason: `${host} is a local name; only public hosts are allowed` };

@@ -3,6 +3,8 @@ export {
   webhookPublisher,
   EVENT_TYPES,
   SECRET_ROTATION_GRACE_MS,
+  TEST_SEND_RULE,
+  REDELIVERY_RULE,
   type WebhookService,
   type PublicEndpoint,
 } from './service.js';

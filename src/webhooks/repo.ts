@@ -354,7 +354,7 @@ export async function settleDelivery(
 export interface AttemptRow {
   attempt: number;
   started_at: string;
-  duration_ms: number;
+  duration_ms: number | null;
   status_code: number | null;
   ok: boolean;
   error: string | null;
@@ -423,7 +423,8 @@ export async function listDeliveries(
       .map((a) => ({
         attempt: a.attempt,
         started_at: iso(a.started_at),
-        duration_ms: a.duration_ms,
+        // Only a response's timing is shown: a failure's would tell closed ports from filtered.
+        duration_ms: a.status_code === null ? null : a.duration_ms,
         status_code: a.status_code,
         ok: a.ok,
         error: a.error,

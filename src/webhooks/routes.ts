@@ -35,10 +35,15 @@ export const NewWebhookSchema = Type.Object(
 const AttemptSchema = Type.Object({
   attempt: Type.Integer(),
   started_at: time,
-  duration_ms: Type.Integer(),
+  duration_ms: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Time to the response; null when none came.',
+  }),
   status_code: Type.Union([Type.Integer(), Type.Null()]),
   ok: Type.Boolean(),
-  error: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'null, the status class ("HTTP 5xx"), "no response" (any network failure: the reason is logged for the operator, not shown) or "not sent".',
+  }),
 });
 
 export const DeliverySchema = Type.Object(
@@ -226,10 +231,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
           200: Type.Object({
             ok: Type.Boolean({ description: 'true when the receiver answered 2xx.' }),
             status_code: Type.Union([Type.Integer(), Type.Null()]),
-            duration_ms: Type.Integer(),
-            error: Type.Union([Type.String(), Type.Null()]),
+            duration_ms: Type.Union([Type.Integer(), Type.Null()], {
+              description: 'Time to the response; null when none came.',
+            }),
+            error: Type.Union([Type.String(), Type.Null()], {
+              description:
+                'null, the status class ("HTTP 4xx") or "no response": network reasons are not shown.',
+            }),
           }),
-          ...problemResponses(400, 401, 403, 404),
+          ...problemResponses(400, 401, 403, 404, 429),
         },
       },
       config: write,
@@ -278,7 +288,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
         params: DeliveryParams,
         response: {
           202: Type.Ref('WebhookDelivery'),
-          ...problemResponses(400, 401, 403, 404, 409),
+          ...problemResponses(400, 401, 403, 404, 409, 429),
         },
       },
       config: write,

@@ -10,12 +10,26 @@ export interface OutboundRequest {
   body: string;
 }
 
-/** What an attempt came to. Never the response body: it is not read beyond a few bytes. */
+/**
+ * What an attempt came to. Never the response body: it is not read beyond a few bytes.
+ * `error` is what the customer sees: the status class of a response, or only "no response"
+ * when none came, so sends to arbitrary hosts and ports cannot tell a closed port from a
+ * filtered one, a DNS failure or a TLS error (a port-scan oracle). `detail` has the network
+ * reason, for the operator's log only.
+ */
 export interface SendResult {
   ok: boolean;
   statusCode: number | null;
   error: string | null;
+  detail: string | null;
+  /** Time taken; shown to the customer only with a response (a failure's timing is an oracle). */
   durationMs: number;
+}
+
+/** The customer-facing error of an attempt: the status class, or that nothing answered. */
+export const NO_RESPONSE = 'no response';
+function statusError(status: number): string {
+  return `HTTP ${Math.floor(status / 100)}xx${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
 }
 
 /** Outbound HTTP for webhooks, behind an interface so the worker does not care how. */
@@ -65,12 +79,16 @@ export function createHttpSender(
   return {
     send(request) {
       const started = performance.now();
-      const done = (statusCode: number | null, error: string | null): SendResult => ({
-        ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
-        statusCode,
-        error,
-        durationMs: Math.round(performance.now() - started),
-      });
+      const done = (statusCode: number | null, detail: string | null): SendResult => {
+        const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+        return {
+          ok,
+          statusCode,
+          error: ok ? null : statusCode === null ? NO_RESPONSE : statusError(statusCode),
+          detail,
+          durationMs: Math.round(performance.now() - started),
+        };
+      };
       let url: URL;
       try {
         url = new URL(request.url);

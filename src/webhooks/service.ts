@@ -4,6 +4,7 @@ import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
 import type { SecretBox } from '../lib/secret-box.js';
+import { HOUR_MS, type LimitRule, type RateLimiter } from '../limits/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { checkTargetUrl } from './address-guard.js';
@@ -38,9 +39,20 @@ export interface EndpointInput {
 export interface TestResult {
   ok: boolean;
   status_code: number | null;
-  duration_ms: number;
+  duration_ms: number | null;
   error: string | null;
 }
+
+/**
+ * Sends on demand go to any public host and port the customer names, so they are throttled per
+ * account (in the shared limiter): enough to debug a receiver, too few to scan with.
+ */
+export const TEST_SEND_RULE: LimitRule = { name: 'webhook-tests', limit: 30, windowMs: HOUR_MS };
+export const REDELIVERY_RULE: LimitRule = {
+  name: 'webhook-redeliveries',
+  limit: 100,
+  windowMs: HOUR_MS,
+};
 
 export function publicEndpoint(e: repo.EndpointRow): PublicEndpoint {
   return {
@@ -88,9 +100,23 @@ export function createWebhookService(deps: {
   box: SecretBox;
   sender: WebhookSender;
   allowPrivateTargets: boolean;
+  limiter: RateLimiter;
 }) {
-  const { db, clock, plans, box, sender } = deps;
+  const { db, clock, plans, box, sender, limiter } = deps;
   const publish = webhookPublisher(plans, clock);
+
+  async function throttle(accountId: string, rule: LimitRule, what: string): Promise<void> {
+    const decision = await limiter.consume(`acct:${accountId}`, [rule], clock.now());
+    if (decision.allowed) return;
+    throw new AppError(
+      'TOO_MANY_ATTEMPTS',
+      `At most ${rule.limit} ${what} per hour per account; try again in ${decision.retryAfterSeconds} s.`,
+      {
+        headers: { 'retry-after': decision.retryAfterSeconds },
+        extensions: { retry_after: decision.retryAfterSeconds, limit: rule.limit },
+      },
+    );
+  }
 
   const accountOf = (p: Principal): string => {
     if (p.accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in or use an API key.');
@@ -260,6 +286,7 @@ export function createWebhookService(deps: {
     /** Sends a signed `webhook.test` event now; the target's response body is never read. */
     async sendTest(principal: Principal, id: string): Promise<TestResult> {
       const row = await mustFind(accountOf(principal), id);
+      await throttle(row.accountId, TEST_SEND_RULE, 'test sends');
       const now = clock.now();
       const messageId = prefixedId('msg_test');
       const body = payloadOf('webhook.test', new Date(now).toISOString(), {
@@ -279,7 +306,7 @@ export function createWebhookService(deps: {
       return {
         ok: result.ok,
         status_code: result.statusCode,
-        duration_ms: result.durationMs,
+        duration_ms: result.statusCode === null ? null : result.durationMs,
         error: result.error,
       };
     },
@@ -300,6 +327,7 @@ export function createWebhookService(deps: {
       if (!row.enabled) {
         throw new AppError('CONFLICT', 'This webhook is disabled; enable it before redelivering.');
       }
+      await throttle(accountId, REDELIVERY_RULE, 'redeliveries');
       const at = new Date(clock.now());
       const newId = prefixedId('dlv');
       await db.transaction(async (tx) => {

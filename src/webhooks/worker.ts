@@ -76,10 +76,16 @@ export function createWebhookWorker(deps: {
       result = {
         ok: false,
         statusCode: null,
-        error: `not sent: ${(error as Error).message}`,
+        error: 'not sent',
+        detail: `not sent: ${(error as Error).message}`,
         durationMs: 0,
       };
     }
+    if (!result.ok)
+      logger.info(
+        { delivery: d.id, webhook: d.endpointId, status: result.statusCode, detail: result.detail },
+        'webhook attempt failed',
+      );
     const at = new Date(clock.now());
     await db.transaction(async (tx) => {
       const gone = result.statusCode === 410;
