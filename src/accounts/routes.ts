@@ -65,11 +65,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         tags,
         summary: 'Create an account (Free plan)',
         description:
-          'Signs up with e-mail and password and returns a session token for account management.',
+          'Signs up with e-mail and password and returns a session token for account management. At most 10 sign-ups per address per hour (429 with Retry-After).',
         body: CredentialsSchema,
         response: {
           201: Type.Object({ account: Type.Ref('Account'), session: Type.Ref('Session') }),
-          ...problemResponses(400, 409, 413, 415),
+          ...problemResponses(400, 409, 413, 415, 429),
         },
       },
       config: { auth: { access: 'public' } },

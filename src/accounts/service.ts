@@ -23,6 +23,8 @@ const SESSION_PREFIX = 'sess_';
 // Addresses are bucketed as for the Free limit (IPv6 by /64, IPv4-mapped as IPv4).
 const ADDRESS_FAILURES: LimitRule = { name: 'login-address', limit: 20, windowMs: 15 * 60_000 };
 const ACCOUNT_FAILURES: LimitRule = { name: 'login-account', limit: 10, windowMs: HOUR_MS };
+/** Sign-ups per address bucket per UTC hour, each one counted before its password is hashed. */
+export const SIGN_UPS: LimitRule = { name: 'sign-ups', limit: 10, windowMs: HOUR_MS };
 
 export interface PublicAccount {
   id: string;
@@ -50,9 +52,11 @@ export function publicAccount(a: repo.AccountRow): PublicAccount {
 }
 
 export interface AccountService {
+  /** `throttle: false` for the operator's CLI; sign-ups over HTTP are limited per address. */
   signUp(
     input: { email: string; password: string },
     ip: string,
+    options?: { throttle: boolean },
   ): Promise<{ account: PublicAccount; session: Session }>;
   logIn(input: { email: string; password: string }, ip: string): Promise<Session>;
   logOut(sessionId: string): Promise<void>;
@@ -110,7 +114,7 @@ export function createAccountService(deps: {
   }
 
   return {
-    async signUp({ email: raw, password }, ip) {
+    async signUp({ email: raw, password }, ip, { throttle } = { throttle: true }) {
       const email = normalizeEmail(raw);
       if (!isEmail(email)) {
         throw AppError.invalidParams([{ name: 'email', reason: 'is not a valid e-mail address' }]);
@@ -120,6 +124,19 @@ export function createAccountService(deps: {
         throw new AppError('WEAK_PASSWORD', `The password is too weak: ${problem}.`, {
           extensions: { invalid_params: [{ name: 'password', reason: problem }] },
         });
+      }
+      if (throttle) {
+        const decision = await failures.consume(addressBucket(ip), [SIGN_UPS], clock.now());
+        if (!decision.allowed) {
+          throw new AppError(
+            'TOO_MANY_ATTEMPTS',
+            `At most ${SIGN_UPS.limit} accounts can be created per hour from one address; try again later.`,
+            {
+              headers: { 'retry-after': decision.retryAfterSeconds },
+              extensions: { retry_after: decision.retryAfterSeconds },
+            },
+          );
+        }
       }
       const passwordHash = await hashPassword(password);
       return db.transaction(async (tx) => {

@@ -157,7 +157,7 @@ export class FastLookup {
       if (principal.responseSchema !== null) return answer.fallback(answer.req, answer.res);
       body = this.#body(answer.query, principal);
       if (body === undefined) return answer.fallback(answer.req, answer.res);
-      spent = this.#deps.spendQuota(principal);
+      spent = this.#deps.spendQuota(principal, answer.ip);
     } catch {
       return answer.fallback(answer.req, answer.res);
     }

@@ -74,7 +74,9 @@ export async function accountCommand(
         throw new CliUsageError(`--plan must be one of ${PLAN_IDS.join(', ')}`);
       const contract = plan === 'enterprise' ? contractFrom(flags) : undefined;
       const password = flags.password ?? randomBytes(18).toString('base64url');
-      const { account } = await s.accounts.signUp({ email: flags.email, password }, 'cli');
+      const { account } = await s.accounts.signUp({ email: flags.email, password }, 'cli', {
+        throttle: false,
+      });
       let apiKey: string | undefined;
       if (plan !== 'free') {
         const result = await s.subscriptions.change(
