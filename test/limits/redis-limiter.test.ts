@@ -51,17 +51,6 @@ describe('RedisRateLimiter on a shared Redis', { skip }, () => {
     assert.ok(instances.every((l) => !l.degraded));
   });
 
-  it('release gives back one admitted request, never below zero', async () => {
-    const rule: LimitRule = { name: 'release', limit: 1, windowMs: DAY_MS };
-    const now = nextMidnight + 7_200_000;
-    assert.equal((await one.consume('acct:release', [rule], now)).allowed, true);
-    assert.equal((await one.consume('acct:release', [rule], now)).allowed, false);
-    await one.release('acct:release', [rule], now);
-    await one.release('acct:release', [rule], now);
-    assert.equal(await connections[0]!.get(one.key('acct:release', rule, now)), '0');
-    assert.equal((await one.consume('acct:release', [rule], now)).allowed, true);
-  });
-
   it('ends the day at 00:00:00.000 UTC: 23:59:59.999 is refused, midnight admitted', async () => {
     const rule: LimitRule = { name: 'daily', limit: 2, windowMs: DAY_MS };
     const last = nextMidnight - 1;
