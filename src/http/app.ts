@@ -9,7 +9,7 @@ import Fastify, {
 } from 'fastify';
 import { accountRoutes, AccountSchema, SessionSchema } from '../accounts/routes.js';
 import type { AccountService } from '../accounts/index.js';
-import type { CredentialResolver, Principal } from '../auth/index.js';
+import type { CredentialResolver, Principal, RouteAuth } from '../auth/index.js';
 import { billingRoutes, billingSchemas } from '../billing/routes.js';
 import type { SubscriptionService } from '../billing/index.js';
 import type { CredentialCache, KeyService } from '../keys/index.js';
@@ -31,7 +31,7 @@ import {
   type SalaryService,
 } from '../salary/index.js';
 import { AccessLog } from './access-log.js';
-import { authenticator, routeAuth } from './auth-hook.js';
+import { authenticateByRoute, authenticator } from './auth-hook.js';
 import { AJV_OPTIONS, FastLookup } from './fast-lookup.js';
 import { lookupServer } from './lookup-server.js';
 import { docsRoutes } from './docs-routes.js';
@@ -45,6 +45,10 @@ import { hookList, onRoutesWith } from './route-hooks.js';
 import { MAX_BODY_DEPTH, nestsDeeperThan, textGuard } from './text-guard.js';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route; required under /api/ (see authenticateByRoute). */
+    auth?: RouteAuth;
+  }
   interface FastifyRequest {
     principal: Principal;
   }
@@ -73,6 +77,8 @@ export interface AppDeps {
   usage: UsageService;
   recorder: UsageRecorder;
   webhooks: WebhookService;
+  /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
+  secretKey: string;
   /** The process logger (pino); none when omitted (tests). */
   logger?: FastifyBaseLogger;
 }
@@ -191,35 +197,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (!request.url.startsWith(API_PREFIX) || request.url.startsWith('/api/v1/openapi.json')) {
-      done();
-      return;
-    }
-    let principal: Principal | Promise<Principal>;
-    try {
-      principal = authenticate(
-        request.headers.authorization,
-        request.ip,
-        routeAuth(request.routeOptions.config),
-      );
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    if (principal instanceof Promise) {
-      principal.then((p) => {
-        request.principal = p;
-        done();
-      }, done);
-    } else {
-      request.principal = principal;
-      done();
-    }
+    done();
   });
+  authenticateByRoute(app, authenticate);
   // One callback-style hook (no promise per request) for usage counting and the access log.
   app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal as Principal | null;
-    if (request.url.startsWith(API_PREFIX)) {
+    if ((request.routeOptions.url ?? request.url).startsWith(API_PREFIX)) {
       deps.recorder.record(
         principal?.accountId ?? null,
         principal?.keyId ?? null,
@@ -244,7 +228,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   onRoutesWith(app, ['POST', 'PUT', 'PATCH'], (route) => {
     route.preValidation = [textGuard, ...hookList(route.preValidation)];
   });
-  registerIdempotency(app, deps.db, deps.clock);
+  registerIdempotency(app, {
+    db: deps.db,
+    clock: deps.clock,
+    secretKey: deps.secretKey,
+    afterRollback: () => {
+      deps.cache
+        .load()
+        .catch((error: unknown) =>
+          deps.logger?.warn({ err: error }, 'credential reload after a rollback failed'),
+        );
+    },
+  });
 
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
@@ -267,7 +262,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
   await app.register(usageRoutes, { usage: deps.usage });
   await app.register(webhookRoutes, { webhooks: deps.webhooks });
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/api/v1/openapi.json',
+    { schema: { hide: true }, config: { auth: { access: 'public' } } },
+    async () => app.swagger(),
+  );
 
   return app;
 }

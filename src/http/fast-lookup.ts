@@ -4,7 +4,7 @@ import type { RouteOptions } from 'fastify';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Principal } from '../auth/index.js';
+import type { AuthenticatedRoute, Principal } from '../auth/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Format, Plan } from '../plans/index.js';
 import { AppError } from '../errors/index.js';
@@ -18,7 +18,7 @@ import {
 } from '../salary/index.js';
 import type { UsageRecorder } from '../usage/index.js';
 import type { AccessLog } from './access-log.js';
-import { routeAuth, type Authenticate, type RouteAuth } from './auth-hook.js';
+import type { Authenticate } from './auth-hook.js';
 import { PROBLEM_JSON, problemDocument } from './problem.js';
 import type { QuotaHeaders, SpendQuota } from './quota.js';
 
@@ -36,7 +36,7 @@ type LookupQuery = Selection & { format?: Format };
 /**
  * What a route declares in its `config` to be answered by the lookup fast path: its plain
  * JSON lookups may skip Fastify. Everything else the fast path does it reads from the same
- * route: the querystring schema, the authentication declaration (`routeAuth`), the URL.
+ * route: the querystring schema, the authentication declaration (`config.auth`), the URL.
  */
 export interface CheapPathRoute {
   readonly cheapPath?: {
@@ -49,7 +49,8 @@ interface LookupRoute {
   /** The usage endpoint name, as Fastify's path records it. */
   readonly endpoint: string;
   readonly validate: Validate;
-  readonly auth: RouteAuth;
+  /** The route's own `config.auth`, as Fastify's authentication hook reads it. */
+  readonly auth: AuthenticatedRoute;
   readonly fixed: Readonly<Partial<LookupQuery>> | undefined;
   /** Raw query → its validated form, or null when Fastify must take it; bounded. */
   readonly queries: Map<string, LookupQuery | null>;
@@ -131,14 +132,16 @@ export class FastLookup {
   addRoute(route: RouteOptions): void {
     const config = route.config as CheapPathRoute | undefined;
     const schema = route.schema?.querystring;
+    const auth = route.config?.auth;
     if (config?.cheapPath === undefined || schema === undefined) return;
+    if (auth === undefined || auth.access === 'public') return;
     if (route.method !== 'GET' && !(Array.isArray(route.method) && route.method.includes('GET')))
       return;
     const { url } = route;
     this.#routes.set(url, {
       endpoint: `GET ${url}`,
       validate: this.#compile({ schema, method: 'GET', url, httpPart: 'querystring' }) as Validate,
-      auth: routeAuth(route.config),
+      auth,
       fixed: config.cheapPath.fixed,
       queries: new Map(),
     });
@@ -195,7 +198,7 @@ export class FastLookup {
       if (principal.responseSchema !== null) return answer.fallback(answer.req, answer.res);
       body = this.#body(answer.query, principal);
       if (body === undefined) return answer.fallback(answer.req, answer.res);
-      spent = this.#deps.spendQuota(principal);
+      spent = this.#deps.spendQuota(principal, answer.ip);
     } catch (error) {
       return this.#refuse(answer, error, principal);
     }

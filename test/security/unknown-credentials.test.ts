@@ -27,6 +27,7 @@ function counting(db: Db): { db: Db; queries: () => number } {
           },
         }),
       ),
+    begin: (options) => db.begin(options),
     exec: (sql) => db.exec(sql),
     close: () => db.close(),
   };
