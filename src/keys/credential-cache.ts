@@ -34,6 +34,42 @@ interface SessionEntry {
   principal: Principal | undefined;
 }
 
+/** Live credentials of one kind by token hash, replaced or removed by their row's id. */
+class CredentialTable<E extends { row: { id: string; accountId: string }; principal?: Principal }> {
+  readonly #byHash = new Map<string, E>();
+  readonly #hashById = new Map<string, string>();
+
+  get(hash: string): E | undefined {
+    return this.#byHash.get(hash);
+  }
+
+  /** The credential `id` now has `hash` and `entry`; no entry: it was revoked. */
+  put(id: string, hash: string, entry: E | undefined): void {
+    const previous = this.#hashById.get(id);
+    if (previous !== undefined) this.#byHash.delete(previous);
+    if (entry === undefined) {
+      this.#hashById.delete(id);
+      return;
+    }
+    this.#byHash.set(hash, entry);
+    this.#hashById.set(id, hash);
+  }
+
+  /** The account changed: its credentials' principals are built again on next use. */
+  forgetPrincipals(accountId: string): void {
+    for (const entry of this.#byHash.values())
+      if (entry.row.accountId === accountId) entry.principal = undefined;
+  }
+
+  removeWhere(test: (entry: E) => boolean): void {
+    for (const [hash, entry] of this.#byHash) {
+      if (!test(entry)) continue;
+      this.#byHash.delete(hash);
+      this.#hashById.delete(entry.row.id);
+    }
+  }
+}
+
 // Re-read changes this far back on every poll: a transaction that committed late, with an
 // earlier updated_at than one already seen, is still picked up.
 const OVERLAP_MS = 5_000;
@@ -56,10 +92,8 @@ const SESSION_PREFIX = 'sess_';
  * few queries a second.
  */
 export class CredentialCache implements CredentialResolver, SessionSink {
-  readonly #keys = new Map<string, KeyEntry>();
-  readonly #keyHashById = new Map<string, string>();
-  readonly #sessions = new Map<string, SessionEntry>();
-  readonly #sessionHashById = new Map<string, string>();
+  readonly #keys = new CredentialTable<KeyEntry>();
+  readonly #sessions = new CredentialTable<SessionEntry>();
   readonly #accounts = new Map<string, AccountEntry>();
   readonly #lastUsed = new Map<string, number>();
   #since = new Date(0).toISOString();
@@ -155,26 +189,23 @@ export class CredentialCache implements CredentialResolver, SessionSink {
       allowlist:
         plan.ipAllowlist && row.allowlist.length > 0 ? new AddressMatcher(row.allowlist) : null,
     });
-    for (const entry of this.#keys.values())
-      if (entry.row.accountId === row.id) entry.principal = undefined;
-    for (const entry of this.#sessions.values())
-      if (entry.row.accountId === row.id) entry.principal = undefined;
+    this.#keys.forgetPrincipals(row.id);
+    this.#sessions.forgetPrincipals(row.id);
   }
 
   #applyKey(row: KeyRow): void {
-    const previousHash = this.#keyHashById.get(row.id);
-    if (previousHash !== undefined) this.#keys.delete(previousHash);
-    if (row.revokedAt !== null) {
-      this.#keyHashById.delete(row.id);
-      return;
-    }
-    this.#keys.set(row.keyHash, {
-      row,
-      expiresAt: row.expiresAt === null ? null : Date.parse(row.expiresAt),
-      allowlist: row.allowlist.length > 0 ? new AddressMatcher(row.allowlist) : null,
-      principal: undefined,
-    });
-    this.#keyHashById.set(row.id, row.keyHash);
+    this.#keys.put(
+      row.id,
+      row.keyHash,
+      row.revokedAt !== null
+        ? undefined
+        : {
+            row,
+            expiresAt: row.expiresAt === null ? null : Date.parse(row.expiresAt),
+            allowlist: row.allowlist.length > 0 ? new AddressMatcher(row.allowlist) : null,
+            principal: undefined,
+          },
+    );
   }
 
   /** A session this process started or ended: applied here at once, and announced. */
@@ -185,29 +216,20 @@ export class CredentialCache implements CredentialResolver, SessionSink {
   }
 
   #applySession(row: SessionRow): void {
-    const previousHash = this.#sessionHashById.get(row.id);
-    if (previousHash !== undefined) this.#sessions.delete(previousHash);
-    if (row.revokedAt !== null) {
-      this.#sessionHashById.delete(row.id);
-      return;
-    }
-    this.#sessions.set(row.tokenHash, {
-      row,
-      expiresAt: Date.parse(row.expiresAt),
-      principal: undefined,
-    });
-    this.#sessionHashById.set(row.id, row.tokenHash);
+    this.#sessions.put(
+      row.id,
+      row.tokenHash,
+      row.revokedAt !== null
+        ? undefined
+        : { row, expiresAt: Date.parse(row.expiresAt), principal: undefined },
+    );
   }
 
   /** Expired sessions leave memory (at most once a minute; until then they are refused). */
   #sweepSessions(now: number): void {
     if (now - this.#sweptAt < SESSION_SWEEP_MS) return;
     this.#sweptAt = now;
-    for (const [hash, entry] of this.#sessions) {
-      if (entry.expiresAt > now) continue;
-      this.#sessions.delete(hash);
-      this.#sessionHashById.delete(entry.row.id);
-    }
+    this.#sessions.removeWhere((entry) => entry.expiresAt <= now);
   }
 
   /** Last-use times gathered since the previous call, for a batched write. */
