@@ -19,7 +19,6 @@ import {
 } from './schemas.js';
 import type { Selection, SalaryService } from './service.js';
 import type { DownloadGate } from './download-gate.js';
-import { STREAM_ABOVE_ROWS } from '../formats/index.js';
 import type { SalaryMeta } from './schemas.js';
 import type { Format } from '../plans/index.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -31,7 +30,7 @@ export interface SalaryRoutesOptions {
   downloads: DownloadGate;
 }
 
-/** Formats whose generation of a large result is seconds of CPU: capped by the download gate. */
+/** Bulk files in these formats are seconds of CPU each: capped by the download gate. */
 const HEAVY_FORMATS: ReadonlySet<Format> = new Set(['xlsx', 'parquet']);
 
 const okResponse = {
@@ -122,24 +121,22 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
   ): Promise<void> {
     const schema = request.principal.responseSchema;
     const fields = withSchemaFields(selection.fields, schema);
-    const result = salary.select({ ...selection, fields }, request.principal, format, { feature });
-    // Before quota: a download refused for being one too many at once spends nothing.
+    // First of all: a bulk file refused for being one too many at once costs nothing (no
+    // selection built) and spends no quota.
     const release =
-      HEAVY_FORMATS.has(format) && result.data.length > STREAM_ABOVE_ROWS
+      feature === 'bulk' && HEAVY_FORMATS.has(format)
         ? downloads.enter(request.principal.limitBucket)
         : undefined;
-    if (release === undefined) {
-      const spent = consumeQuota(request, reply);
-      if (spent !== undefined) await spent;
-      return sendSalaryResult(reply, result, format, filename(result.meta), schema);
-    }
-    reply.raw.once('close', release);
+    if (release !== undefined) reply.raw.once('close', release);
     try {
+      const result = salary.select({ ...selection, fields }, request.principal, format, {
+        feature,
+      });
       const spent = consumeQuota(request, reply);
       if (spent !== undefined) await spent;
       return await sendSalaryResult(reply, result, format, filename(result.meta), schema);
     } catch (error) {
-      release();
+      release?.();
       throw error;
     }
   }

@@ -1,4 +1,9 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { AmbientRouter } from './ambient.js';
 import type { Db, Queryable } from './db.js';
 import { makePrivateDir, restrictTree } from './private-files.js';
@@ -21,6 +26,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   if (dataDir === undefined)
     return wrapPglite(await PGlite.create({ postgresqlconf: POSTGRESQL_CONF }));
   makePrivateDir(dataDir);
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) await initInChildProcess(dataDir);
   const db = wrapPglite(await PGlite.create({ dataDir, postgresqlconf: POSTGRESQL_CONF }));
   restrictTree(dataDir);
   const sweep = setInterval(() => restrictTree(dataDir), RESTRICT_EVERY_MS);
@@ -33,6 +39,22 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
       restrictTree(dataDir);
     },
   };
+}
+
+/**
+ * A new data directory is created (initdb) by a short-lived child process: initdb runs a second
+ * PostgreSQL in WebAssembly whose compiled code and memory, in this process, kept a first start
+ * of the server about 100 MiB larger than every later one.
+ */
+async function initInChildProcess(dataDir: string): Promise<void> {
+  const self = fileURLToPath(import.meta.url);
+  const script = join(self, '..', `pglite-init${self.endsWith('.ts') ? '.ts' : '.js'}`);
+  // The same node flags (the TypeScript loader in tests and development).
+  await promisify(execFile)(
+    process.execPath,
+    [...process.execArgv, script, dataDir, JSON.stringify(POSTGRESQL_CONF)],
+    { timeout: 120_000 },
+  );
 }
 
 export function wrapPglite(pg: PGlite): Db {
