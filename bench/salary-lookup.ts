@@ -13,6 +13,7 @@
  *     `sk_live_` key per request and one with random `sess_` tokens (wrk Lua scripts)
  *   - a legitimate client (Enterprise key, 5 connections) alone, then while a random-key flood
  *     runs at full speed on 50 other connections: its share of its unloaded req/s and its p99
+ *   - /health (2 connections) while 8 clients download the full archive as Excel in a loop
  *   - the embedded server's resident memory after its first start (the data release loaded)
  * then restarts it with ACCESS_LOG=false for the DE lookup.
  * Every paired row alternates hello-world and ours (--rounds, 3 by default); the row's ratio is
@@ -50,6 +51,7 @@ import {
 import { benchRedis } from './lib/redis-scenarios.js';
 import { formatTable, isNoisy, ratio, serverCpuPerRequestUs } from './lib/report.js';
 import { readRss } from './lib/rss.js';
+import { healthUnderDownloads } from './lib/downloads.js';
 import { legitimateUnderFlood } from './lib/flood.js';
 import { assertWrkInstalled, randomTokenScript } from './lib/wrk.js';
 
@@ -66,6 +68,8 @@ interface Row {
   readonly expect?: 'ok' | 'refused';
   /** A legitimate client on 5 connections, alone and under a random-key flood. */
   readonly legitimateUnderFlood?: boolean;
+  /** /health while 8 clients download the full archive as Excel (Enterprise key). */
+  readonly healthUnderDownloads?: boolean;
 }
 
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -96,6 +100,12 @@ const ROWS_DEFAULT: readonly Row[] = [
     path: DE,
     key: 'enterprise',
     legitimateUnderFlood: true,
+  },
+  {
+    label: '/health under downloads',
+    path: '/health',
+    key: 'enterprise',
+    healthUnderDownloads: true,
   },
 ];
 
@@ -251,7 +261,15 @@ async function benchOurs(
     for (const row of config.rows) {
       const scenario = scenarioOf(row, server, keys, workDir);
       progress(`measuring ${scenario.name}`);
-      if (row.legitimateUnderFlood === true) {
+      if (row.healthUnderDownloads === true) {
+        const { row: health, statuses } = await healthUnderDownloads(
+          server,
+          keys.enterprise,
+          options,
+        );
+        progress(`downloads during the /health row, by status: ${JSON.stringify(statuses)}`);
+        measurements.push({ ...health, downloadStatuses: statuses });
+      } else if (row.legitimateUnderFlood === true) {
         const flood = scenarioOf(
           { ...row, key: undefined, randomToken: 'sk_live_', expect: 'refused' },
           server,

@@ -27,6 +27,8 @@ export interface Measurement {
   readonly helloRps?: number;
   /** Paired rows: this row's req/s over hello-world's, per round. */
   readonly ratios?: readonly number[];
+  /** The /health row: the downloads running beside it, by response status. */
+  readonly downloadStatuses?: Readonly<Record<string, number>>;
 }
 
 export interface Scenario {

@@ -61,7 +61,15 @@ export function parseWrk(output: string): WrkResult {
 
 /** One wrk run: one thread (the server, not the generator, should be the limit). */
 export function runWrk(run: WrkRun): Promise<WrkResult> {
-  const args = ['-t1', `-c${run.connections}`, `-d${run.seconds}s`, '--latency'];
+  // A response slower than 10 s counts as a timeout (wrk's default, 2 s, is hit by a busy machine).
+  const args = [
+    '-t1',
+    `-c${run.connections}`,
+    `-d${run.seconds}s`,
+    '--latency',
+    '--timeout',
+    '10s',
+  ];
   for (const [name, value] of Object.entries(run.headers ?? {}))
     args.push('-H', `${name}: ${value}`);
   if (run.script !== undefined) args.push('-s', run.script);
