@@ -37,7 +37,7 @@ import { sendProblem } from './problem.js';
 import { quotaEnforcer, quotaSpender } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
-import { bodyShapeProblem, textGuard } from './text-guard.js';
+import { bodyShapeProblem, finiteQuery, textGuard } from './text-guard.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -213,6 +213,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   onRoutesWith(app, ['POST', 'PUT', 'PATCH'], (route) => {
     route.preValidation = [textGuard, ...hookList(route.preValidation)];
+  });
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.querystring !== undefined)
+      route.preHandler = [finiteQuery, ...hookList(route.preHandler)];
   });
   registerIdempotency(app, {
     db: deps.db,

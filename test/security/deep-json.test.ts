@@ -67,6 +67,17 @@ describe('deeply nested JSON bodies are refused with 400, never a 500', () => {
     assert.ok(res.body.length < 8_000, `${res.body.length} bytes`);
   });
 
+  it('Infinity and 1e309 in a query or a body are 400, never reach the database', async () => {
+    for (const limit of ['Infinity', '1e309', '-Infinity', '%20Infinity']) {
+      const res = await call('GET', `/api/v1/account/audit-log?limit=${limit}`, { token: session });
+      assert.equal(res.status, 400, `${limit}: ${res.body}`);
+      assert.equal(res.json().invalid_params[0].name, 'limit');
+    }
+    const body = await call('POST', '/api/v1/keys', { token: session, body: '{"name":1e309}' });
+    assert.equal(body.status, 400, body.body);
+    assert.match(body.json().detail, /too large/);
+  });
+
   it('a body nested exactly 32 levels passes the parser (and meets the schema)', async () => {
     const res = await call('POST', '/api/v1/keys', {
       token: session,
