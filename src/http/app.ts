@@ -66,6 +66,8 @@ export interface AppDeps {
   usage: UsageService;
   recorder: UsageRecorder;
   webhooks: WebhookService;
+  /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
+  secretKey: string;
   /** The process logger (pino); none when omitted (tests). */
   logger?: FastifyBaseLogger;
 }
@@ -232,7 +234,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   onRoutesWith(app, ['POST', 'PUT', 'PATCH'], (route) => {
     route.preValidation = [textGuard, ...hookList(route.preValidation)];
   });
-  registerIdempotency(app, deps.db, deps.clock);
+  registerIdempotency(app, {
+    db: deps.db,
+    clock: deps.clock,
+    secretKey: deps.secretKey,
+    afterRollback: () => {
+      deps.cache
+        .load()
+        .catch((error: unknown) =>
+          deps.logger?.warn({ err: error }, 'credential reload after a rollback failed'),
+        );
+    },
+  });
 
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });

@@ -1,40 +1,69 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createHmac, hkdfSync } from 'node:crypto';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RouteHandlerMethod,
+  RouteOptions,
+} from 'fastify';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
-import { sha256Hex } from '../lib/crypto.js';
-import type { Db } from '../store/index.js';
+import { createSecretBox } from '../lib/secret-box.js';
+import type { AmbientTransaction, Db, Queryable } from '../store/index.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
-const TTL_MS = 24 * 3_600_000;
-const SECRET_FIELDS = new Set(['key', 'token', 'secret']);
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/**
+ * How long an attempt may keep its transaction waiting before PostgreSQL ends it and a retry
+ * takes over. An attempt whose process died is over at once: its connection closes.
+ */
+export const IDEMPOTENCY_LEASE_MS = 30_000;
+/** Seconds a client should wait before retrying a key whose first attempt is still running. */
+const IN_PROGRESS_RETRY_AFTER = '1';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency: { scope: string; key: string } | null;
+    idempotency: { scope: string; key: string; tx: AmbientTransaction } | null;
   }
 }
 
-/** Secrets are never stored: a replay returns them as null (they were shown once). */
-function redact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redact);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [
-        k,
-        SECRET_FIELDS.has(k) && typeof v === 'string' ? null : redact(v),
-      ]),
-    );
-  }
-  return value;
+interface StoredRow {
+  request_hash: string;
+  status: number;
+  response: string;
 }
 
 /**
  * `Idempotency-Key` on every POST: the first response (2xx or 4xx) is stored for 24 hours
  * and a retry with the same key and body gets it again (`Idempotent-Replayed: true`) instead
- * of a second create. The same key with another body is 409; one still running is 409 too.
+ * of a second create. The same key with another body is 409; one still running is 409 with
+ * Retry-After.
+ *
+ * The key's row, the handler's writes and the stored response are one transaction, so a crash
+ * at any point leaves either all of them (a retry replays the response) or none (a retry runs
+ * afresh): a resource is never created without its response being kept. The response is kept
+ * sealed (secrets included, so a retry gets the secret the crash swallowed); the request is
+ * kept as an HMAC under SECRET_KEY, never as a plain digest of a body holding a password.
  */
-export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
+export function registerIdempotency(
+  app: FastifyInstance,
+  deps: {
+    db: Db;
+    clock: Clock;
+    secretKey: string;
+    /**
+     * After a handler's writes were rolled back: in-memory state the handler updated before
+     * the commit (the credential cache) is re-read from the database.
+     */
+    afterRollback?: () => void;
+  },
+): void {
+  const { db, clock } = deps;
+  const box = createSecretBox(deps.secretKey, 'idempotency-responses');
+  const digestKey = Buffer.from(
+    hkdfSync('sha256', deps.secretKey, 'salary-api', 'idempotency-requests', 32),
+  );
   app.decorateRequest('idempotency', null);
 
   const preHandler = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -46,75 +75,144 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
       ]);
     }
     const scope = request.principal?.accountId ?? `addr:${request.ip}`;
-    const hash = sha256Hex(
-      `${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`,
-    );
-    const now = clock.now();
-    await db.query(
-      'DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND created_at < $3',
-      [scope, header, new Date(now - TTL_MS).toISOString()],
-    );
-    const inserted = await db.query(
-      `INSERT INTO idempotency_keys (scope, key, request_hash, status, response, created_at)
-       VALUES ($1, $2, $3, 0, '', $4) ON CONFLICT (scope, key) DO NOTHING RETURNING key`,
-      [scope, header, hash, new Date(now).toISOString()],
-    );
-    if (inserted.length === 1) {
-      request.idempotency = { scope, key: header };
+    const hash = createHmac('sha256', digestKey)
+      .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+      .digest('hex');
+    const tx = await db.begin({ idleTimeoutMs: IDEMPOTENCY_LEASE_MS });
+    let stored: StoredRow | undefined;
+    try {
+      stored = await claim(tx, scope, header, hash, clock.now());
+    } catch (error) {
+      await tx.rollback();
+      throw error;
+    }
+    if (stored === undefined) {
+      request.idempotency = { scope, key: header, tx };
       return;
     }
-    const rows = await db.query<{ request_hash: string; status: number; response: string }>(
-      'SELECT request_hash, status, response FROM idempotency_keys WHERE scope = $1 AND key = $2',
-      [scope, header],
-    );
-    const stored = rows[0];
-    if (stored === undefined || stored.request_hash !== hash) {
+    await tx.rollback();
+    if (stored.request_hash !== hash) {
       throw new AppError(
         'IDEMPOTENCY_KEY_REUSED',
         'This Idempotency-Key was used with a different request.',
       );
     }
-    if (stored.status === 0)
-      throw new AppError(
-        'CONFLICT',
-        'A request with this Idempotency-Key is still being processed.',
-      );
+    if (stored.status === 0) throw inProgress();
     const problem = stored.status >= 400;
     return reply
       .code(stored.status)
       .header('idempotent-replayed', 'true')
       .type(problem ? 'application/problem+json' : 'application/json; charset=utf-8')
       .serializer((payload: unknown) => payload as string)
-      .send(stored.response);
+      .send(stored.response.startsWith('v1.') ? box.open(stored.response) : stored.response);
   };
 
   const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const idem = request.idempotency;
     if (idem === null) return payload;
     request.idempotency = null;
+    // A 5xx undoes the handler's writes with the key's row: a retry runs afresh.
     if (reply.statusCode >= 500) {
-      await db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2', [
-        idem.scope,
-        idem.key,
-      ]);
+      await idem.tx.rollback();
+      deps.afterRollback?.();
       return payload;
     }
     const text = typeof payload === 'string' ? payload : '';
-    let stored = text;
     try {
-      stored = text === '' ? '' : JSON.stringify(redact(JSON.parse(text)));
-    } catch {
-      // Not JSON: stored as sent.
+      await idem.tx.query(
+        'UPDATE idempotency_keys SET status = $3, response = $4 WHERE scope = $1 AND key = $2',
+        [idem.scope, idem.key, reply.statusCode, box.seal(text)],
+      );
+      await idem.tx.commit();
+    } catch (error) {
+      // Nothing committed: the client gets the error (503 for a database fault), not a
+      // response describing writes that were rolled back.
+      await idem.tx.rollback();
+      deps.afterRollback?.();
+      throw error;
     }
-    await db.query(
-      'UPDATE idempotency_keys SET status = $3, response = $4 WHERE scope = $1 AND key = $2',
-      [idem.scope, idem.key, reply.statusCode, stored],
-    );
     return payload;
+  };
+
+  // A request that ends without a response (the client went away) rolls back.
+  const onResponse = async (request: FastifyRequest) => {
+    const idem = request.idempotency;
+    request.idempotency = null;
+    await idem?.tx.rollback();
   };
 
   onRoutesWith(app, ['POST'], (route) => {
     route.preHandler = [...hookList(route.preHandler), preHandler];
     route.onSend = [...hookList(route.onSend), onSend];
+    route.onResponse = [...hookList(route.onResponse), onResponse];
+    route.onRequestAbort = [...hookList(route.onRequestAbort), onResponse];
+    route.handler = insideTransaction(route.handler);
   });
+}
+
+/** The handler, run inside the request's idempotency transaction when it has one. */
+function insideTransaction(handler: RouteOptions['handler']): RouteHandlerMethod {
+  return function (this: FastifyInstance, request, reply) {
+    const tx = request.idempotency?.tx;
+    return tx === undefined
+      ? handler.call(this, request, reply)
+      : tx.run(() => handler.call(this, request, reply));
+  };
+}
+
+function inProgress(): AppError {
+  return new AppError('CONFLICT', 'A request with this Idempotency-Key is still being processed.', {
+    headers: { 'retry-after': IN_PROGRESS_RETRY_AFTER },
+    extensions: { retry_after: Number(IN_PROGRESS_RETRY_AFTER) },
+  });
+}
+
+/**
+ * Takes the key for this attempt inside `tx`: undefined when this attempt runs the handler,
+ * else the row a finished attempt committed. A transaction-scoped advisory lock stands for the
+ * running attempt; it ends with that attempt's transaction, however the attempt ends (the lease
+ * bounds an attempt whose holder stopped talking to the database).
+ */
+async function claim(
+  tx: Queryable,
+  scope: string,
+  key: string,
+  hash: string,
+  now: number,
+): Promise<StoredRow | undefined> {
+  const [lock] = await tx.query<{ held: boolean }>(
+    'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS held',
+    [`idempotency\n${scope}\n${key}`],
+  );
+  if (lock?.held !== true) throw inProgress();
+  // Expired, or a placeholder a dead attempt of an earlier version left committed.
+  await tx.query(
+    `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2
+     AND (created_at < $3 OR (status = 0 AND created_at < $4))`,
+    [
+      scope,
+      key,
+      new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
+      new Date(now - IDEMPOTENCY_LEASE_MS).toISOString(),
+    ],
+  );
+  const inserted = await tx.query(
+    `INSERT INTO idempotency_keys (scope, key, request_hash, status, response, created_at)
+     VALUES ($1, $2, $3, 0, '', $4) ON CONFLICT (scope, key) DO NOTHING RETURNING key`,
+    [scope, key, hash, new Date(now).toISOString()],
+  );
+  if (inserted.length === 1) return undefined;
+  const rows = await tx.query<StoredRow>(
+    'SELECT request_hash, status, response FROM idempotency_keys WHERE scope = $1 AND key = $2',
+    [scope, key],
+  );
+  return rows[0] ?? { request_hash: hash, status: 0, response: '' };
+}
+
+/** Deletes the rows older than 24 hours; any instance may run it, at any interval. */
+export async function purgeIdempotencyKeys(db: Db, now: number): Promise<number> {
+  const rows = await db.query('DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING key', [
+    new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
+  ]);
+  return rows.length;
 }

@@ -100,7 +100,8 @@ async function serve(config: Config): Promise<number> {
     }, config.shutdownTimeoutMs);
     force.unref();
     server
-      .close()
+      .drain()
+      .then(() => server.close())
       .then(() => db.close())
       .then(() => {
         logger.info('shutdown complete');

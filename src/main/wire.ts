@@ -9,6 +9,8 @@ import {
 import { resolveSecretKey, type Config } from '../config/index.js';
 import { buildApp } from '../http/app.js';
 import { databaseCheck, redisCheck } from '../http/health-routes.js';
+import { purgeIdempotencyKeys } from '../http/idempotency.js';
+import { shutdownGate } from '../http/shutdown-gate.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
@@ -164,7 +166,8 @@ export async function createServer(
     ...(shared === undefined ? {} : { bus: shared.bus }),
   });
   const { plans, cache } = services;
-  const box = createSecretBox(resolveSecretKey(config), 'webhook-secrets');
+  const secretKey = resolveSecretKey(config);
+  const box = createSecretBox(secretKey, 'webhook-secrets');
   const sender =
     deps.webhookSender ?? createHttpSender({ allowPrivate: config.webhookAllowPrivateTargets });
   const webhooks = createWebhookService({
@@ -223,6 +226,10 @@ export async function createServer(
       .catch((error: unknown) =>
         logger.warn({ err: error }, 'billing run failed; retried next interval'),
       );
+    // Idempotency rows past their 24 hours; every instance may do it, the delete is the same.
+    purgeIdempotencyKeys(db, clock.now()).catch((error: unknown) =>
+      logger.warn({ err: error }, 'idempotency purge failed; retried next interval'),
+    );
   }, config.billingIntervalMs);
   billingTimer.unref();
 
@@ -245,7 +252,9 @@ export async function createServer(
     usage: createUsageService({ db, clock, limiter, recorder, plans }),
     recorder,
     webhooks,
+    secretKey,
   });
+  const gate = shutdownGate(app.server);
   return {
     app,
     services,
@@ -254,12 +263,15 @@ export async function createServer(
     worker,
     releases,
     listen: () => app.listen({ port: config.port, host: config.host }),
+    /** The first step of a graceful stop: requests already sent are read and answered. */
+    drain: () => gate.drain(),
     async close() {
       clearInterval(billingTimer);
       await worker.stop();
       data.stop();
       cache.stop();
       recorder.stop();
+      gate.refuse();
       await app.close();
       await recorder.flush();
       await limiter.close();

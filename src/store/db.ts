@@ -1,3 +1,7 @@
+import type { AmbientTransaction } from './ambient.js';
+
+export type { AmbientTransaction } from './ambient.js';
+
 /**
  * The database as the features see it: parameterised queries and transactions. Two
  * implementations, PGlite (embedded, in DATA_DIR) and PostgreSQL (DATABASE_URL), run the same
@@ -11,6 +15,12 @@ export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Opens a transaction that every query and transaction of this Db made inside its `run`
+   * joins (nested transactions become savepoints). `idleTimeoutMs`: PostgreSQL ends the
+   * session if the transaction waits on its holder longer than this (a lease on a dead holder).
+   */
+  begin(options?: { idleTimeoutMs?: number }): Promise<AmbientTransaction>;
   /** Runs a multi-statement SQL script (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;

@@ -9,12 +9,18 @@ const CONNECTION_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
+  '25P03', // idle_in_transaction_session_timeout: the session was ended (a lease ran out)
+  '40P01', // deadlock_detected: one side rolled back; a retry succeeds
+  '40001', // serialization_failure: likewise
   '08000',
   '08003',
   '08006',
 ]);
 
-/** True for errors meaning the database is unreachable (answered with 503), not a bad query. */
+/**
+ * True for errors meaning the database is unreachable or the transaction was ended under the
+ * request (answered with 503 and Retry-After: a retry can succeed), not a bad query.
+ */
 export function isConnectionError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const code = (error as { code?: unknown }).code;

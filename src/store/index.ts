@@ -4,7 +4,7 @@ import { acquireEmbeddedLock } from './embedded-lock.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
 
-export { jsonColumn, type Db, type Queryable } from './db.js';
+export { jsonColumn, type AmbientTransaction, type Db, type Queryable } from './db.js';
 export { migrate, listMigrations } from './migrate.js';
 export { openPglite, wrapPglite } from './pglite.js';
 export { openPostgres } from './postgres.js';
