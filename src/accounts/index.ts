@@ -16,4 +16,4 @@ export {
   type Contract,
   type ResponseSchema,
 } from './repo.js';
-export { isEmail, passwordProblem } from './password-policy.js';
+export { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';

@@ -34,3 +34,12 @@ const EMAIL =
 export function isEmail(value: string): boolean {
   return value.length <= 254 && EMAIL.test(value);
 }
+
+/**
+ * The one form of an e-mail address that sign-up stores and log-in looks up, throttles and
+ * counts: Unicode NFC, without surrounding whitespace of any kind, lower case. Every spelling
+ * of one address (" Alice@Example.com\t") is then one account and one throttle bucket.
+ */
+export function normalizeEmail(raw: string): string {
+  return raw.normalize('NFC').trim().toLowerCase();
+}

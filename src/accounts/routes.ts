@@ -65,13 +65,14 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         tags,
         summary: 'Create an account (Free plan)',
         description:
-          'Signs up with e-mail and password and returns a session token for account management.',
+          'Signs up with e-mail and password and returns a session token for account management. At most 10 sign-ups per address per hour (429 with Retry-After).',
         body: CredentialsSchema,
         response: {
           201: Type.Object({ account: Type.Ref('Account'), session: Type.Ref('Session') }),
-          ...problemResponses(400, 409, 413, 415),
+          ...problemResponses(400, 409, 413, 415, 429),
         },
       },
+      config: { auth: { access: 'public' } },
     },
     async (request, reply) => reply.code(201).send(await accounts.signUp(request.body, request.ip)),
   );
@@ -88,6 +89,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         body: CredentialsSchema,
         response: { 201: Type.Ref('Session'), ...problemResponses(400, 401, 429) },
       },
+      config: { auth: { access: 'public' } },
     },
     async (request, reply) => reply.code(201).send(await accounts.logIn(request.body, request.ip)),
   );
@@ -102,7 +104,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         description: 'The session token stops working at once.',
         response: { 204: Type.Null({ description: 'Logged out.' }), ...problemResponses(400, 401) },
       },
-      config: { account: true },
+      config: { auth: { access: 'account', scope: 'account:write' } },
     },
     async (request, reply) => {
       if (request.principal.sessionId === null)
@@ -122,7 +124,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         description: 'The account of the session or API key used.',
         response: { 200: Type.Ref('Account'), ...problemResponses(401) },
       },
-      config: { account: true },
+      config: { auth: { access: 'account', scope: 'account:read' } },
     },
     async (request) => publicAccount(await accounts.get(request.principal.accountId as string)),
   );
@@ -139,7 +141,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         body: AllowlistBodySchema,
         response: { 200: Type.Ref('Account'), ...problemResponses(400, 401, 403) },
       },
-      config: { account: true, scope: 'account:write' },
+      config: { auth: { access: 'account', scope: 'account:write' } },
     },
     async (request) => {
       const { principal } = request;
@@ -204,7 +206,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
           'The fields salary responses carry for this account, in order, under the account’s names; empty when the standard schema applies.',
         response: { 200: Type.Ref('ResponseSchema'), ...problemResponses(401, 403) },
       },
-      config: { account: true },
+      config: { auth: { access: 'account', scope: 'account:read' } },
     },
     async (request) => {
       assertPlanHas(
@@ -229,7 +231,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         body: SchemaBody,
         response: { 200: Type.Ref('ResponseSchema'), ...problemResponses(400, 401, 403) },
       },
-      config: { account: true, scope: 'account:write' },
+      config: { auth: { access: 'account', scope: 'account:write' } },
     },
     async (request) => setSchema(request.principal, request.body, request.ip),
   );
@@ -244,7 +246,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         description: 'Salary responses carry the standard fields again.',
         response: { 200: Type.Ref('ResponseSchema'), ...problemResponses(401, 403) },
       },
-      config: { account: true, scope: 'account:write' },
+      config: { auth: { access: 'account', scope: 'account:write' } },
     },
     async (request) => setSchema(request.principal, null, request.ip),
   );
@@ -267,7 +269,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
           ...problemResponses(400, 401),
         },
       },
-      config: { account: true },
+      config: { auth: { access: 'account', scope: 'account:read' } },
     },
     async (request) => ({
       data: (

@@ -11,15 +11,20 @@ import {
 import { prefixedId } from '../lib/ids.js';
 import { HOUR_MS, MemoryRateLimiter, type LimitRule, type RateLimiter } from '../limits/index.js';
 import type { Db, Queryable } from '../store/index.js';
-import { isEmail, passwordProblem } from './password-policy.js';
+import { addressBucket } from '../auth/index.js';
+import { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
 import * as repo from './repo.js';
 
 export const SESSION_TTL_MS = 30 * 24 * HOUR_MS;
 const SESSION_PREFIX = 'sess_';
 
-// Failed log-ins allowed per window; successful ones are not counted.
+// Failed log-ins allowed per window. Every attempt is reserved before the password is hashed
+// (so parallel attempts cannot all be evaluated) and a successful one is given back.
+// Addresses are bucketed as for the Free limit (IPv6 by /64, IPv4-mapped as IPv4).
 const ADDRESS_FAILURES: LimitRule = { name: 'login-address', limit: 20, windowMs: 15 * 60_000 };
 const ACCOUNT_FAILURES: LimitRule = { name: 'login-account', limit: 10, windowMs: HOUR_MS };
+/** Sign-ups per address bucket per UTC hour, each one counted before its password is hashed. */
+export const SIGN_UPS: LimitRule = { name: 'sign-ups', limit: 10, windowMs: HOUR_MS };
 
 export interface PublicAccount {
   id: string;
@@ -47,9 +52,11 @@ export function publicAccount(a: repo.AccountRow): PublicAccount {
 }
 
 export interface AccountService {
+  /** `throttle: false` for the operator's CLI; sign-ups over HTTP are limited per address. */
   signUp(
     input: { email: string; password: string },
     ip: string,
+    options?: { throttle: boolean },
   ): Promise<{ account: PublicAccount; session: Session }>;
   logIn(input: { email: string; password: string }, ip: string): Promise<Session>;
   logOut(sessionId: string): Promise<void>;
@@ -81,38 +88,62 @@ export function createAccountService(deps: {
     return { token, expires_at: expiresAt.toISOString() };
   }
 
-  async function throttled(ip: string, email: string): Promise<AppError | undefined> {
+  /**
+   * Takes one attempt from the address's and the account's budgets (both, or the 429 and
+   * neither); returns what gives it back.
+   */
+  async function reserveAttempt(ip: string, email: string): Promise<() => Promise<void>> {
     const now = clock.now();
-    const [byAddress, byAccount] = await Promise.all([
-      failures.peek(`addr:${ip}`, [ADDRESS_FAILURES], now),
-      failures.peek(`email:${email.toLowerCase()}`, [ACCOUNT_FAILURES], now),
-    ]);
-    const blocked = [byAddress, byAccount].find((d) => !d.allowed);
-    if (blocked === undefined) return undefined;
-    return new AppError('TOO_MANY_ATTEMPTS', 'Too many failed log-in attempts; try again later.', {
+    const address = addressBucket(ip);
+    const account = `email:${email}`;
+    let blocked = await failures.consume(address, [ADDRESS_FAILURES], now);
+    if (blocked.allowed) {
+      blocked = await failures.consume(account, [ACCOUNT_FAILURES], now);
+      if (blocked.allowed) {
+        return async () => {
+          await failures.release(address, [ADDRESS_FAILURES], now);
+          await failures.release(account, [ACCOUNT_FAILURES], now);
+        };
+      }
+      await failures.release(address, [ADDRESS_FAILURES], now);
+    }
+    throw new AppError('TOO_MANY_ATTEMPTS', 'Too many failed log-in attempts; try again later.', {
       headers: { 'retry-after': blocked.retryAfterSeconds },
       extensions: { retry_after: blocked.retryAfterSeconds },
     });
   }
 
   return {
-    async signUp({ email, password }, ip) {
-      const trimmed = email.trim();
-      if (!isEmail(trimmed)) {
+    async signUp({ email: raw, password }, ip, { throttle } = { throttle: true }) {
+      const email = normalizeEmail(raw);
+      if (!isEmail(email)) {
         throw AppError.invalidParams([{ name: 'email', reason: 'is not a valid e-mail address' }]);
       }
-      const problem = passwordProblem(password, trimmed);
+      const problem = passwordProblem(password, email);
       if (problem !== undefined) {
         throw new AppError('WEAK_PASSWORD', `The password is too weak: ${problem}.`, {
           extensions: { invalid_params: [{ name: 'password', reason: problem }] },
         });
+      }
+      if (throttle) {
+        const decision = await failures.consume(addressBucket(ip), [SIGN_UPS], clock.now());
+        if (!decision.allowed) {
+          throw new AppError(
+            'TOO_MANY_ATTEMPTS',
+            `At most ${SIGN_UPS.limit} accounts can be created per hour from one address; try again later.`,
+            {
+              headers: { 'retry-after': decision.retryAfterSeconds },
+              extensions: { retry_after: decision.retryAfterSeconds },
+            },
+          );
+        }
       }
       const passwordHash = await hashPassword(password);
       return db.transaction(async (tx) => {
         const at = new Date(clock.now());
         const account = await repo.insertAccount(tx, {
           id: prefixedId('acct'),
-          email: trimmed,
+          email,
           passwordHash,
           plan: 'free',
           at,
@@ -130,20 +161,16 @@ export function createAccountService(deps: {
       });
     },
 
-    async logIn({ email, password }, ip) {
-      const blocked = await throttled(ip, email);
-      if (blocked !== undefined) throw blocked;
-      const account = await repo.findAccountByEmail(db, email.trim());
+    async logIn({ email: raw, password }, ip) {
+      const email = normalizeEmail(raw);
+      const giveBack = await reserveAttempt(ip, email);
+      const account = await repo.findAccountByEmail(db, email);
       const ok = await verifyPassword(
         password,
         account?.passwordHash ?? (await dummyPasswordHash()),
       );
       const at = new Date(clock.now());
       if (account === undefined || !ok) {
-        await Promise.all([
-          failures.consume(`addr:${ip}`, [ADDRESS_FAILURES], at.getTime()),
-          failures.consume(`email:${email.trim().toLowerCase()}`, [ACCOUNT_FAILURES], at.getTime()),
-        ]);
         if (account !== undefined) {
           await recordAudit(db, {
             accountId: account.id,
@@ -155,6 +182,7 @@ export function createAccountService(deps: {
         }
         throw new AppError('UNAUTHENTICATED', 'The e-mail address or the password is wrong.');
       }
+      await giveBack();
       return db.transaction(async (tx) => {
         await recordAudit(tx, {
           accountId: account.id,

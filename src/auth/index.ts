@@ -7,3 +7,4 @@ export {
 } from './principal.js';
 export { addressBucket } from './client-address.js';
 export { AddressMatcher, allowlistProblems, MAX_ALLOWLIST_ENTRIES } from './allowlist.js';
+export { type RouteAuth, type AuthenticatedRoute } from './route-auth.js';

@@ -7,6 +7,7 @@ export const SCOPES = [
   'usage:read',
   'keys:read',
   'keys:write',
+  'account:read',
   'account:write',
   'billing:read',
   'billing:write',

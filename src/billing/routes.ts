@@ -59,8 +59,8 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
 }> = async (app, opts) => {
   const { subscriptions, db } = opts;
   const tags = ['Billing'];
-  const read = { account: true, scope: 'billing:read' } as const;
-  const write = { account: true, scope: 'billing:write' } as const;
+  const read = { auth: { access: 'account', scope: 'billing:read' } } as const;
+  const write = { auth: { access: 'account', scope: 'billing:write' } } as const;
 
   app.get(
     '/api/v1/subscription',

@@ -9,7 +9,7 @@ import Fastify, {
 } from 'fastify';
 import { accountRoutes, AccountSchema, SessionSchema } from '../accounts/routes.js';
 import type { AccountService } from '../accounts/index.js';
-import type { CredentialResolver, Principal } from '../auth/index.js';
+import type { CredentialResolver, Principal, RouteAuth } from '../auth/index.js';
 import { billingRoutes, billingSchemas } from '../billing/routes.js';
 import type { SubscriptionService } from '../billing/index.js';
 import type { CredentialCache, KeyService } from '../keys/index.js';
@@ -26,7 +26,7 @@ import type { RateLimiter } from '../limits/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import { salaryRoutes, type SalaryDataStore, type SalaryService } from '../salary/index.js';
 import { writeAccessLine } from './access-log.js';
-import { authenticator, type RouteAuth } from './auth-hook.js';
+import { authenticateByRoute, authenticator } from './auth-hook.js';
 import { AJV_OPTIONS, FastLookup } from './fast-lookup.js';
 import { lookupServer } from './lookup-server.js';
 import { docsRoutes } from './docs-routes.js';
@@ -40,6 +40,10 @@ import { hookList, onRoutesWith } from './route-hooks.js';
 import { MAX_BODY_DEPTH, nestsDeeperThan, textGuard } from './text-guard.js';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route; required under /api/ (see authenticateByRoute). */
+    auth?: RouteAuth;
+  }
   interface FastifyRequest {
     principal: Principal;
   }
@@ -181,36 +185,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (!request.url.startsWith(API_PREFIX) || request.url.startsWith('/api/v1/openapi.json')) {
-      done();
-      return;
-    }
-    let principal: Principal | Promise<Principal>;
-    try {
-      principal = authenticate(
-        request.headers.authorization,
-        request.ip,
-        request.routeOptions.config as RouteAuth,
-      );
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    if (principal instanceof Promise) {
-      principal.then((p) => {
-        request.principal = p;
-        done();
-      }, done);
-    } else {
-      request.principal = principal;
-      done();
-    }
+    done();
   });
+  authenticateByRoute(app, authenticate);
   // One callback-style hook (no promise per request) for usage counting and the access log.
   const accessLog = config.accessLog;
   app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal as Principal | null;
-    if (request.url.startsWith(API_PREFIX)) {
+    if ((request.routeOptions.url ?? request.url).startsWith(API_PREFIX)) {
       deps.recorder.record(
         principal?.accountId ?? null,
         principal?.keyId ?? null,
@@ -266,7 +248,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
   await app.register(usageRoutes, { usage: deps.usage });
   await app.register(webhookRoutes, { webhooks: deps.webhooks });
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/api/v1/openapi.json',
+    { schema: { hide: true }, config: { auth: { access: 'public' } } },
+    async () => app.swagger(),
+  );
 
   return app;
 }

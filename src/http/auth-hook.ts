@@ -1,21 +1,15 @@
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import {
   addressBucket,
+  type AuthenticatedRoute,
   type CredentialResolver,
   type Principal,
-  type Scope,
 } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Plan } from '../plans/index.js';
+import { hookList } from './route-hooks.js';
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/;
-
-/** What a route asks of the caller, in its `config`. */
-export interface RouteAuth {
-  /** The scope a scoped (Enterprise) key needs for this route. */
-  scope?: Scope;
-  /** true: anonymous callers get 401 (account management). */
-  account?: boolean;
-}
 
 /**
  * Who is calling, from the Authorization header and the client address; throws (or rejects
@@ -24,7 +18,7 @@ export interface RouteAuth {
 export type Authenticate = (
   authorization: string | undefined,
   ip: string,
-  route: RouteAuth,
+  route: AuthenticatedRoute,
 ) => Principal | Promise<Principal>;
 
 function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_token'): AppError {
@@ -41,7 +35,7 @@ function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_tok
 export function authenticator(credentials: CredentialResolver, free: Plan): Authenticate {
   return (authorization, ip, route) => {
     if (authorization === undefined) {
-      if (route.account === true) {
+      if (route.access === 'account') {
         throw new AppError(
           'UNAUTHENTICATED',
           'This endpoint needs a session token or an API key.',
@@ -75,7 +69,7 @@ export function authenticator(credentials: CredentialResolver, free: Plan): Auth
   };
 }
 
-function admit(ip: string, route: RouteAuth, principal: Principal | undefined): Principal {
+function admit(ip: string, route: AuthenticatedRoute, principal: Principal | undefined): Principal {
   if (principal === undefined) {
     throw unauthenticated(
       'The credential is not valid: it is unknown, revoked or expired.',
@@ -91,14 +85,57 @@ function admit(ip: string, route: RouteAuth, principal: Principal | undefined): 
       },
     );
   }
-  if (
-    route.scope !== undefined &&
-    principal.scopes !== null &&
-    !principal.scopes.has(route.scope)
-  ) {
+  if (principal.scopes !== null && !principal.scopes.has(route.scope)) {
     throw new AppError('SCOPE_MISSING', `This API key lacks the scope ${route.scope}.`, {
       extensions: { required_scope: route.scope },
     });
   }
   return principal;
+}
+
+/** Where routes must declare `config.auth`: every route of the API. */
+const DECLARED_PREFIX = '/api/';
+
+/**
+ * Authentication decided by the matched route: every route registered from now on under
+ * /api/ must declare `config.auth` (registration fails otherwise), and each one that is not
+ * public gets the authentication hook as its first own onRequest hook, which sets
+ * `request.principal` or answers the 401 or 403 before anything of the route runs. A request
+ * whose path matches no route (however it is encoded) reaches no handler that needs one.
+ */
+export function authenticateByRoute(app: FastifyInstance, authenticate: Authenticate): void {
+  app.addHook('onRoute', (route) => {
+    const auth = route.config?.auth;
+    if (auth === undefined) {
+      if (route.url.startsWith(DECLARED_PREFIX))
+        throw new Error(`${String(route.method)} ${route.url} declares no config.auth`);
+      return;
+    }
+    if (auth.access === 'public') return;
+    route.onRequest = [authenticationHook(authenticate, auth), ...hookList(route.onRequest)];
+  });
+}
+
+function authenticationHook(
+  authenticate: Authenticate,
+  auth: AuthenticatedRoute,
+): onRequestHookHandler {
+  return (request, _reply, done) => {
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = authenticate(request.headers.authorization, request.ip, auth);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (principal instanceof Promise) {
+      principal.then((p) => {
+        request.principal = p;
+        done();
+      }, done);
+    } else {
+      request.principal = principal;
+      done();
+    }
+  };
 }

@@ -9,6 +9,7 @@ import type { Format, Plan } from '../plans/index.js';
 import {
   HistoryQuerySchema,
   JSON_TYPE,
+  LOOKUP_AUTH,
   negotiateFormat,
   SalaryQuerySchema,
   type SalaryDataStore,
@@ -18,7 +19,7 @@ import {
 } from '../salary/index.js';
 import type { UsageRecorder } from '../usage/index.js';
 import { writeAccessLine } from './access-log.js';
-import type { Authenticate, RouteAuth } from './auth-hook.js';
+import type { Authenticate } from './auth-hook.js';
 import type { QuotaHeaders, SpendQuota } from './quota.js';
 
 /** Fastify's Ajv options; the fast path validates with the same compiler and options. */
@@ -40,12 +41,6 @@ interface LookupRoute {
 }
 
 type LookupQuery = Selection & { format?: Format };
-
-/**
- * The lookups' route config (salary/routes.ts): scoped keys need salary:read. The parity test
- * has a key without it, so the two cannot drift apart unnoticed.
- */
-const LOOKUP_AUTH: RouteAuth = { scope: 'salary:read' };
 
 /**
  * Only queries of plain `name=value` pairs: no percent-encoding, `+`, empty or repeated
@@ -162,7 +157,7 @@ export class FastLookup {
       if (principal.responseSchema !== null) return answer.fallback(answer.req, answer.res);
       body = this.#body(answer.query, principal);
       if (body === undefined) return answer.fallback(answer.req, answer.res);
-      spent = this.#deps.spendQuota(principal);
+      spent = this.#deps.spendQuota(principal, answer.ip);
     } catch {
       return answer.fallback(answer.req, answer.res);
     }

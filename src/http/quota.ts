@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/index.js';
+import { addressBucket, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import {
@@ -8,6 +8,7 @@ import {
   planRules,
   rateLimitHeaders,
   type LimitDecision,
+  type LimitRule,
   type RateLimiter,
 } from '../limits/index.js';
 
@@ -17,9 +18,11 @@ export type QuotaHeaders = Readonly<Record<string, string>> | undefined;
 /**
  * Spends one request of the principal's quota and returns the rate-limit headers to send;
  * throws (or rejects with) the 429 problem when the window is used up, which spends nothing.
+ * A Free account's request also spends one of its client address's bucket (`ip`), the one
+ * anonymous callers use, so signing up cannot multiply the anonymous allowance.
  * Synchronous with the in-process limiter; a promise with the shared (Redis) one.
  */
-export type SpendQuota = (principal: Principal) => QuotaHeaders | Promise<QuotaHeaders>;
+export type SpendQuota = (principal: Principal, ip: string) => QuotaHeaders | Promise<QuotaHeaders>;
 
 /** Returns a promise only when the limiter is asynchronous (shared limits). */
 export type ConsumeQuota = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
@@ -44,14 +47,46 @@ export function quotaSpender(limiter: RateLimiter, clock: Clock): SpendQuota {
   };
   // The in-process limiter decides synchronously: no promise on the hot path.
   const sync = limiter instanceof MemoryRateLimiter ? limiter : undefined;
-  return (principal) => {
+  return (principal, ip) => {
     const rules = planRules(principal.plan);
     if (rules.length === 0) return undefined;
     const now = clock.now();
-    if (sync !== undefined)
-      return apply(principal, sync.consumeSync(principal.limitBucket, rules, now), now);
-    return limiter.consume(principal.limitBucket, rules, now).then((d) => apply(principal, d, now));
+    const bucket = principal.limitBucket;
+    const address = principal.kind !== 'anonymous' && principal.plan.id === 'free';
+    if (sync !== undefined) {
+      if (!address) return apply(principal, sync.consumeSync(bucket, rules, now), now);
+      const byAddress = sync.consumeSync(addressBucket(ip), rules, now);
+      if (!byAddress.allowed) return apply(principal, byAddress, now);
+      const decision = sync.consumeSync(bucket, rules, now);
+      if (!decision.allowed) sync.releaseSync(addressBucket(ip), rules, now);
+      return apply(principal, tighter(decision, byAddress), now);
+    }
+    if (!address) return limiter.consume(bucket, rules, now).then((d) => apply(principal, d, now));
+    return spendBoth(limiter, bucket, addressBucket(ip), rules, now).then((d) =>
+      apply(principal, d, now),
+    );
   };
+}
+
+/** Both buckets or neither: the address first, given back when the account refuses. */
+async function spendBoth(
+  limiter: RateLimiter,
+  bucket: string,
+  address: string,
+  rules: readonly LimitRule[],
+  now: number,
+): Promise<LimitDecision> {
+  const byAddress = await limiter.consume(address, rules, now);
+  if (!byAddress.allowed) return byAddress;
+  const decision = await limiter.consume(bucket, rules, now);
+  if (!decision.allowed) await limiter.release(address, rules, now);
+  return tighter(decision, byAddress);
+}
+
+/** Of two admitting decisions, the one with less left (its headers are the ones to send). */
+function tighter(a: LimitDecision, b: LimitDecision): LimitDecision {
+  if (!a.allowed) return a;
+  return (b.states[0]?.remaining ?? Infinity) < (a.states[0]?.remaining ?? Infinity) ? b : a;
 }
 
 /**
@@ -60,7 +95,7 @@ export function quotaSpender(limiter: RateLimiter, clock: Clock): SpendQuota {
  */
 export function quotaEnforcer(spend: SpendQuota): ConsumeQuota {
   return (request, reply) => {
-    const spent = spend(request.principal);
+    const spent = spend(request.principal, request.ip);
     if (spent instanceof Promise) {
       return spent.then((headers) => {
         if (headers !== undefined) reply.headers(headers);

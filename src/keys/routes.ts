@@ -64,8 +64,8 @@ const Params = Type.Object({ id: Type.String({ pattern: '^key_[A-Za-z0-9_-]{1,40
 
 export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async (app, { keys }) => {
   const tags = ['API keys'];
-  const read = { account: true, scope: 'keys:read' } as const;
-  const write = { account: true, scope: 'keys:write' } as const;
+  const read = { auth: { access: 'account', scope: 'keys:read' } } as const;
+  const write = { auth: { access: 'account', scope: 'keys:write' } } as const;
 
   app.post(
     '/api/v1/keys',

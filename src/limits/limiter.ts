@@ -26,6 +26,11 @@ export interface LimitDecision {
 
 export interface RateLimiter {
   consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision>;
+  /**
+   * Gives back one request that `consume` admitted in the window containing `now` (an attempt
+   * reserved up front that turned out not to count); never below zero.
+   */
+  release(bucket: string, rules: readonly LimitRule[], now: number): Promise<void>;
   /** The state `consume` would see, counting nothing (usage reports). */
   peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision>;
   close(): Promise<void>;

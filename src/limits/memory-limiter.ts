@@ -62,6 +62,19 @@ export class MemoryRateLimiter implements RateLimiter {
     };
   }
 
+  release(bucket: string, rules: readonly LimitRule[], now: number): Promise<void> {
+    this.releaseSync(bucket, rules, now);
+    return Promise.resolve();
+  }
+
+  releaseSync(bucket: string, rules: readonly LimitRule[], now: number): void {
+    for (const rule of rules) {
+      const counter = this.#counters.get(`${bucket}|${rule.name}`);
+      if (counter !== undefined && counter.windowStart === windowStart(now, rule.windowMs))
+        counter.count = Math.max(0, counter.count - 1);
+    }
+  }
+
   /** The decision `consume` would take, without counting anything. */
   peekSync(bucket: string, rules: readonly LimitRule[], now: number): LimitDecision {
     const states: RuleState[] = [];

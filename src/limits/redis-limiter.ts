@@ -46,6 +46,15 @@ end
 return out
 `;
 
+/** Gives back one count of each existing counter (KEYS), never below zero. */
+const RELEASE = `
+for i = 1, #KEYS do
+  local count = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if count > 0 then redis.call('DECR', KEYS[i]) end
+end
+return 0
+`;
+
 /** Decisions sent in one script call at most; more in one tick go in several calls. */
 const MAX_BATCH = 256;
 
@@ -58,6 +67,7 @@ interface Pending {
 
 interface LimitCommands {
   limitConsume(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
+  limitRelease(numKeys: number, ...keys: string[]): Promise<number>;
 }
 
 /**
@@ -83,6 +93,8 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(redis: Redis, options: { prefix?: string; logger?: Logger } = {}) {
     if (!('limitConsume' in redis))
       redis.defineCommand('limitConsume', { lua: CONSUME, readOnly: false });
+    if (!('limitRelease' in redis))
+      redis.defineCommand('limitRelease', { lua: RELEASE, readOnly: false });
     this.#redis = redis as Redis & LimitCommands;
     this.#prefix = options.prefix ?? '';
     this.#logger = options.logger;
@@ -152,6 +164,14 @@ export class RedisRateLimiter implements RateLimiter {
       if (decision.allowed) this.#local.consumeSync(bucket, rules, now);
       pending.resolve(decision);
     }
+  }
+
+  async release(bucket: string, rules: readonly LimitRule[], now: number): Promise<void> {
+    this.#local.releaseSync(bucket, rules, now);
+    if (rules.length === 0 || this.#redis.status !== 'ready') return;
+    const keys = rules.map((rule) => this.key(bucket, rule, now));
+    // A release that does not reach Redis leaves the attempt counted: the safe side.
+    await this.#redis.limitRelease(keys.length, ...keys).catch(() => undefined);
   }
 
   async peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { findAccountByEmail, listAccounts, type Contract } from '../accounts/index.js';
+import {
+  findAccountByEmail,
+  listAccounts,
+  normalizeEmail,
+  type Contract,
+} from '../accounts/index.js';
 import { operatorPrincipal } from '../billing/index.js';
 import type { Config } from '../config/index.js';
 import { openPublishingBus } from '../store/index.js';
@@ -76,7 +81,9 @@ export async function accountCommand(
         throw new CliUsageError(`--plan must be one of ${PLAN_IDS.join(', ')}`);
       const contract = plan === 'enterprise' ? contractFrom(flags) : undefined;
       const password = flags.password ?? randomBytes(18).toString('base64url');
-      const { account } = await s.accounts.signUp({ email: flags.email, password }, 'cli');
+      const { account } = await s.accounts.signUp({ email: flags.email, password }, 'cli', {
+        throttle: false,
+      });
       let apiKey: string | undefined;
       if (plan !== 'free') {
         const result = await s.subscriptions.change(
@@ -100,7 +107,9 @@ export async function accountCommand(
     }
     if (group === 'account' && verb === 'contract') {
       const account =
-        flags.email === undefined ? undefined : await findAccountByEmail(db, flags.email);
+        flags.email === undefined
+          ? undefined
+          : await findAccountByEmail(db, normalizeEmail(flags.email));
       if (account === undefined)
         throw new CliUsageError('account contract needs the --email of an existing account');
       const result = await s.subscriptions.change(

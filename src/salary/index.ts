@@ -1,7 +1,7 @@
 export { SalaryDataStore } from './data-store.js';
 export { SalaryIndex } from './salary-index.js';
 export { createSalaryService, type SalaryService, type Selection } from './service.js';
-export { salaryRoutes } from './routes.js';
+export { LOOKUP_AUTH, salaryRoutes } from './routes.js';
 export { negotiateFormat } from './format.js';
 export { JSON_TYPE } from './respond.js';
 export {

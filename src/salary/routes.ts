@@ -20,6 +20,7 @@ import type { Selection, SalaryService } from './service.js';
 import type { SalaryMeta } from './schemas.js';
 import type { Format } from '../plans/index.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteAuth } from '../auth/index.js';
 
 export interface SalaryRoutesOptions {
   salary: SalaryService;
@@ -47,9 +48,12 @@ const okResponse = {
   },
   ...problemResponses(400, 401, 403, 404, 406, 429, 503),
 };
+/** The lookups' declaration; the lookup fast path in front of Fastify reads the same one. */
+export const LOOKUP_AUTH = { access: 'data', scope: 'salary:read' } as const satisfies RouteAuth;
+const BULK_AUTH = { access: 'data', scope: 'bulk:read' } as const satisfies RouteAuth;
 const config = {
   allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS, fields: EXTRA_FIELD_NAMES },
-  scope: 'salary:read',
+  auth: LOOKUP_AUTH,
 } as const;
 
 const yearOf = (raw: string | undefined): number | 'all' | undefined =>
@@ -160,6 +164,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
   );
 
   const bulk = { tags: ['Bulk'], response: okResponse };
+  const bulkConfig = { ...config, auth: BULK_AUTH };
   app.get(
     '/api/v1/bulk/countries',
     {
@@ -171,7 +176,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
           'Every country for one job; `year=all` for every year the plan reaches. Large responses are streamed.',
         querystring: BulkCountriesQuerySchema,
       },
-      config,
+      config: bulkConfig,
     },
     (request, reply) => {
       const q = request.query;
@@ -197,7 +202,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
           'Every job for one country; `year=all` for every year the plan reaches. Large responses are streamed.',
         querystring: BulkJobsQuerySchema,
       },
-      config,
+      config: bulkConfig,
     },
     (request, reply) => {
       const q = request.query;
@@ -223,7 +228,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
           'All 27 countries × 21 jobs × 4 levels for one year, or with `year=all` every year the plan reaches (Enterprise: the full archive from 2014). Streamed.',
         querystring: BulkArchiveQuerySchema,
       },
-      config,
+      config: bulkConfig,
     },
     (request, reply) => {
       const q = request.query;

@@ -64,7 +64,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageService }> = a
           ...problemResponses(400, 401, 403),
         },
       },
-      config: { account: true, scope: 'usage:read' },
+      config: { auth: { access: 'account', scope: 'usage:read' } },
     },
     async (request) => usage.report(request.principal, request.query),
   );

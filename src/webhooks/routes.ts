@@ -98,8 +98,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
   { webhooks },
 ) => {
   const tags = ['Webhooks'];
-  const read = { account: true, scope: 'webhooks:read' } as const;
-  const write = { account: true, scope: 'webhooks:write' } as const;
+  const read = { auth: { access: 'account', scope: 'webhooks:read' } } as const;
+  const write = { auth: { access: 'account', scope: 'webhooks:write' } } as const;
 
   app.post(
     '/api/v1/webhooks',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { SCOPES } from '../../src/auth/index.js';
+import { SCOPES, type Scope } from '../../src/auth/index.js';
 import { COUNTRY_CODES } from '../../src/catalog/countries.js';
 import { JOB_SLUGS, LEVELS } from '../../src/catalog/jobs.js';
 import { ERROR_CODES, problemType, type ErrorCode } from '../../src/errors/index.js';
@@ -201,6 +201,14 @@ function encoded(text: string, raw: boolean): string {
   return out;
 }
 
+/** The path with its n-th letter (modulo their count) percent-encoded: the same route. */
+function withEncodedLetter(path: string, n: number): string {
+  const letters = [...path.matchAll(/[a-z]/g)].map((m) => m.index);
+  if (letters.length === 0) return path;
+  const at = letters[n % letters.length]!;
+  return `${path.slice(0, at)}%${path.charCodeAt(at).toString(16).toUpperCase()}${path.slice(at + 1)}`;
+}
+
 /** Header values as an HTTP parser lets them through: visible ASCII, space and tab, obs-text. */
 const headerString = fc
   .string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)) })
@@ -358,7 +366,9 @@ const bodyFor = (names: string[]): fc.Arbitrary<Body> =>
 type Credential =
   | { kind: 'none' }
   | { kind: 'garbage'; header: string }
-  | { kind: 'key' | 'session' | 'scoped'; plan: PlanId };
+  | { kind: 'key' | 'session' | 'scoped'; plan: PlanId }
+  /** An Enterprise key holding this one scope. */
+  | { kind: 'single'; scope: Scope };
 
 const credential: fc.Arbitrary<Credential> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'none' } as const) },
@@ -389,6 +399,10 @@ const credential: fc.Arbitrary<Credential> = fc.oneof(
       kind: fc.constantFrom('key', 'session', 'scoped'),
       plan: fc.constantFrom(...PLAN_IDS),
     }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('single'), scope: fc.constantFrom(...SCOPES) }),
   },
 );
 
@@ -435,6 +449,8 @@ const requestArb = (ops: Operation[]) =>
         { weight: 1, arbitrary: fc.constantFrom('key_', 'in_', 'key_x', 'in_x') },
       ),
       rawPath: fc.boolean(),
+      /** Percent-encode the n-th letter of the path, which the router decodes (`/%61pi/…`). */
+      encodeLetter: sometimes(fc.nat(), 4),
       query: fc
         .tuple(
           fc.tuple(
@@ -537,6 +553,9 @@ describe('fuzz: every endpoint, hostile input', () => {
   /** Read-only callers for GET and HEAD; anything that may change state gets a fresh account. */
   type Caller = Awaited<ReturnType<typeof accountOnPlan>> & { scoped: string };
   const shared = new Map<PlanId, Caller>();
+  /** One Enterprise account with a key per single scope (`single` credentials). */
+  let singles: Awaited<ReturnType<typeof accountOnPlan>>;
+  const singleKey = new Map<Scope, string>();
 
   async function caller(plan: PlanId): Promise<Caller> {
     const account = await accountOnPlan(t, plan);
@@ -557,6 +576,16 @@ describe('fuzz: every endpoint, hostile input', () => {
     t = await buildTestApp();
     ops = operationsOf(t.app.swagger() as Parameters<typeof operationsOf>[0]);
     for (const plan of PLAN_IDS) shared.set(plan, await caller(plan));
+    singles = await accountOnPlan(t, 'enterprise');
+    for (const scope of SCOPES) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/keys',
+        headers: { authorization: `Bearer ${singles.session}` },
+        payload: { name: scope, scopes: [scope] },
+      });
+      singleKey.set(scope, res.json<{ key: string }>().key);
+    }
   });
   after(() => t.close());
 
@@ -567,7 +596,11 @@ describe('fuzz: every endpoint, hostile input', () => {
     let accountId: string | undefined;
     let session: string | undefined;
     if (c.kind === 'garbage') authorization = c.header;
-    else if (c.kind !== 'none') {
+    else if (c.kind === 'single') {
+      authorization = `Bearer ${singleKey.get(c.scope)}`;
+      accountId = singles.accountId;
+      session = singles.session;
+    } else if (c.kind !== 'none') {
       const mutating = r.method !== 'GET' && r.method !== 'HEAD';
       const who = account ?? (mutating ? await caller(c.plan) : shared.get(c.plan)!);
       const token = c.kind === 'key' ? who.apiKey : c.kind === 'scoped' ? who.scoped : who.session;
@@ -586,7 +619,8 @@ describe('fuzz: every endpoint, hostile input', () => {
       const first = res.json<{ data?: { id: string }[] }>().data?.[0];
       if (first !== undefined) id = first.id;
     }
-    const path = r.op.path.replaceAll('{id}', id);
+    const filled = r.op.path.replaceAll('{id}', id);
+    const path = r.encodeLetter === undefined ? filled : withEncodedLetter(filled, r.encodeLetter);
     const query = r.query
       .map((p) => `${encoded(p.name, p.raw)}=${encoded(p.value, p.raw)}`)
       .join('&');
@@ -659,6 +693,19 @@ describe('fuzz: every endpoint, hostile input', () => {
       ),
       { seed: SEED, numRuns: SEQUENCES, endOnFailure: process.env.FUZZ_SHRINK === undefined },
     );
+  });
+
+  it('every route × a key with each single scope, on its plain and percent-encoded path: never 5xx', async () => {
+    for (const op of ops) {
+      for (const scope of SCOPES) {
+        for (const encodeLetter of [undefined, 0, 1, 5]) {
+          const r = fc.sample(requestArb([op]), { numRuns: 1, seed: SEED })[0]!;
+          const request = { ...r, method: op.method, credential: { kind: 'single', scope } };
+          const res = await send({ ...request, encodeLetter } as FuzzRequest);
+          checkResponse(res, op.method);
+        }
+      }
+    }
   });
 
   it('takes the routes from the OpenAPI document, so a new route is fuzzed without a change here', () => {

@@ -21,6 +21,7 @@ export async function accountOnPlan(
   const { account, session } = await t.services.accounts.signUp(
     { email, password: 'a long enough passphrase' },
     '127.0.0.1',
+    { throttle: false },
   );
   let apiKey: string | null = null;
   if (plan !== 'free') {

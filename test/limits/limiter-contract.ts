@@ -171,6 +171,19 @@ export function limiterContract(
       assert.deepEqual(await remaining('burst', rules, t), [0, 15]);
     });
 
+    it('release gives back one admitted request of its window, never below zero', async () => {
+      const rules = [hourly(1)];
+      const t = at('19:00:00');
+      assert.equal((await limiter.consume('release', rules, t)).allowed, true);
+      assert.equal((await limiter.consume('release', rules, t)).allowed, false);
+      await limiter.release('release', rules, t);
+      await limiter.release('release', rules, t);
+      assert.deepEqual(await remaining('release', rules, t), [1]);
+      assert.equal((await limiter.consume('release', rules, t)).allowed, true);
+      await limiter.release('release', rules, at('20:00:00'));
+      assert.deepEqual(await remaining('release', rules, t), [0], 'another window untouched');
+    });
+
     it('a request with no rules is allowed and reports no state', async () => {
       const d = await limiter.consume('none', [], at('10:00:00'));
       assert.deepEqual(d, { allowed: true, states: [], retryAfterSeconds: 0 });

@@ -41,6 +41,7 @@ export async function paidAccount(
   const { account, session } = await s.accounts.signUp(
     { email, password: 'a long enough passphrase' },
     '127.0.0.1',
+    { throttle: false },
   );
   const result = await s.subscriptions.change(
     operatorPrincipal(account.id, s.plans.free),

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { authenticateByRoute } from '../../src/http/auth-hook.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { accountOnPlan } from '../helpers/accounts.js';
+
+/** Paths the router decodes to an account route: the raw URL must never decide authentication. */
+const ENCODED: [string, string][] = [
+  ['GET', '/%61pi/v1/keys'],
+  ['GET', '/api/v1/%6Beys'],
+  ['GET', '/%61pi/v1/account'],
+  ['GET', '/%61pi/v1/account/audit-log'],
+  ['GET', '/%61pi/v1/webhooks'],
+  ['POST', '/%61pi/v1/webhooks'],
+  ['GET', '/%61pi/v1/invoices'],
+  ['GET', '/%61pi/v1/usage'],
+  ['GET', '/%61pi/v1/subscription'],
+  ['GET', '/%2561pi/v1/keys'],
+  ['GET', '/api/v1/keys/'],
+];
+
+describe('authentication is decided by the matched route, never the raw URL', () => {
+  let t: TestApp;
+  let business: Awaited<ReturnType<typeof accountOnPlan>>;
+  before(async () => {
+    t = await buildTestApp();
+    business = await accountOnPlan(t, 'business');
+  });
+  after(() => t.close());
+
+  for (const [method, url] of ENCODED) {
+    it(`${method} ${url} without a credential: 401 or 404, never a handler without a principal`, async () => {
+      const res = await t.app.inject({
+        method: method as 'GET',
+        url,
+        payload: method === 'POST' ? { url: 'https://example.com/hook', events: [] } : undefined,
+      });
+      assert.ok([401, 404].includes(res.statusCode), `${res.statusCode} ${res.body}`);
+      assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+    });
+  }
+
+  it('a percent-encoded account path with a valid key answers as the plain path does', async () => {
+    const auth = { authorization: `Bearer ${business.apiKey}` };
+    const plain = await t.app.inject({ url: '/api/v1/keys', headers: auth });
+    const encoded = await t.app.inject({ url: '/%61pi/v1/keys', headers: auth });
+    assert.equal(plain.statusCode, 200);
+    assert.equal(encoded.statusCode, 200);
+    assert.deepEqual(encoded.json(), plain.json());
+  });
+
+  it('a percent-encoded data path spends quota and counts in usage as the plain path does', async () => {
+    const res = await t.app.inject({
+      url: '/%61pi/v1/salary?country=DE&job=software-engineer',
+      headers: { authorization: `Bearer ${business.apiKey}` },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.ok(res.headers['ratelimit-policy'] !== undefined, 'quota spent');
+    const counted = t.recorder
+      .pending(business.accountId)
+      .filter((r) => r.endpoint === 'GET /api/v1/salary' && r.status === 200);
+    assert.equal(
+      counted.reduce((n, r) => n + r.count, 0),
+      1,
+    );
+  });
+
+  it('refuses to register an API route without config.auth', async () => {
+    const app = Fastify();
+    authenticateByRoute(app, () => {
+      throw new Error('not called');
+    });
+    assert.throws(
+      () => app.get('/api/v1/undeclared', async () => 'x'),
+      /GET \/api\/v1\/undeclared declares no config\.auth/,
+    );
+    app.get('/elsewhere', async () => 'x');
+    await app.close();
+  });
+});
