@@ -137,7 +137,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         tags,
         summary: 'Set the account IP allowlist (Business and Enterprise)',
         description:
-          'When the list is not empty, API requests from other addresses are refused with 403. Keys may add their own list.',
+          'When the list is not empty, requests from other addresses are refused with 403: every request with an API key, and data requests (salary, bulk, catalogue) with a session token. Account management with a session stays reachable from anywhere, so a wrong list can be fixed. Keys may add their own list.',
         body: AllowlistBodySchema,
         response: { 200: Type.Ref('Account'), ...problemResponses(400, 401, 403) },
       },

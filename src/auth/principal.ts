@@ -27,7 +27,10 @@ export interface Principal {
   readonly sessionId: string | null;
   /** null: every scope (sessions, and keys of plans without scoped keys). */
   readonly scopes: ReadonlySet<string> | null;
-  /** Allowlists the client address must satisfy (account's and key's), each when non-empty. */
+  /**
+   * Allowlists the client address must satisfy (account's and key's), each when non-empty;
+   * a session's bind it on data routes only (see RouteAuth).
+   */
   readonly allowlists: readonly AddressMatcher[];
   /** Enterprise custom response schema: the fields of salary responses and their names. */
   readonly responseSchema: {

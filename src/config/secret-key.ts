@@ -20,6 +20,7 @@ export function resolveSecretKey(config: Config): string {
   }
   const file = join(config.dataDir, SECRET_KEY_FILE);
   if (existsSync(file)) {
+    chmodSync(file, 0o600);
     const stored = readFileSync(file, 'utf8').trim();
     if (stored.length >= 32) return stored;
     throw new ConfigError([`${file} must hold at least 32 characters`]);

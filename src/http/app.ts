@@ -42,7 +42,7 @@ import { sendProblem } from './problem.js';
 import { quotaEnforcer, quotaSpender } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
-import { MAX_BODY_DEPTH, nestsDeeperThan, textGuard } from './text-guard.js';
+import { bodyShapeProblem, finiteQuery, textGuard } from './text-guard.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -131,21 +131,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       );
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  // Fastify's JSON parser (prototype poisoning refused), then a depth limit: nothing after it
-  // walks a body that nests deeper than any request of this API.
+  // Fastify's JSON parser (prototype poisoning refused), then depth and size limits: nothing
+  // after it walks a body deeper or wider than any request of this API.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     void parseJson(request, body as string, (error: Error | null, value?: unknown) => {
-      if (error !== null) done(error, undefined);
-      else if (nestsDeeperThan(value, MAX_BODY_DEPTH))
-        done(
-          new AppError(
-            'INVALID_BODY',
-            `The request body nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels; no request of this API needs more.`,
-          ),
-          undefined,
-        );
+      if (error !== null) {
+        done(error, undefined);
+        return;
+      }
+      const problem = bodyShapeProblem(value);
+      if (problem !== undefined)
+        done(new AppError('INVALID_BODY', `The request body ${problem}.`), undefined);
       else done(null, value);
     });
   });
@@ -227,6 +225,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   onRoutesWith(app, ['POST', 'PUT', 'PATCH'], (route) => {
     route.preValidation = [textGuard, ...hookList(route.preValidation)];
+  });
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.querystring !== undefined)
+      route.preHandler = [finiteQuery, ...hookList(route.preHandler)];
   });
   registerIdempotency(app, {
     db: deps.db,

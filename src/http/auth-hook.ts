@@ -77,7 +77,8 @@ const INVALID_TOKEN = unauthenticated(
 
 function admit(ip: string, route: AuthenticatedRoute, principal: Principal | undefined): Principal {
   if (principal === undefined) throw INVALID_TOKEN;
-  if (principal.allowlists.some((list) => !list.matches(ip))) {
+  const bound = principal.kind !== 'session' || route.access === 'data';
+  if (bound && principal.allowlists.some((list) => !list.matches(ip))) {
     throw new AppError(
       'ADDRESS_NOT_ALLOWED',
       `Requests from ${ip} are not on this key's or account's IP allowlist.`,

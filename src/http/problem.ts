@@ -89,6 +89,9 @@ function toAppError(error: unknown, request: FastifyRequest): AppError {
   );
 }
 
+/** At most this many entries in `invalid_params`. */
+const MAX_INVALID_PARAMS = 20;
+
 function fromValidation(
   error: { validation?: AjvError[]; validationContext?: string },
   request: FastifyRequest,
@@ -134,11 +137,15 @@ function fromValidation(
     } else reason = `${describe(value)} ${e.message ?? 'is invalid'}`;
     params.set(name, allowed === undefined ? { name, reason } : { name, reason, allowed });
   }
-  const list = [...params.values()];
+  // A body of thousands of unknown members names the first few, not all: the answer to a bad
+  // request stays small whatever its size.
+  const all = [...params.values()];
+  const list = all.slice(0, MAX_INVALID_PARAMS);
+  const more = all.length > list.length ? ` (and ${all.length - list.length} more)` : '';
   if (source === 'body') {
     return new AppError(
       'INVALID_BODY',
-      `The request body is invalid: ${list.map((p) => `${p.name} ${p.reason}`).join('; ')}.`,
+      `The request body is invalid: ${list.map((p) => `${p.name} ${p.reason}`).join('; ')}${more}.`,
       {
         extensions: { invalid_params: list },
       },

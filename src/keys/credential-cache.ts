@@ -331,8 +331,9 @@ export class CredentialCache implements CredentialResolver, SessionSink {
       keyId: null,
       sessionId: entry.row.id,
       scopes: null,
-      // Allowlists guard API traffic; a signed-in person must be able to fix a wrong one.
-      allowlists: [],
+      // The account's allowlist binds sessions on data routes only (auth-hook): a signed-in
+      // person can still reach account management to fix a wrong one.
+      allowlists: account.allowlist === null ? [] : [account.allowlist],
       responseSchema: account.plan.customSchemas ? account.row.responseSchema : null,
       limitBucket: `acct:${account.row.id}`,
     };

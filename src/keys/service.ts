@@ -217,6 +217,7 @@ export function createKeyService(deps: {
       const accountId = accountOf(principal);
       const authority = await authorityOf(principal);
       const wanted = inheritRights(authority, input);
+      validate(principal.plan, wanted); // 400 for a malformed entry before it is compared
       assertWithinAuthority(
         authority,
         {

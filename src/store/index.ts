@@ -3,6 +3,7 @@ import type { Db } from './db.js';
 import { acquireEmbeddedLock } from './embedded-lock.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
+import { restrictTree } from './private-files.js';
 
 export { jsonColumn, type AmbientTransaction, type Db, type Queryable } from './db.js';
 export { migrate, listMigrations } from './migrate.js';
@@ -19,6 +20,8 @@ export async function openDatabase(options: {
   if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl);
   const release = acquireEmbeddedLock(options.dataDir);
   try {
+    // Everything in DATA_DIR (the secret key, files left by an older version or a copy) too.
+    restrictTree(options.dataDir);
     const db = await openPglite(join(options.dataDir, 'pglite'));
     return {
       ...db,

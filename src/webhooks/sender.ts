@@ -34,6 +34,8 @@ function statusError(status: number): string {
 
 /** Outbound HTTP for webhooks, behind an interface so the worker does not care how. */
 export interface WebhookSender {
+  /** How long a send waits for a response before it counts as "no response". */
+  readonly timeoutMs: number;
   send(request: OutboundRequest): Promise<SendResult>;
 }
 
@@ -77,6 +79,7 @@ export function createHttpSender(
 ): WebhookSender {
   const timeoutMs = options.timeoutMs ?? SEND_TIMEOUT_MS;
   return {
+    timeoutMs,
     send(request) {
       const started = performance.now();
       const done = (statusCode: number | null, detail: string | null): SendResult => {

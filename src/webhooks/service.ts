@@ -293,6 +293,7 @@ export function createWebhookService(deps: {
         webhook_id: row.id,
         message: 'A test event from the salary API.',
       });
+      const started = performance.now();
       const result: SendResult = await sender.send({
         url: row.url,
         headers: signedHeaders(
@@ -303,6 +304,13 @@ export function createWebhookService(deps: {
         ),
         body,
       });
+      if (result.statusCode === null) {
+        // Without a response, answer when the send timeout would have ended whatever happened
+        // (refused at once, or nothing until the timeout): the answer's own latency must not
+        // tell a closed port from a filtered one.
+        const left = sender.timeoutMs - (performance.now() - started);
+        if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+      }
       return {
         ok: result.ok,
         status_code: result.statusCode,

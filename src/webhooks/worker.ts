@@ -86,7 +86,14 @@ export function createWebhookWorker(deps: {
         { delivery: d.id, webhook: d.endpointId, status: result.statusCode, detail: result.detail },
         'webhook attempt failed',
       );
-    const at = new Date(clock.now());
+    // An attempt without a response is scheduled as if it had waited the full send timeout, and a
+    // failure streak starts when its first attempt started, so the delivery log's times cannot
+    // tell a refused connection from one that timed out (a port-scan oracle).
+    const at = new Date(
+      result.statusCode === null
+        ? Math.max(clock.now(), startedAt.getTime() + sender.timeoutMs)
+        : clock.now(),
+    );
     await db.transaction(async (tx) => {
       const gone = result.statusCode === 410;
       const delay = result.ok || gone ? null : retryDelay(d.attempts, deps.random);
@@ -118,7 +125,7 @@ export function createWebhookWorker(deps: {
       } else if (gone) {
         await disable(tx, d, 'the endpoint answered 410 Gone', at);
       } else {
-        const since = await repo.markFailing(tx, d.endpointId, at);
+        const since = await repo.markFailing(tx, d.endpointId, startedAt);
         if (since !== null && at.getTime() - Date.parse(since) >= DISABLE_AFTER_FAILING_MS) {
           await disable(tx, d, 'deliveries failed for five days', at);
         }

@@ -356,6 +356,13 @@ const bodyFor = (names: string[]): fc.Arbitrary<Body> =>
             `{"name":"${'n'.repeat(200_000)}"}`,
             `{"name":"${'n'.repeat(1_100_000)}"}`,
           ),
+          // Deep nesting: arrays, objects and mixes, from just inside the depth limit to 200,000.
+          fc
+            .tuple(fc.integer({ min: 30, max: 200_000 }), fc.constantFrom('[', '{"a":', '[{"a":'))
+            .map(([depth, open]) => {
+              const close = open === '[' ? ']' : open === '{"a":' ? '}' : '}]';
+              return `${open.repeat(depth)}1${close.repeat(depth)}`;
+            }),
           fc.json({ maxDepth: 3 }),
           fc.string({ maxLength: 100 }),
         )

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createServer } from '../../src/main/wire.js';
 import type { Db } from '../../src/store/index.js';
+import type { WebhookSender } from '../../src/webhooks/index.js';
 import { clonePglite } from './db.js';
 
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdefghijklmnop';
@@ -25,7 +26,13 @@ export interface TestApp {
  * called in-process with `app.inject`. `env` adds configuration variables.
  */
 export async function buildTestApp(
-  options: { env?: Record<string, string>; now?: string; db?: Db; logger?: pino.Logger } = {},
+  options: {
+    env?: Record<string, string>;
+    now?: string;
+    db?: Db;
+    logger?: pino.Logger;
+    webhookSender?: WebhookSender;
+  } = {},
 ): Promise<TestApp> {
   const clock = new ManualClock(options.now ?? '2026-11-22T10:15:00Z');
   const owned = options.db === undefined ? await clonePglite() : undefined;
@@ -42,6 +49,7 @@ export async function buildTestApp(
     clock,
     db,
     logger: options.logger ?? pino({ level: 'silent' }),
+    ...(options.webhookSender === undefined ? {} : { webhookSender: options.webhookSender }),
   });
   await server.app.ready();
   return {

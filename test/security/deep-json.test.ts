@@ -44,6 +44,40 @@ describe('deeply nested JSON bodies are refused with 400, never a 500', () => {
     });
   }
 
+  it('a wide body (60,000 members, 200,000 empty arrays) is 400 at once with a small answer', async () => {
+    const members = `{${Array.from({ length: 60_000 }, (_, i) => `"k${i}":{}`).join(',')}}`;
+    const arrays = `[${Array.from({ length: 200_000 }, () => '[]').join(',')}]`;
+    for (const body of [members, arrays]) {
+      for (const path of ['/api/v1/accounts', '/api/v1/sessions']) {
+        const res = await call('POST', path, { body });
+        assert.equal(res.status, 400);
+        assert.equal(res.json().code, 'INVALID_BODY');
+        assert.match(res.json().detail, /more than 10000 values/);
+        assert.ok(res.body.length < 2_000, `${res.body.length} bytes`);
+      }
+    }
+  });
+
+  it('many unknown members within the limits are named 20 at most', async () => {
+    const body = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, 1]));
+    const res = await call('POST', '/api/v1/accounts', { body });
+    assert.equal(res.status, 400);
+    assert.equal(res.json().invalid_params.length, 20);
+    assert.match(res.json().detail, /\(and \d+ more\)\.$/);
+    assert.ok(res.body.length < 8_000, `${res.body.length} bytes`);
+  });
+
+  it('Infinity and 1e309 in a query or a body are 400, never reach the database', async () => {
+    for (const limit of ['Infinity', '1e309', '-Infinity', '%20Infinity']) {
+      const res = await call('GET', `/api/v1/account/audit-log?limit=${limit}`, { token: session });
+      assert.equal(res.status, 400, `${limit}: ${res.body}`);
+      assert.equal(res.json().invalid_params[0].name, 'limit');
+    }
+    const body = await call('POST', '/api/v1/keys', { token: session, body: '{"name":1e309}' });
+    assert.equal(body.status, 400, body.body);
+    assert.match(body.json().detail, /too large/);
+  });
+
   it('a body nested exactly 32 levels passes the parser (and meets the schema)', async () => {
     const res = await call('POST', '/api/v1/keys', {
       token: session,

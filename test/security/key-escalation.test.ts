@@ -108,6 +108,11 @@ describe('a key never creates, rotates or changes a key broader than itself', ()
       assert.equal(res.status, 403, `${JSON.stringify(allowlist)}: ${res.body}`);
       assert.equal(res.json().code, 'KEY_EXCEEDS_CALLER');
     }
+    for (const allowlist of [['foo'], ['127.0.0.1/33'], ['127.0.0.1/32 '], ['127.0.0.1/32/8']]) {
+      const res = await call('POST', '/api/v1/keys', { token: boxed.key, body: { allowlist } });
+      assert.equal(res.status, 400, `${JSON.stringify(allowlist)}: ${res.body}`);
+      assert.equal(res.json().invalid_params[0].name, 'allowlist');
+    }
     const widen = await call('PATCH', `/api/v1/keys/${boxed.id}`, {
       token: boxed.key,
       body: { allowlist: [] },

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { REDELIVERY_RULE, TEST_SEND_RULE } from '../../src/webhooks/index.js';
+import { createHttpSender, REDELIVERY_RULE, TEST_SEND_RULE } from '../../src/webhooks/index.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { listenHttp, type HttpCall } from '../helpers/http.js';
 import { answer, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { recordEvent } from '../helpers/webhooks.js';
+
+const TIMEOUT_MS = 1_000;
 
 /** A loopback port with nothing listening (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -25,7 +27,10 @@ describe('webhook test sends and redeliveries are no port-scan oracle', () => {
   before(async () => {
     // Loopback targets allowed, so the probes can reach local ports as an attacker's would
     // reach public ones.
-    t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    t = await buildTestApp({
+      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      webhookSender: createHttpSender({ allowPrivate: true, timeoutMs: TIMEOUT_MS }),
+    });
     ({ call } = await listenHttp(t));
     receiver = await startReceiver(answer(503, 'RECEIVER BODY'));
     key = (await accountOnPlan(t, 'business')).apiKey!;
@@ -43,11 +48,21 @@ describe('webhook test sends and redeliveries are no port-scan oracle', () => {
       })
     ).json().id as string;
 
-  it('a closed port, a refused name and a silent host all read "no response", with no timing', async () => {
+  it('a closed port, a refused name and a silent host all read "no response", answered after the timeout', async () => {
     const port = await closedPort();
-    for (const url of [`http://127.0.0.1:${port}/x`, `http://nonexistent.invalid:${port}/x`]) {
+    const silent = createServer(() => undefined).listen(0, '127.0.0.1');
+    await new Promise((resolve) => silent.once('listening', resolve));
+    const silentPort = (silent.address() as { port: number }).port;
+    for (const url of [
+      `http://127.0.0.1:${port}/x`,
+      `http://nonexistent.invalid:${port}/x`,
+      `http://127.0.0.1:${silentPort}/x`,
+    ]) {
       const id = await register(url);
+      const started = performance.now();
       const res = await call('POST', `/api/v1/webhooks/${id}/test`, { token: key });
+      const took = performance.now() - started;
+      assert.ok(took >= TIMEOUT_MS - 20 && took < TIMEOUT_MS + 500, `${url}: ${took} ms`);
       assert.equal(res.status, 200, res.body);
       assert.deepEqual(res.json(), {
         ok: false,
@@ -57,6 +72,23 @@ describe('webhook test sends and redeliveries are no port-scan oracle', () => {
       });
       assert.doesNotMatch(res.body, /ECONN|ENOTFOUND|EAI_AGAIN|refused|127\.0\.0\.1|\d+ s/);
     }
+    silent.close();
+  });
+
+  it('the delivery log schedules a refused attempt as if it had waited the whole timeout', async () => {
+    const port = await closedPort();
+    const id = await register(`http://127.0.0.1:${port}/x`);
+    await recordEvent(t);
+    const startedAt = t.clock.now();
+    await t.worker.runOnce();
+    const [d] = (await call('GET', `/api/v1/webhooks/${id}/deliveries`, { token: key })).json()
+      .data as { next_attempt_at: string; attempt_log: { started_at: string }[] }[];
+    assert.equal(Date.parse(d!.attempt_log[0]!.started_at), startedAt);
+    // Backoff of the first retry: 5 s ± 10 %, counted from the end of the full timeout.
+    const gap = Date.parse(d!.next_attempt_at) - startedAt - TIMEOUT_MS;
+    assert.ok(gap >= 4_500 && gap <= 5_500, `${gap} ms`);
+    const hook = (await call('GET', `/api/v1/webhooks/${id}`, { token: key })).json();
+    assert.equal(Date.parse(hook.failing_since), startedAt);
   });
 
   it('an answering receiver is reported by its status class, never its body', async () => {

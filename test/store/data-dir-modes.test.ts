@@ -28,8 +28,11 @@ describe('the embedded database in DATA_DIR is private to its owner', () => {
     const previous = process.umask(0o022);
     try {
       const dataDir = join(root, 'data');
-      // A copy of a prepared database: PGlite left its files 0666 there.
+      // A copy of a prepared database: PGlite left its files 0666 there. A secret key and a
+      // stray file left readable by an older version or a careless copy.
       cpSync(await templateDir(), join(dataDir, 'pglite'), { recursive: true });
+      writeFileSync(join(dataDir, 'secret-key'), 'k'.repeat(43), { mode: 0o644 });
+      writeFileSync(join(dataDir, 'notes.txt'), '', { mode: 0o666 });
       const db = await openDatabase({ databaseUrl: undefined, dataDir });
       assert.deepEqual(loosePaths(dataDir), [], 'open');
       await db.query('CREATE TABLE mode_probe (x int)');
