@@ -125,22 +125,23 @@ export class CredentialCache implements CredentialResolver, SessionSink {
   }
 
   resolve(token: string): Principal | undefined | Promise<Principal | undefined> {
-    if (token.startsWith(SESSION_PREFIX)) {
-      const hash = sha256Hex(token);
-      const entry = this.#sessions.get(hash);
-      if (entry !== undefined) return this.#sessionPrincipal(entry);
-      return this.#unknown(() => {
-        const found = this.#sessions.get(hash);
-        return found === undefined ? undefined : this.#sessionPrincipal(found);
-      });
-    }
+    if (token.startsWith(SESSION_PREFIX))
+      return this.#find(this.#sessions, sha256Hex(token), (e) => this.#sessionPrincipal(e));
     if (!token.startsWith(KEY_PREFIX)) return undefined;
-    const hash = sha256Hex(token);
-    const entry = this.#keys.get(hash);
-    if (entry !== undefined) return this.#principalOf(entry);
+    return this.#find(this.#keys, sha256Hex(token), (e) => this.#principalOf(e));
+  }
+
+  /** From memory; a token not there is decided by #unknown. */
+  #find<E extends KeyEntry | SessionEntry>(
+    table: CredentialTable<E>,
+    hash: string,
+    principalOf: (entry: E) => Principal | undefined,
+  ): Principal | undefined | Promise<Principal | undefined> {
+    const entry = table.get(hash);
+    if (entry !== undefined) return principalOf(entry);
     return this.#unknown(() => {
-      const found = this.#keys.get(hash);
-      return found === undefined ? undefined : this.#principalOf(found);
+      const found = table.get(hash);
+      return found === undefined ? undefined : principalOf(found);
     });
   }
 
