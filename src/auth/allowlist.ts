@@ -14,16 +14,34 @@ export function allowlistProblems(entries: readonly string[]): string[] {
   return problems;
 }
 
-/** A compiled allowlist: `matches(address)`; IPv4-mapped IPv6 addresses match IPv4 entries. */
+type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** An entry as a range; an IPv4-mapped IPv6 range of at least /96 is the IPv4 range it maps. */
+function rangeOf(entry: string): Range {
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  let bits: number;
+  if (entry.includes('/')) [address, bits] = ipaddr.parseCIDR(entry);
+  else {
+    address = ipaddr.parse(entry);
+    bits = address.kind() === 'ipv4' ? 32 : 128;
+  }
+  if (address.kind() === 'ipv6' && bits >= 96) {
+    const v6 = address as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return [v6.toIPv4Address(), bits - 96];
+  }
+  return [address, bits];
+}
+
+/**
+ * A compiled allowlist: `matches(address)`. IPv4-mapped IPv6 addresses and entries are IPv4
+ * (an IPv4 client of a dual-stack listener matches its IPv4 entry); a mapped address also
+ * matches an IPv6 range that contains it.
+ */
 export class AddressMatcher {
-  readonly #ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  readonly #ranges: Range[];
 
   constructor(readonly entries: readonly string[]) {
-    this.#ranges = entries.map((entry) => {
-      if (entry.includes('/')) return ipaddr.parseCIDR(entry);
-      const address = ipaddr.parse(entry);
-      return [address, address.kind() === 'ipv4' ? 32 : 128];
-    });
+    this.#ranges = entries.map(rangeOf);
   }
 
   /**
@@ -32,27 +50,22 @@ export class AddressMatcher {
    * are not merged, which only ever refuses.
    */
   covers(entry: string): boolean {
-    const [address, bits] = entry.includes('/')
-      ? ipaddr.parseCIDR(entry)
-      : ((a) => [a, a.kind() === 'ipv4' ? 32 : 128] as const)(ipaddr.parse(entry));
-    const [family, inner, width] =
-      address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
-        ? ['ipv4', (address as ipaddr.IPv6).toIPv4Address(), bits - 96]
-        : [address.kind(), address, bits];
+    const [inner, width] = rangeOf(entry);
     return this.#ranges.some(
       ([range, rangeBits]) =>
-        range.kind() === family && rangeBits <= width && inner.match(range, rangeBits),
+        range.kind() === inner.kind() && rangeBits <= width && inner.match(range, rangeBits),
     );
   }
 
   matches(address: string): boolean {
     if (!ipaddr.isValid(address)) return false;
-    let parsed = ipaddr.parse(address);
+    const parsed = ipaddr.parse(address);
+    const candidates: (ipaddr.IPv4 | ipaddr.IPv6)[] = [parsed];
     if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-      parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+      candidates.push((parsed as ipaddr.IPv6).toIPv4Address());
     }
-    return this.#ranges.some(
-      ([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits),
+    return this.#ranges.some(([range, bits]) =>
+      candidates.some((c) => c.kind() === range.kind() && c.match(range, bits)),
     );
   }
 }

@@ -25,7 +25,7 @@ function vector(column: Column, rows: readonly Readonly<Record<string, Cell>>[])
     case 'date':
       return arrow.vectorFromArray(
         values.map((v) => (v === null ? null : new Date(String(v)))),
-        new arrow.DateMillisecond(),
+        new arrow.DateDay(),
       );
     default:
       return arrow.vectorFromArray(

@@ -28,7 +28,14 @@ export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P
   invoice pay ID        Mark an invoice paid
   billing run [--json]  Roll billing periods, issue renewal invoices, handle overdue accounts now`;
 
+/** Enterprise is sold under a negotiated contract; its price is never assumed. */
+const CONTRACT_NEEDED =
+  'Enterprise needs a contract: give --price-cents N (the monthly price in euro cents), and ' +
+  'optionally --limit N|unlimited (requests a day; default unlimited), --sla P (uptime percent; ' +
+  `default 99.9) and --formats a,b (default ${FORMATS.join(',')})`;
+
 function contractFrom(flags: AccountFlags): Contract {
+  if (flags['price-cents'] === undefined) throw new CliUsageError(CONTRACT_NEEDED);
   const price = Number(flags['price-cents']);
   const sla = Number(flags.sla ?? '99.9');
   const limit =

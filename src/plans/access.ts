@@ -1,6 +1,6 @@
 import { AppError } from '../errors/index.js';
 import { lowestPlanWith } from './catalog.js';
-import type { Format, Plan, PlanId } from './plans.js';
+import { PLAN_IDS, type Format, type Plan, type PlanId } from './plans.js';
 
 type Plans = Readonly<Record<PlanId, Plan>>;
 
@@ -10,13 +10,15 @@ function notInPlan(plans: Plans, current: Plan, has: (p: Plan) => boolean, what:
     required === undefined
       ? 'no plan includes it'
       : `the ${required.name} plan and higher include it`;
-  return new AppError(
-    'FEATURE_NOT_IN_PLAN',
-    `${what}: not included in the ${current.name} plan; ${from}.`,
-    {
-      extensions: { required_plan: required?.id ?? null, current_plan: current.id },
-    },
-  );
+  // An Enterprise contract can narrow its plan: a plan at or below it has the feature, so no
+  // upgrade helps; the contract does.
+  const detail =
+    required !== undefined && PLAN_IDS.indexOf(required.id) <= PLAN_IDS.indexOf(current.id)
+      ? `${what}: not included in this account's ${current.name} contract.`
+      : `${what}: not included in the ${current.name} plan; ${from}.`;
+  return new AppError('FEATURE_NOT_IN_PLAN', detail, {
+    extensions: { required_plan: required?.id ?? null, current_plan: current.id },
+  });
 }
 
 /** Throws 403 naming the lowest plan that has the feature, when `plan` does not. */

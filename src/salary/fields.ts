@@ -12,7 +12,17 @@ interface ExtraField {
   readonly value: (record: ReleaseRecord, previous: ReleaseRecord | undefined) => Value;
 }
 
-const local = (r: ReleaseRecord, v: number): number => Math.round(v * r.fx_rate);
+/** A EUR figure in the currency the country used that year (ECB annual average rate). */
+export const local = (r: ReleaseRecord, v: number): number => Math.round(v * r.fx_rate);
+
+/**
+ * Standard fields that were custom fields before: still accepted in `fields=` (so existing
+ * requests keep working), and always present anyway.
+ */
+export const FORMERLY_CUSTOM_FIELDS: readonly string[] = Object.freeze([
+  'local_currency',
+  'local_median',
+]);
 
 /**
  * Custom fields (Business and Enterprise), chosen with `fields=`; they follow the standard
@@ -31,14 +41,6 @@ export const EXTRA_FIELDS: Readonly<Record<string, ExtraField>> = Object.freeze(
     column: { name: 'mean', type: 'integer', description: 'Mean, EUR a year.' },
     value: (r) => r.mean,
   },
-  local_currency: {
-    column: {
-      name: 'local_currency',
-      type: 'string',
-      description: 'Currency in use in that year (ISO 4217).',
-    },
-    value: (r) => r.local_currency,
-  },
   fx_rate: {
     column: {
       name: 'fx_rate',
@@ -54,10 +56,6 @@ export const EXTRA_FIELDS: Readonly<Record<string, ExtraField>> = Object.freeze(
       description: '25th percentile in local currency.',
     },
     value: (r) => local(r, r.p25),
-  },
-  local_median: {
-    column: { name: 'local_median', type: 'integer', description: 'Median in local currency.' },
-    value: (r) => local(r, r.median),
   },
   local_p75: {
     column: {
@@ -100,7 +98,10 @@ export const EXTRA_FIELD_NAMES: readonly string[] = Object.freeze(Object.keys(EX
 /** Parses `fields=p10,mean`: known names in the canonical order; 400 listing the allowed ones. */
 export function parseFields(raw: string | undefined): readonly string[] {
   if (raw === undefined || raw === '') return [];
-  const requested = raw.split(',').map((f) => f.trim());
+  const requested = raw
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => !FORMERLY_CUSTOM_FIELDS.includes(f));
   const unknown = requested.filter((f) => !EXTRA_FIELD_NAMES.includes(f));
   if (unknown.length > 0) {
     throw AppError.invalidParams([

@@ -117,6 +117,14 @@ export const SalaryRecordSchema = Type.Object(
     p75: Type.Integer({
       description: 'Gross annual pay, full-time equivalent, 75th percentile (EUR).',
     }),
+    local_currency: Type.String({
+      description:
+        'The currency the country used that year (ISO 4217): EUR in the euro area, e.g. PLN, SEK, HUF elsewhere.',
+    }),
+    local_median: Type.Integer({
+      description:
+        'The median in local_currency, at the ECB annual average rate of that year (equal to median where local_currency is EUR).',
+    }),
     basis: StringEnum(['published', 'interpolated', 'projected'], {
       description:
         "How the country's average pay for the year was obtained: published by Eurostat, modelled between published points, or projected beyond the last published year.",
@@ -142,6 +150,8 @@ export type PublicRecord = {
   p25: number;
   median: number;
   p75: number;
+  local_currency: string;
+  local_median: number;
   basis: string;
   projected: boolean;
   confidence: string;

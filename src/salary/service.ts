@@ -14,7 +14,7 @@ import {
 } from '../plans/index.js';
 import type { ReleaseRecord } from '../releases/index.js';
 import type { SalaryDataStore } from './data-store.js';
-import { EXTRA_FIELDS, parseFields } from './fields.js';
+import { EXTRA_FIELDS, local, parseFields } from './fields.js';
 import type { SalaryIndex } from './salary-index.js';
 import type { PublicRecord, SalaryMeta } from './schemas.js';
 
@@ -242,6 +242,8 @@ function toPublicRecord(
     p25: r.p25,
     median: r.median,
     p75: r.p75,
+    local_currency: r.local_currency,
+    local_median: local(r, r.median),
     basis: r.basis,
     projected: r.basis === 'projected',
     confidence: r.confidence,

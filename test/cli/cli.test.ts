@@ -107,6 +107,31 @@ describe('salary-api CLI on PostgreSQL', async () => {
   );
 
   it(
+    'Enterprise without contract flags says that it needs a contract and which flags',
+    { skip },
+    async () => {
+      const existing = await runCli(
+        ['account', 'create', '--email', 'free-nocontract@example.com', '--plan', 'free'],
+        { DATABASE_URL: pg.url },
+      );
+      assert.equal(existing.code, 0, existing.stderr);
+      for (const args of [
+        ['account', 'create', '--email', 'ent-nocontract@example.com', '--plan', 'enterprise'],
+        ['account', 'contract', '--email', 'free-nocontract@example.com'],
+      ]) {
+        const res = await runCli(args, { DATABASE_URL: pg.url });
+        assert.equal(res.code, 2, res.stderr);
+        assert.match(res.stderr, /Enterprise needs a contract: give --price-cents N/);
+        assert.match(res.stderr, /--limit N\|unlimited .*--sla P .*--formats a,b/s);
+      }
+      const accounts = await pg.db.query('SELECT 1 FROM accounts WHERE email = $1', [
+        'ent-nocontract@example.com',
+      ]);
+      assert.equal(accounts.length, 0, 'no account was created half-way');
+    },
+  );
+
+  it(
     'puts an account on an Enterprise contract, marks its invoice paid, runs billing',
     { skip },
     async () => {

@@ -1,3 +1,4 @@
+import { mock } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { BUNDLED_RELEASE } from '../../src/config/index.js';
 import { prefixedId } from '../../src/lib/ids.js';
@@ -52,6 +53,19 @@ export async function changedRelease(version: string): Promise<ParsedRelease> {
 /** Verifies a received request with the standardwebhooks library (timestamp tolerance included). */
 export function verify(secret: string, req: Received): unknown {
   return new Webhook(secret).verify(req.body, req.headers as Record<string, string>);
+}
+
+/**
+ * Verifies with the standardwebhooks library as a receiver would at `atMs` (the library reads
+ * `Date.now()` for its 5-minute tolerance; it sees `atMs` during the call). Throws as it does.
+ */
+export function verifyAt(secret: string, req: Received, atMs: number): unknown {
+  const now = mock.method(Date, 'now', () => atMs);
+  try {
+    return verify(secret, req);
+  } finally {
+    now.mock.restore();
+  }
 }
 
 /** The signature the standardwebhooks library computes, for requests signed at a moved clock. */

@@ -51,6 +51,8 @@ describe('GET /api/v1/salary (Free, no credential)', () => {
       'currency',
       'job',
       'level',
+      'local_currency',
+      'local_median',
       'median',
       'p25',
       'p75',
@@ -58,6 +60,21 @@ describe('GET /api/v1/salary (Free, no credential)', () => {
       'projected',
       'year',
     ]);
+  });
+
+  it('carries the local currency and median by default, for euro and non-euro countries', async () => {
+    const pl = (await t.app.inject({ url: '/api/v1/salary?country=PL&job=nurse&level=mid' })).json()
+      .data[0];
+    assert.equal(pl.currency, 'EUR');
+    assert.equal(pl.local_currency, 'PLN');
+    assert.ok(pl.local_median > pl.median * 4 && pl.local_median < pl.median * 5, 'about 4.3 PLN');
+    const se = (await t.app.inject({ url: '/api/v1/salary?country=SE&job=nurse&level=mid' })).json()
+      .data[0];
+    assert.equal(se.local_currency, 'SEK');
+    const it_ = (
+      await t.app.inject({ url: '/api/v1/salary?country=IT&job=nurse&level=mid' })
+    ).json().data[0];
+    assert.deepEqual([it_.local_currency, it_.local_median], ['EUR', it_.median]);
   });
 
   it('returns every level in order when level is omitted', async () => {

@@ -129,3 +129,97 @@ describe('X-Forwarded-For from a trusted proxy (TRUST_PROXY is the peer)', () =>
     await direct.arrayBuffer();
   });
 });
+
+describe('allowlist edges over real HTTP, the client named by a trusted proxy', () => {
+  let s: Served;
+  let keyOnly: string;
+  before(async () => {
+    s = await serve('127.0.0.1');
+    // A second Business account with no account list: only its key's list applies.
+    const other = await accountOnPlan(s.t, 'business');
+    const keys = await s.t.app.inject({
+      url: '/api/v1/keys',
+      headers: { authorization: `Bearer ${other.session}` },
+    });
+    const keyId = keys.json<{ data: { id: string }[] }>().data[0]!.id;
+    const patched = await s.t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/keys/${keyId}`,
+      headers: { authorization: `Bearer ${other.session}` },
+      payload: { allowlist: ['198.51.100.7', '2001:db8:abcd:12::/64'] },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    keyOnly = other.apiKey!;
+  });
+  after(() => s.t.close());
+
+  const statusFrom = async (key: string, client: string) => {
+    const res = await get(s, { authorization: `Bearer ${key}`, 'x-forwarded-for': client });
+    await res.arrayBuffer();
+    return res.status;
+  };
+
+  it(`the account list ${ALLOWED_NET}: its first and last address pass, their neighbours do not`, async () => {
+    const cases: [string, number][] = [
+      ['203.0.112.255', 403],
+      ['203.0.113.0', 200],
+      ['203.0.113.255', 200],
+      ['203.0.114.0', 403],
+      ['::ffff:203.0.113.255', 200],
+      ['::ffff:203.0.114.0', 403],
+    ];
+    for (const [client, status] of cases)
+      assert.equal(await statusFrom(s.businessKey, client), status, client);
+  });
+
+  it("a key's list of one IPv4 address and an IPv6 /64", async () => {
+    const cases: [string, number][] = [
+      ['198.51.100.6', 403],
+      ['198.51.100.7', 200],
+      ['198.51.100.8', 403],
+      ['::ffff:198.51.100.7', 200],
+      ['2001:db8:abcd:11:ffff:ffff:ffff:ffff', 403],
+      ['2001:db8:abcd:12::', 200],
+      ['2001:db8:abcd:12:ffff:ffff:ffff:ffff', 200],
+      ['2001:db8:abcd:13::', 403],
+    ];
+    for (const [client, status] of cases)
+      assert.equal(await statusFrom(keyOnly, client), status, client);
+  });
+});
+
+describe('an IPv4 client of a dual-stack listener (peer address ::ffff:127.0.0.1)', () => {
+  it('passes an allowlist naming its IPv4 address, and not one naming its neighbour', async () => {
+    const t = await buildTestApp();
+    try {
+      const business = await accountOnPlan(t, 'business');
+      const setList = async (allowlist: string[]) => {
+        const res = await t.app.inject({
+          method: 'PUT',
+          url: '/api/v1/account/allowlist',
+          headers: { authorization: `Bearer ${business.session}` },
+          payload: { allowlist },
+        });
+        assert.equal(res.statusCode, 200, res.body);
+      };
+      await t.app.listen({ host: '::', port: 0, ipv6Only: false });
+      const { port } = t.app.server.address() as AddressInfo;
+      const call = async () => {
+        const res = await fetch(`http://127.0.0.1:${port}${SALARY}`, {
+          headers: { authorization: `Bearer ${business.apiKey}` },
+        });
+        return { status: res.status, body: (await res.json()) as { address?: string } };
+      };
+      await setList(['127.0.0.0']);
+      const refused = await call();
+      assert.equal(refused.status, 403);
+      assert.match(refused.body.address ?? '', /127\.0\.0\.1$/, 'the peer seen as itself');
+      await setList(['127.0.0.1']);
+      assert.equal((await call()).status, 200);
+      await setList(['::ffff:127.0.0.0/120']);
+      assert.equal((await call()).status, 200, 'a mapped range is its IPv4 range');
+    } finally {
+      await t.close();
+    }
+  });
+});
