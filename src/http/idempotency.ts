@@ -74,7 +74,13 @@ export function registerIdempotency(
         { name: 'Idempotency-Key', reason: 'must be 1–255 printable ASCII characters' },
       ]);
     }
-    const scope = request.principal?.accountId ?? `addr:${request.ip}`;
+    // Per credential, not per account: a narrower key of the same account must not replay (and
+    // so obtain) what a broader key or a session was answered.
+    const principal = request.principal;
+    const scope =
+      principal?.accountId == null
+        ? `addr:${request.ip}`
+        : `${principal.accountId}:${principal.keyId ?? principal.sessionId ?? 'operator'}`;
     const hash = createHmac('sha256', digestKey)
       .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
       .digest('hex');

@@ -7,6 +7,7 @@ export {
   type LimitDecision,
   type RuleState,
   type RateLimiter,
+  type LimitBaseline,
 } from './limiter.js';
 export { MemoryRateLimiter } from './memory-limiter.js';
 export { rateLimitHeaders } from './headers.js';

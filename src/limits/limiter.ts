@@ -36,6 +36,17 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
+/**
+ * What is known outside the shared counters about the requests `bucket` was admitted in the
+ * window of `rule` starting at `windowStart` (usage written by every instance, and this
+ * instance's not yet written): the floor a counter is raised to after Redis lost it.
+ */
+export type LimitBaseline = (
+  bucket: string,
+  rule: LimitRule,
+  windowStart: number,
+) => Promise<number>;
+
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 

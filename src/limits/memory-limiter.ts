@@ -94,6 +94,16 @@ export class MemoryRateLimiter implements RateLimiter {
     };
   }
 
+  /** Raises the count of `rule` in the window containing `now` to at least `count`. */
+  raiseSync(bucket: string, rule: LimitRule, now: number, count: number): void {
+    const start = windowStart(now, rule.windowMs);
+    const key = `${bucket}|${rule.name}`;
+    const counter = this.#counters.get(key);
+    if (counter === undefined || counter.windowStart !== start)
+      this.#counters.set(key, { windowStart: start, windowEnd: start + rule.windowMs, count });
+    else counter.count = Math.max(counter.count, count);
+  }
+
   /** Number of live counters (for metrics and tests of the sweep). */
   get size(): number {
     return this.#counters.size;

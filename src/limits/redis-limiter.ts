@@ -3,6 +3,7 @@ import type { Redis } from '../store/index.js';
 import {
   secondsUntil,
   windowStart,
+  type LimitBaseline,
   type LimitDecision,
   type LimitRule,
   type RateLimiter,
@@ -55,6 +56,24 @@ end
 return 0
 `;
 
+/**
+ * Raises each counter to at least its floor, never lowering it; a counter it creates expires
+ * at the end of its window. KEYS: the counters. ARGV: per counter its floor, then its window end.
+ */
+const RAISE = `
+for i = 1, #KEYS do
+  local floor = tonumber(ARGV[2 * i - 1])
+  if tonumber(redis.call('GET', KEYS[i]) or '0') < floor then
+    redis.call('SET', KEYS[i], floor)
+    redis.call('PEXPIREAT', KEYS[i], ARGV[2 * i])
+  end
+end
+return 0
+`;
+
+/** How often the records of reconciled counters whose window has ended are dropped. */
+const SWEEP_EVERY_MS = 60_000;
+
 /** Decisions sent in one script call at most; more in one tick go in several calls. */
 const MAX_BATCH = 256;
 
@@ -68,6 +87,7 @@ interface Pending {
 interface LimitCommands {
   limitConsume(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
   limitRelease(numKeys: number, ...keys: string[]): Promise<number>;
+  limitRaise(numKeys: number, ...args: (string | number)[]): Promise<number>;
 }
 
 /**
@@ -82,6 +102,14 @@ interface LimitCommands {
  * while Redis was up. It refuses only when this instance alone has admitted the limit in the
  * window, so an outage never causes a false 429; it may over-admit by at most the limit per
  * instance per window. Redis counting resumes by itself when the connection is back.
+ *
+ * Redis may come back empty (restarted without persistence) or not have seen what instances
+ * admitted while it was away. With a baseline (`reconcileWith`), every counter is reconciled
+ * once per Redis connection before a decision is taken from it: raised to what is known
+ * elsewhere (this instance's own count, and the usage every instance wrote to the database), so
+ * a Redis restart does not hand out the window's limit again. Likewise a fallback counter is
+ * raised to the baseline before its first local decision, so an instance restarted during an
+ * outage does not start from zero. See docs/scaling.md for the bounds.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly #redis: Redis & LimitCommands;
@@ -89,15 +117,30 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #prefix: string;
   readonly #logger: Logger | undefined;
   #degraded = false;
+  #baseline: LimitBaseline | undefined;
+  /** Redis counters reconciled (or being) since the connection was last made, to window end. */
+  readonly #reconciled = new Map<string, { done: Promise<void>; windowEnd: number }>();
+  /** Local counters raised to the baseline, to window end. */
+  readonly #seeded = new Map<string, { done: Promise<void>; windowEnd: number }>();
+  #nextSweep = 0;
 
   constructor(redis: Redis, options: { prefix?: string; logger?: Logger } = {}) {
     if (!('limitConsume' in redis))
       redis.defineCommand('limitConsume', { lua: CONSUME, readOnly: false });
     if (!('limitRelease' in redis))
       redis.defineCommand('limitRelease', { lua: RELEASE, readOnly: false });
+    if (!('limitRaise' in redis))
+      redis.defineCommand('limitRaise', { lua: RAISE, readOnly: false });
     this.#redis = redis as Redis & LimitCommands;
     this.#prefix = options.prefix ?? '';
     this.#logger = options.logger;
+    // A new connection may be to a Redis that lost its data: reconcile every counter again.
+    redis.on('ready', () => this.#reconciled.clear());
+  }
+
+  /** From now on, counters are reconciled with `baseline` (see the class comment). */
+  reconcileWith(baseline: LimitBaseline): void {
+    this.#baseline = baseline;
   }
 
   /** True while decisions are taken locally because Redis did not answer. */
@@ -111,8 +154,11 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
-    if (rules.length === 0 || this.#redis.status !== 'ready')
-      return Promise.resolve(this.#fallback(bucket, rules, now, 'not connected'));
+    if (rules.length === 0 || this.#redis.status !== 'ready') {
+      const seeding = this.#seedLocal(bucket, rules, now);
+      const decide = () => this.#fallback(bucket, rules, now, 'not connected');
+      return seeding === undefined ? Promise.resolve(decide()) : seeding.then(decide);
+    }
     return new Promise((resolve) => {
       this.#queue.push({ bucket, rules, now, resolve });
       if (this.#queue.length === 1) setImmediate(this.#flush);
@@ -141,6 +187,7 @@ export class RedisRateLimiter implements RateLimiter {
     }
     let reply: number[];
     try {
+      await this.#reconcile(batch);
       reply = await this.#redis.limitConsume(keys.length, ...keys, ...argv);
     } catch (error) {
       for (const p of batch)
@@ -172,6 +219,73 @@ export class RedisRateLimiter implements RateLimiter {
     const keys = rules.map((rule) => this.key(bucket, rule, now));
     // A release that does not reach Redis leaves the attempt counted: the safe side.
     await this.#redis.limitRelease(keys.length, ...keys).catch(() => undefined);
+  }
+
+  /** What this instance admitted in the window (as its local mirror counts), at most the limit. */
+  #localCount(bucket: string, rule: LimitRule, now: number): number {
+    return rule.limit - (this.#local.peekSync(bucket, [rule], now).states[0]?.remaining ?? 0);
+  }
+
+  async #floor(bucket: string, rule: LimitRule, now: number): Promise<number> {
+    const own = this.#localCount(bucket, rule, now);
+    if (this.#baseline === undefined) return own;
+    try {
+      return Math.max(own, await this.#baseline(bucket, rule, windowStart(now, rule.windowMs)));
+    } catch (error) {
+      this.#logger?.warn({ err: error }, 'limit baseline unavailable; counting from what is known');
+      return own;
+    }
+  }
+
+  /** Once per counter and connection: raises the Redis counters of `batch` to their floors. */
+  async #reconcile(batch: readonly Pending[]): Promise<void> {
+    if (this.#baseline === undefined) return;
+    const waits: Promise<void>[] = [];
+    for (const { bucket, rules, now } of batch) {
+      this.#sweep(now);
+      for (const rule of rules) {
+        const key = this.key(bucket, rule, now);
+        let entry = this.#reconciled.get(key);
+        if (entry === undefined) {
+          const windowEnd = windowStart(now, rule.windowMs) + rule.windowMs;
+          const done = this.#floor(bucket, rule, now).then(async (floor) => {
+            if (floor > 0) await this.#redis.limitRaise(1, key, floor, windowEnd);
+          });
+          // A failed raise (Redis went away) is tried again with the next decision.
+          done.catch(() => this.#reconciled.delete(key));
+          this.#reconciled.set(key, (entry = { done, windowEnd }));
+        }
+        waits.push(entry.done);
+      }
+    }
+    await Promise.all(waits);
+  }
+
+  /** Before the first local decision on a counter: raises it to the baseline. */
+  #seedLocal(bucket: string, rules: readonly LimitRule[], now: number): Promise<void> | undefined {
+    if (this.#baseline === undefined || rules.length === 0) return undefined;
+    this.#sweep(now);
+    const waits: Promise<void>[] = [];
+    for (const rule of rules) {
+      const key = this.key(bucket, rule, now);
+      let entry = this.#seeded.get(key);
+      if (entry === undefined) {
+        const done = this.#floor(bucket, rule, now).then((floor) =>
+          this.#local.raiseSync(bucket, rule, now, floor),
+        );
+        entry = { done, windowEnd: windowStart(now, rule.windowMs) + rule.windowMs };
+        this.#seeded.set(key, entry);
+      }
+      waits.push(entry.done);
+    }
+    return Promise.all(waits).then(() => undefined);
+  }
+
+  #sweep(now: number): void {
+    if (now < this.#nextSweep) return;
+    this.#nextSweep = now + SWEEP_EVERY_MS;
+    for (const records of [this.#reconciled, this.#seeded])
+      for (const [key, { windowEnd }] of records) if (windowEnd <= now) records.delete(key);
   }
 
   async peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {

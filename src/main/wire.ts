@@ -31,7 +31,7 @@ import {
   type Db,
   type Redis,
 } from '../store/index.js';
-import { createUsageService, UsageRecorder } from '../usage/index.js';
+import { admittedFromUsage, createUsageService, UsageRecorder } from '../usage/index.js';
 import {
   createHttpSender,
   createWebhookService,
@@ -223,6 +223,8 @@ export async function createServer(
     touchKeys(target, cache.takeLastUsed()),
   );
   recorder.start(config.usageFlushMs);
+  // Shared counters lost with a Redis restart are rebuilt from the usage instances wrote.
+  if (limiter instanceof RedisRateLimiter) limiter.reconcileWith(admittedFromUsage(db, recorder));
   const billingTimer = setInterval(() => {
     services
       .billing(config.billingIntervalMs)
