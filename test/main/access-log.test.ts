@@ -28,13 +28,13 @@ describe('salary-api serve: the access log (buffered stdout)', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const served = lines.filter((l) => l.msg === 'request' && l.status === 200);
     assert.equal(served.length, 30);
-    // The first 401 from the address in full; the other 29 counted (at the latest on shutdown).
-    assert.equal(lines.filter((l) => l.msg === 'request' && l.status === 401).length, 1);
+    // The first 401 from the address in each second in full, the others only counted (at the
+    // latest on shutdown): every refusal is accounted for, and most by a count.
+    const full = lines.filter((l) => l.msg === 'request' && l.status === 401).length;
     const repeats = lines.filter((l) => l.msg === 'requests refused (repeats)');
-    assert.equal(
-      repeats.reduce((sum, l) => sum + (l.count as number), 0),
-      29,
-    );
+    const counted = repeats.reduce((sum, l) => sum + (l.count as number), 0);
+    assert.equal(full + counted, 30);
+    assert.ok(full <= repeats.length + 1 && counted > full, `${full} lines, ${counted} counted`);
     assert.ok(repeats.every((l) => l.status === 401 && l.ip === '127.0.0.1'));
     assert.ok(lines.some((l) => l.msg === 'shutdown complete'));
   });
