@@ -40,6 +40,14 @@ describe('webhook test sends and redeliveries are no port-scan oracle', () => {
     await t.close();
   });
 
+  /** A new Business account (its own throttle budget) with one endpoint at the receiver. */
+  const freshAccountWithHook = async () => {
+    const fresh = (await accountOnPlan(t, 'business')).apiKey!;
+    const body = { url: receiver.url, events: ['data.updated'] };
+    const id = (await call('POST', '/api/v1/webhooks', { token: fresh, body })).json().id as string;
+    return { fresh, id };
+  };
+
   const register = async (url: string) =>
     (
       await call('POST', '/api/v1/webhooks', {
@@ -103,13 +111,7 @@ describe('webhook test sends and redeliveries are no port-scan oracle', () => {
   });
 
   it(`at most ${TEST_SEND_RULE.limit} test sends an hour per account, then 429 with Retry-After`, async () => {
-    const fresh = (await accountOnPlan(t, 'business')).apiKey!;
-    const id = (
-      await call('POST', '/api/v1/webhooks', {
-        token: fresh,
-        body: { url: receiver.url, events: ['data.updated'] },
-      })
-    ).json().id as string;
+    const { fresh, id } = await freshAccountWithHook();
     for (let i = 0; i < TEST_SEND_RULE.limit; i++) {
       const ok = await call('POST', `/api/v1/webhooks/${id}/test`, { token: fresh });
       assert.equal(ok.status, 200, `send ${i + 1}: ${ok.body}`);
@@ -125,13 +127,7 @@ describe('webhook test sends and redeliveries are no port-scan oracle', () => {
   });
 
   it(`at most ${REDELIVERY_RULE.limit} redeliveries an hour per account`, async () => {
-    const fresh = (await accountOnPlan(t, 'business')).apiKey!;
-    const id = (
-      await call('POST', '/api/v1/webhooks', {
-        token: fresh,
-        body: { url: receiver.url, events: ['data.updated'] },
-      })
-    ).json().id as string;
+    const { fresh, id } = await freshAccountWithHook();
     await recordEvent(t);
     const [delivery] = (
       await call('GET', `/api/v1/webhooks/${id}/deliveries`, { token: fresh })
