@@ -88,6 +88,26 @@ describe('AddressMatcher at the edges of each range', () => {
     assert.deepEqual(allowlistProblems(EDGES.map((e) => e.entry)), []);
   });
 
+  it('refuses entries whose meaning depends on old shorthand rules', () => {
+    for (const entry of [
+      '010.0.0.1',
+      '1.2.3',
+      '0x7f.0.0.1',
+      '2130706433',
+      '1.2.3.4/08',
+      '1.2.3.4/33',
+      '1.2.3.4/',
+      '10.0.0.0/8/8',
+      'fe80::1%eth0',
+      '2001:db8::/129',
+      ' 1.2.3.4',
+      'garbage',
+    ])
+      assert.equal(allowlistProblems([entry]).length, 1, entry);
+    for (const entry of ['0.0.0.0/0', '10.0.0.1', '203.0.113.0/24', '::/0', '::ffff:10.0.0.1'])
+      assert.deepEqual(allowlistProblems([entry]), [], entry);
+  });
+
   it('matches when any entry does, and never for something that is not an address', () => {
     const matcher = new AddressMatcher(['203.0.113.7', '2001:db8:abcd:12::/64']);
     assert.equal(matcher.matches('203.0.113.7'), true);

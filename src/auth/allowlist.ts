@@ -8,10 +8,27 @@ export function allowlistProblems(entries: readonly string[]): string[] {
   if (entries.length > MAX_ALLOWLIST_ENTRIES)
     problems.push(`at most ${MAX_ALLOWLIST_ENTRIES} entries`);
   for (const entry of entries) {
-    const ok = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
-    if (!ok) problems.push(`"${entry}" is not an IP address or CIDR range`);
+    if (!isCanonicalEntry(entry))
+      problems.push(
+        `"${entry}" is not an IP address or CIDR range in standard notation (e.g. 203.0.113.0/24, 2001:db8::/48)`,
+      );
   }
   return problems;
+}
+
+/**
+ * Only the notation everyone reads the same way: dotted-quad IPv4 without leading zeros (so
+ * `010.0.0.1` is not silently octal 8.0.0.1, nor `1.2.3` 1.2.0.3), IPv6 without a zone id, and
+ * a decimal prefix length without leading zeros within the family's width.
+ */
+function isCanonicalEntry(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  if (rest.length > 0) return false;
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  const v6 = !v4 && !address.includes('%') && address.includes(':') && ipaddr.IPv6.isValid(address);
+  if (!v4 && !v6) return false;
+  if (prefix === undefined) return true;
+  return /^(0|[1-9][0-9]{0,2})$/.test(prefix) && Number(prefix) <= (v4 ? 32 : 128);
 }
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
