@@ -124,10 +124,10 @@ export function createAccountService(deps: {
       }
       await failures.release(address, [ADDRESS_FAILURES], now);
     }
-    throw new AppError('TOO_MANY_ATTEMPTS', 'Too many failed log-in attempts; try again later.', {
-      headers: { 'retry-after': blocked.retryAfterSeconds },
-      extensions: { retry_after: blocked.retryAfterSeconds },
-    });
+    throw AppError.tooManyAttempts(
+      'Too many failed log-in attempts; try again later.',
+      blocked.retryAfterSeconds,
+    );
   }
 
   return {
@@ -145,13 +145,9 @@ export function createAccountService(deps: {
       if (throttle) {
         const decision = await failures.consume(addressBucket(ip), [SIGN_UPS], clock.now());
         if (!decision.allowed) {
-          throw new AppError(
-            'TOO_MANY_ATTEMPTS',
+          throw AppError.tooManyAttempts(
             `At most ${SIGN_UPS.limit} accounts can be created per hour from one address; try again later.`,
-            {
-              headers: { 'retry-after': decision.retryAfterSeconds },
-              extensions: { retry_after: decision.retryAfterSeconds },
-            },
+            decision.retryAfterSeconds,
           );
         }
       }

@@ -55,6 +55,18 @@ export class AppError extends Error {
         : `Invalid value for '${first.name}': ${first.reason}.`);
     return new AppError('INVALID_PARAMETER', text, { extensions: { invalid_params: params } });
   }
+
+  /** 429 TOO_MANY_ATTEMPTS for a throttle: Retry-After as a header and as `retry_after`. */
+  static tooManyAttempts(
+    detail: string,
+    retryAfterSeconds: number,
+    extensions: Record<string, unknown> = {},
+  ): AppError {
+    return new AppError('TOO_MANY_ATTEMPTS', detail, {
+      headers: { 'retry-after': retryAfterSeconds },
+      extensions: { retry_after: retryAfterSeconds, ...extensions },
+    });
+  }
 }
 
 export function isAppError(error: unknown): error is AppError {

@@ -108,13 +108,10 @@ export function createWebhookService(deps: {
   async function throttle(accountId: string, rule: LimitRule, what: string): Promise<void> {
     const decision = await limiter.consume(`acct:${accountId}`, [rule], clock.now());
     if (decision.allowed) return;
-    throw new AppError(
-      'TOO_MANY_ATTEMPTS',
+    throw AppError.tooManyAttempts(
       `At most ${rule.limit} ${what} per hour per account; try again in ${decision.retryAfterSeconds} s.`,
-      {
-        headers: { 'retry-after': decision.retryAfterSeconds },
-        extensions: { retry_after: decision.retryAfterSeconds, limit: rule.limit },
-      },
+      decision.retryAfterSeconds,
+      { limit: rule.limit },
     );
   }
 
