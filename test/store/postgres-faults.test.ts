@@ -37,12 +37,16 @@ describe('PostgreSQL connections lost during transactions', { skip }, () => {
     const env = { DATABASE_URL: proxied.toString(), USAGE_FLUSH_SECONDS: '1' };
     instances.push(...(await Promise.all(accounts.map(() => startInstance(env)))));
   });
-  after(async () => {
-    await Promise.all(instances.map((i) => i.kill()));
-    s?.cache.stop();
-    await proxy?.cut();
-    await db?.cleanup();
-  });
+  // Bounded: after a failed case the clean-up once waited forever, holding the whole suite.
+  after(
+    async () => {
+      await Promise.all(instances.map((i) => i.kill()));
+      s?.cache.stop();
+      await proxy?.cut();
+      await db?.cleanup();
+    },
+    { timeout: 30_000 },
+  );
 
   const createKey = (i: number) =>
     call(instances[i]!.url, '/api/v1/keys', {
