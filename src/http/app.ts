@@ -14,6 +14,7 @@ import { billingRoutes, billingSchemas } from '../billing/routes.js';
 import type { SubscriptionService } from '../billing/index.js';
 import type { CredentialCache, KeyService } from '../keys/index.js';
 import { keyRoutes, KeySchema, NewKeySchema } from '../keys/routes.js';
+import { metricsRoute, type Metrics } from '../metrics/index.js';
 import type { Db } from '../store/index.js';
 import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
@@ -79,6 +80,8 @@ export interface AppDeps {
   webhooks: WebhookService;
   /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
   secretKey: string;
+  /** Request counts and latency; `/metrics` on this port when METRICS_TOKEN is set. */
+  metrics?: Metrics;
   /** The process logger (pino); none when omitted (tests). */
   logger?: FastifyBaseLogger;
 }
@@ -90,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const nextRequestId = requestIdGenerator();
   const authenticate = authenticator(deps.credentials, deps.plans.free);
-  const spendQuota = quotaSpender(deps.limiter, deps.clock);
+  const spendQuota = quotaSpender(deps.limiter, deps.clock, deps.metrics);
   const accessLog =
     config.accessLog && deps.logger !== undefined ? new AccessLog(deps.logger) : undefined;
   const fastLookup = config.lookupFastPath
@@ -104,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         nextRequestId,
         trustProxy: config.trustProxy,
         accessLog,
+        metrics: deps.metrics,
       })
     : undefined;
   const serverFactory: FastifyServerFactory | undefined =
@@ -210,6 +214,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         deps.clock.now(),
       );
     }
+    deps.metrics?.requests(request.method, request.routeOptions.url ?? '(unmatched)')(
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     accessLog?.write(
       {
         method: request.method,
@@ -264,6 +272,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
   await app.register(usageRoutes, { usage: deps.usage });
   await app.register(webhookRoutes, { webhooks: deps.webhooks });
+  if (deps.metrics !== undefined && config.metricsToken !== undefined)
+    metricsRoute(app, deps.metrics, config.metricsToken);
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { AuthenticatedRoute, Principal } from '../auth/index.js';
 import type { Clock } from '../lib/clock.js';
+import type { Metrics, ObserveRequest } from '../metrics/index.js';
 import type { Format, Plan } from '../plans/index.js';
 import { AppError } from '../errors/index.js';
 import {
@@ -54,6 +55,8 @@ interface LookupRoute {
   readonly fixed: Readonly<Partial<LookupQuery>> | undefined;
   /** Raw query → its validated form, or null when Fastify must take it; bounded. */
   readonly queries: Map<string, LookupQuery | null>;
+  /** The route's request counter and latency histogram, bound once (metrics on). */
+  readonly observe: ObserveRequest | undefined;
 }
 
 /**
@@ -92,6 +95,8 @@ export interface FastLookupDeps {
   trustProxy: readonly string[];
   /** Where access lines go when ACCESS_LOG is on. */
   accessLog: AccessLog | undefined;
+  /** Request counts and latency, when metrics are on. */
+  metrics?: Metrics | undefined;
 }
 
 /**
@@ -144,6 +149,7 @@ export class FastLookup {
       auth,
       fixed: config.cheapPath.fixed,
       queries: new Map(),
+      observe: this.#deps.metrics?.requests('GET', url),
     });
   }
 
@@ -159,7 +165,8 @@ export class FastLookup {
     const mark = url.indexOf('?');
     const route = mark === -1 ? undefined : this.#routes.get(url.slice(0, mark));
     if (route === undefined) return fallback(req, res);
-    const started = this.#deps.accessLog === undefined ? 0 : performance.now();
+    const started =
+      this.#deps.accessLog === undefined && route.observe === undefined ? 0 : performance.now();
     let query: LookupQuery | undefined;
     let ip: string | undefined;
     try {
@@ -282,6 +289,7 @@ export class FastLookup {
     const keyId = principal?.keyId ?? null;
     const now = this.#deps.clock.now();
     this.#deps.recorder.record(accountId, keyId, answer.route.endpoint, status, now);
+    answer.route.observe?.(status, (performance.now() - answer.started) / 1000);
     if (this.#deps.accessLog !== undefined) {
       this.#deps.accessLog.write({
         requestId: id,

@@ -18,6 +18,7 @@ import { bufferedStdout } from '../lib/log-destination.js';
 import type { Logger } from '../lib/logger.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
+import { Metrics, metricsServer, registerSources } from '../metrics/index.js';
 import { resolvePlans } from '../plans/index.js';
 import { createReleaseService, readReleaseFile, type ReleaseService } from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
@@ -36,6 +37,7 @@ import {
   createHttpSender,
   createWebhookService,
   createWebhookWorker,
+  outboxState,
   releaseAllClaims,
   type WebhookSender,
 } from '../webhooks/index.js';
@@ -169,6 +171,10 @@ export async function createServer(
     ...(shared === undefined ? {} : { bus: shared.bus }),
   });
   const { plans, cache } = services;
+  const metrics =
+    config.metricsToken === undefined && config.metricsPort === undefined
+      ? undefined
+      : new Metrics();
   const secretKey = resolveSecretKey(config);
   const box = createSecretBox(secretKey, 'webhook-secrets');
   const sender =
@@ -189,6 +195,11 @@ export async function createServer(
     sender,
     logger,
     concurrency: config.webhookConcurrency,
+    ...(metrics === undefined
+      ? {}
+      : {
+          onAttempt: (ok: boolean) => metrics.webhookAttempts.inc({ result: ok ? 'ok' : 'failed' }),
+        }),
   });
   if (config.databaseUrl === undefined && db.kind === 'pglite') {
     // Embedded mode: this process holds the data directory's lock, so claims in the table are
@@ -238,6 +249,16 @@ export async function createServer(
   }, config.billingIntervalMs);
   billingTimer.unref();
 
+  if (metrics !== undefined) {
+    registerSources(metrics, {
+      release: () => data.index?.release.version,
+      credentials: () => cache.stats(),
+      outbox: () => outboxState(db, new Date(clock.now())),
+      usageFlushLagMs: () => Date.now() - recorder.flushedAt,
+      database: () => db.query('SELECT 1'),
+      ...(shared === undefined ? {} : { redis: () => shared.redis.ping() }),
+    });
+  }
   const app = await buildApp({
     config,
     clock,
@@ -258,7 +279,12 @@ export async function createServer(
     recorder,
     webhooks,
     secretKey,
+    ...(metrics === undefined ? {} : { metrics }),
   });
+  const metricsPort =
+    metrics === undefined || config.metricsPort === undefined
+      ? undefined
+      : metricsServer(metrics, config.metricsToken);
   const gate = shutdownGate(app.server);
   return {
     app,
@@ -267,7 +293,18 @@ export async function createServer(
     webhooks,
     worker,
     releases,
-    listen: () => app.listen({ port: config.port, host: config.host }),
+    metrics,
+    async listen() {
+      const address = await app.listen({ port: config.port, host: config.host });
+      if (metricsPort !== undefined) {
+        await new Promise<void>((resolve, reject) => {
+          metricsPort.once('error', reject);
+          metricsPort.listen(config.metricsPort, '127.0.0.1', () => resolve());
+        });
+        logger.info({ port: config.metricsPort }, 'metrics served on the loopback address');
+      }
+      return address;
+    },
     /** The first step of a graceful stop: requests already sent are read and answered. */
     drain: () => gate.drain(),
     async close() {
@@ -277,6 +314,8 @@ export async function createServer(
       cache.stop();
       recorder.stop();
       gate.refuse();
+      if (metricsPort?.listening === true)
+        await new Promise((resolve) => metricsPort.close(resolve));
       await app.close();
       await recorder.flush();
       await limiter.close();
