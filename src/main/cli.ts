@@ -12,7 +12,9 @@ import {
 import { resolvePlans } from '../plans/index.js';
 import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
 import { webhookPublisher } from '../webhooks/index.js';
+import { BackupFormatError, RestoreRefused } from '../backup/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
+import { backupCommand, restoreCommand } from './cli-backup.js';
 import { runPrimary, WorkersError } from './cluster.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
@@ -24,6 +26,10 @@ Commands:
   migrate               Apply pending database migrations
   data load FILE        Validate a data release file completely, then load it in one transaction
   data status           Show the active data release
+  backup FILE           Snapshot the embedded database to FILE (server stopped); on PostgreSQL,
+                        prints the pg_dump command to use instead
+  restore FILE          Replace the embedded database with a backup (server stopped); checks the
+                        manifest, the SHA-256 and the migration level first
 ${ACCOUNT_USAGE}
 
 Configuration comes from the environment; see the README.`;
@@ -73,6 +79,12 @@ async function main(argv: string[]): Promise<number> {
       if (sub === 'load' && arg !== undefined) return loadCommand(config, arg, values.json);
       if (sub === 'status') return statusCommand(config, values.json);
       throw new UsageError('data takes "load FILE" or "status"');
+    case 'backup':
+      if (sub === undefined) throw new UsageError('backup takes FILE');
+      return backupCommand(config, sub, values.json);
+    case 'restore':
+      if (sub === undefined) throw new UsageError('restore takes FILE');
+      return restoreCommand(config, sub, values.json);
     case 'account':
     case 'invoice':
     case 'billing':
@@ -199,6 +211,8 @@ main(process.argv.slice(2)).then(
       EmbeddedLockError,
       AppError,
       WorkersError,
+      BackupFormatError,
+      RestoreRefused,
     ].some((k) => error instanceof k);
     console.error(
       `salary-api: ${known ? (error as Error).message : String((error as Error).stack ?? error)}`,

@@ -18,6 +18,7 @@ import { bufferedStdout } from '../lib/log-destination.js';
 import type { Logger } from '../lib/logger.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
+import { startBackupSchedule } from '../backup/index.js';
 import { Metrics, metricsServer, registerSources } from '../metrics/index.js';
 import { resolvePlans } from '../plans/index.js';
 import { createReleaseService, readReleaseFile, type ReleaseService } from '../releases/index.js';
@@ -285,6 +286,21 @@ export async function createServer(
     metrics === undefined || config.metricsPort === undefined
       ? undefined
       : metricsServer(metrics, config.metricsToken);
+  const stopBackups =
+    config.backupDir === undefined || db.snapshot === undefined
+      ? undefined
+      : startBackupSchedule({
+          db,
+          clock,
+          logger,
+          dir: config.backupDir,
+          schedule: config.backupSchedule,
+          keep: config.backupKeep,
+          release: () => data.index?.release.version ?? null,
+          metrics,
+        });
+  if (config.backupDir !== undefined && db.snapshot === undefined)
+    logger.warn('BACKUP_DIR is ignored on PostgreSQL: back it up with pg_dump');
   const gate = shutdownGate(app.server);
   return {
     app,
@@ -309,6 +325,7 @@ export async function createServer(
     drain: () => gate.drain(),
     async close() {
       clearInterval(billingTimer);
+      stopBackups?.();
       await worker.stop();
       data.stop();
       cache.stop();
