@@ -15,6 +15,7 @@ import { webhookPublisher } from '../webhooks/index.js';
 import { BackupFormatError, RestoreRefused } from '../backup/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
 import { backupCommand, restoreCommand } from './cli-backup.js';
+import { doctorCommand } from './cli-doctor.js';
 import { runPrimary, WorkersError } from './cluster.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
@@ -28,6 +29,8 @@ Commands:
   data status           Show the active data release
   backup FILE           Snapshot the embedded database to FILE (server stopped); on PostgreSQL,
                         prints the pg_dump command to use instead
+  doctor [--json]       Check the deployment: configuration, database, Redis, SECRET_KEY, DATA_DIR
+                        permissions, release age, clock skew; exit 0 only when every check passes
   restore FILE          Replace the embedded database with a backup (server stopped); checks the
                         manifest, the SHA-256 and the migration level first
 ${ACCOUNT_USAGE}
@@ -64,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
+  if (command === 'doctor') return doctorCommand(values.json);
   const config = loadConfig();
   switch (command) {
     case 'serve': {
