@@ -24,8 +24,10 @@ import type { Clock } from '../lib/clock.js';
 import { requestIdGenerator } from '../lib/ids.js';
 import type { RateLimiter } from '../limits/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
+import { RenderPool } from '../formats/index.js';
 import {
   DownloadGate,
+  FileCache,
   salaryRoutes,
   type SalaryDataStore,
   type SalaryService,
@@ -55,7 +57,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The lookup fast path in front of Fastify; absent with LOOKUP_FAST_PATH=false. */
     fastLookup?: FastLookup;
-    /** The cap on large Excel and Parquet files generated at once. */
+    /** The cap on large files generated at once. */
     downloads: DownloadGate;
   }
 }
@@ -252,7 +254,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(catalogRoutes, { consumeQuota });
   const downloads = new DownloadGate();
   app.decorate('downloads', downloads);
-  await app.register(salaryRoutes, { salary: deps.salary, consumeQuota, downloads });
+  const renderer = new RenderPool();
+  app.addHook('onClose', () => renderer.close());
+  await app.register(salaryRoutes, {
+    salary: deps.salary,
+    consumeQuota,
+    downloads,
+    renderer,
+    files: new FileCache(),
+  });
   await app.register(accountRoutes, {
     accounts: deps.accounts,
     db: deps.db,
