@@ -50,6 +50,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route; required under /api/ (see authenticateByRoute). */
     auth?: RouteAuth;
+    /**
+     * The plan feature the route needs beyond its scope (403 FEATURE_NOT_IN_PLAN without it);
+     * every path that answers the route (the Fastify handler, the lookup fast path) reads it.
+     */
+    planFeature?: 'bulk';
   }
   interface FastifyRequest {
     principal: Principal;

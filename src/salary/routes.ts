@@ -99,8 +99,8 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     reply: FastifyReply,
     selection: Selection & { format?: Format },
     filename: (meta: SalaryMeta) => string,
-    feature?: 'bulk',
   ): undefined | Promise<void> {
+    const feature = request.routeOptions.config.planFeature;
     const format = negotiateFormat(selection.format, request.headers.accept);
     const schema = request.principal.responseSchema;
     if (format === 'json' && schema === null) {
@@ -116,7 +116,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         });
       }
     }
-    return serveSelection(request, reply, selection, format, filename, feature);
+    return serveSelection(request, reply, selection, format, filename);
   }
 
   async function serveSelection(
@@ -125,8 +125,8 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     selection: Selection,
     format: Format,
     filename: (meta: SalaryMeta) => string,
-    feature: 'bulk' | undefined,
   ): Promise<void> {
+    const feature = request.routeOptions.config.planFeature;
     const schema = request.principal.responseSchema;
     const fields = withSchemaFields(selection.fields, schema);
     const prepared = salary.prepare({ ...selection, fields }, request.principal, format, {
@@ -224,7 +224,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
   );
 
   const bulk = { tags: ['Bulk'], response: okResponse };
-  const bulkConfig = { ...config, auth: BULK_AUTH };
+  const bulkConfig = { ...config, auth: BULK_AUTH, planFeature: 'bulk' } as const;
   app.get(
     '/api/v1/bulk/countries',
     {
@@ -246,7 +246,6 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         reply,
         selection,
         (m) => `salary-all-countries-${q.job}${suffix(q.level, q.year ?? m.year)}`,
-        'bulk',
       );
     },
   );
@@ -272,7 +271,6 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         reply,
         selection,
         (m) => `salary-${m.country?.code}-all-jobs${suffix(q.level, q.year ?? m.year)}`,
-        'bulk',
       );
     },
   );
@@ -298,7 +296,6 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         reply,
         selection,
         (m) => `salary-archive${suffix(q.level, q.year ?? m.year)}`,
-        'bulk',
       );
     },
   );
