@@ -272,10 +272,11 @@ async function main(argv: readonly string[]): Promise<void> {
     throw new Error('usage: build-release.ts [--out FILE] [--explain]');
   const out = resolve(outArg);
   const release = writeRelease(DEFAULT_SOURCES_DIR, out);
-  const { sanityLines, explain } = await import('./release-model/explain.js');
+  const { sanityLines, explain, looLines } = await import('./release-model/explain.js');
   if (argv.includes('--explain')) console.log(explain(release.model));
   console.log(`wrote ${out}: ${release.header.record_count} records`);
   for (const line of sanityLines(release.records)) console.log(line);
+  for (const line of looLines(release.model)) console.log(line);
 }
 
 const entry = process.argv[1];
