@@ -59,12 +59,15 @@ const METHODOLOGY =
   '(basis "published"); the Netherlands, absent from that dataset, is modelled from CBS wages per job converted to a ' +
   '38-hour week. Earlier years are back-cast with the Eurostat Structure of Earnings Survey medians (2014, 2018, 2022) ' +
   'and geometric interpolation (basis "interpolated"); 2025-2026 are projected from 2022-2024 growth shrunk towards the ' +
-  'EU27 rate (basis "projected"). Job ratios come from ISCO-08 major-group pay (Eurostat SES 2018, NSI Bulgaria SES ' +
-  '2018/2022) with sector evidence from NSI, CBS and Statistics Estonia; level ratios from the CBS 2023 age profile of ' +
-  'hourly wages; percentiles from a log-normal whose spread is derived from published mean/median ratios (GUS, Statistics ' +
-  'Estonia, NSI). Job and level ratios are normalised so that the weighted average of all records reproduces the country ' +
-  'mean. Local currency amounts use ECB annual average rates. Every step, number and caveat: docs/data.md in the ' +
-  'salary-api repository.';
+  'EU27 rate (basis "projected"). Job ratios: countries with a national occupation table (DE Destatis, PL GUS, SE SCB, ' +
+  'CZ CSU, DK DST, NL CBS) use it for the jobs it covers; every other country and job borrows its ratio from a pooled ' +
+  'model fitted over those tables (ISCO-08 major-group profile from Eurostat SES 2018 and NSI Bulgaria, corrected per ' +
+  'job as a function of the country pay level), and such records have confidence "low". Level ratios come from the ' +
+  'CBS 2023 age profile of hourly wages; percentiles from a log-normal whose spread is derived from published ' +
+  'mean/median ratios, scaled per job from CBS quartiles and GUS deciles, with full-time p10 held at or above the ' +
+  'Eurostat statutory minimum wage (2018 onwards). Job and level ratios are normalised so that the weighted average of ' +
+  'all records reproduces the country mean. Local currency amounts use ECB annual average rates. Every step, number ' +
+  'and caveat: docs/data.md in the salary-api repository.';
 
 export interface Model {
   readonly countryMeans: CountryMeans;
