@@ -12,7 +12,7 @@ import type { CountryEvidence, OccupationEvidence } from './occupation-evidence.
  *   e(c, j) ≈ α_j + β_j × x_c,  x_c = ln(mean_c,2024 / mean_EU27,2024)
  *
  * (β_j only with evidence from MIN_POINTS_FOR_SLOPE countries or more, else the mean). docs/data.md
- * §4.5–4.7 documents it and the leave-one-out validation.
+ * §4.7 documents it and the leave-one-out validation.
  */
 
 export const MIN_POINTS_FOR_SLOPE = 3;

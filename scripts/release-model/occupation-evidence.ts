@@ -3,7 +3,7 @@ import { num, readCsv, text, type CsvRow } from './csv.js';
 /**
  * National occupation tables: for each evidence country, the pay of the catalogue jobs its table
  * covers relative to the country's all-employee pay in the same table (same pay concept, same
- * period). docs/data.md §4.5 lists the mapping of each job to the table row and its caveats.
+ * period). docs/data.md §4.7 lists the mapping of each job to the table row and its caveats.
  */
 
 export interface JobEvidence {
@@ -23,7 +23,7 @@ export interface CountryEvidence {
   readonly concept: string;
   /**
    * `total`: ratios are to the table's all-employee figure. `covered`: the table has no
-   * all-employee figure, so only the ratios between its jobs are evidence (see §4.5).
+   * all-employee figure, so only the ratios between its jobs are evidence (see §4.7).
    */
   readonly anchor: 'total' | 'covered';
   readonly jobs: ReadonlyMap<string, JobEvidence>;
@@ -34,7 +34,7 @@ export interface JobSpread {
   readonly job: string;
   readonly country: string;
   readonly sigma: number;
-  /** The same measure for all employees of the table (NL) or undefined (PL has no total row). */
+  /** The table row and the quantiles used. */
   readonly row: string;
 }
 
@@ -53,7 +53,7 @@ export const DK_FILE = 'dk_dst_earnings_by_occupation_selected_dkk';
 export const NL_FILE = 'nl_cbs_85517ned_hourly_wage_quartiles_by_occupation_2022_eur';
 export const MW_FILE = 'eurostat_earn_mw_cur_monthly_minimum_wage_eur_2018_2025';
 
-/** Catalogue job → row label of each table (docs/data.md §4.5 gives the ISCO reasoning). */
+/** Catalogue job → row label of each table (docs/data.md §4.7 gives the ISCO reasoning). */
 const DE_ROWS: Readonly<Record<string, string>> = {
   physician: 'Medical doctor',
   'software-engineer': 'Software developer',
@@ -214,33 +214,53 @@ function sweden(dir: string): CountryEvidence {
   return country('SE', SE_FILE, 'mean monthly salary, all sectors, FTE', 'total', entries);
 }
 
-function czechia(dir: string): CountryEvidence {
-  const rows = readCsv(dir, `${CZ_FILE}.csv`).filter((r) => text(r, 'year') === '2021');
+/** One year of a table with English row labels: each mapped job over the all-employee row. */
+function oneYearTable(
+  dir: string,
+  spec: {
+    code: string;
+    file: string;
+    year: string;
+    valueColumn: string;
+    totalLabel: string;
+    rows: Readonly<Record<string, string>>;
+    concept: string;
+  },
+): CountryEvidence {
+  const rows = readCsv(dir, `${spec.file}.csv`).filter((r) => text(r, 'year') === spec.year);
   const at = (label: string) =>
     num(
-      find(rows, (r) => text(r, 'occupation_en') === label, `CZ ${label}`),
-      'mean_gross_monthly_czk',
+      find(rows, (r) => text(r, 'occupation_en') === label, `${spec.code} ${label}`),
+      spec.valueColumn,
     );
-  const total = at('All employees (average gross wage)');
-  const entries = Object.entries(CZ_ROWS).map(
-    ([job, label]) => [job, at(label) / total, `2021 ${label}`] as const,
+  const total = at(spec.totalLabel);
+  const entries = Object.entries(spec.rows).map(
+    ([job, label]) => [job, at(label) / total, `${spec.year} ${label}`] as const,
   );
-  return country('CZ', CZ_FILE, 'mean gross monthly, 2021', 'total', entries);
+  return country(spec.code, spec.file, spec.concept, 'total', entries);
 }
 
-function denmark(dir: string): CountryEvidence {
-  const rows = readCsv(dir, `${DK_FILE}.csv`).filter((r) => text(r, 'year') === '2022');
-  const at = (label: string) =>
-    num(
-      find(rows, (r) => text(r, 'occupation_en') === label, `DK ${label}`),
-      'value_dkk',
-    );
-  const total = at('All employees');
-  const entries = Object.entries(DK_ROWS).map(
-    ([job, label]) => [job, at(label) / total, `2022 ${label}`] as const,
-  );
-  return country('DK', DK_FILE, 'standardised full-time monthly earnings, 2022', 'total', entries);
-}
+const czechia = (dir: string) =>
+  oneYearTable(dir, {
+    code: 'CZ',
+    file: CZ_FILE,
+    year: '2021',
+    valueColumn: 'mean_gross_monthly_czk',
+    totalLabel: 'All employees (average gross wage)',
+    rows: CZ_ROWS,
+    concept: 'mean gross monthly, 2021',
+  });
+
+const denmark = (dir: string) =>
+  oneYearTable(dir, {
+    code: 'DK',
+    file: DK_FILE,
+    year: '2022',
+    valueColumn: 'value_dkk',
+    totalLabel: 'All employees',
+    rows: DK_ROWS,
+    concept: 'standardised full-time monthly earnings, 2022',
+  });
 
 function netherlands(dir: string): { evidence: CountryEvidence; spreads: JobSpread[] } {
   const rows = readCsv(dir, `${NL_FILE}.csv`);
