@@ -36,7 +36,7 @@ describe('doctor checks', () => {
 
   it('passes the migrated database and the bundled release', async () => {
     assert.equal((await statusOf({}, 'database')).status, 'ok');
-    assert.match((await statusOf({}, 'data release')).detail, /^2026\.11\.1, loaded \d+ days ago$/);
+    assert.match((await statusOf({}, 'data release')).detail, /^2026\.11\.2, loaded \d+ days ago$/);
   });
 
   it('fails a DATA_DIR readable by others, with the command to fix it', async () => {
