@@ -1,3 +1,4 @@
+import { prefixedId } from '../lib/ids.js';
 import type { ContractTerms, PlanId } from '../plans/index.js';
 import { jsonColumn, type Queryable } from '../store/index.js';
 
@@ -180,14 +181,43 @@ function toSession(r: RawSession): SessionRow {
   };
 }
 
+/**
+ * Starts a session. With `noticeNewAddress` (a log-in), the same statement records a
+ * `sessions.new_address` notice when no earlier session of the account came from `ip`, so
+ * telling the account costs no extra round trip on the log-in path.
+ */
 export async function insertSession(
   db: Queryable,
-  s: { id: string; accountId: string; tokenHash: string; at: Date; expiresAt: Date },
+  s: {
+    id: string;
+    accountId: string;
+    tokenHash: string;
+    at: Date;
+    expiresAt: Date;
+    ip?: string | null;
+    noticeNewAddress?: boolean;
+  },
 ): Promise<SessionRow> {
   const rows = await db.query<RawSession>(
-    `INSERT INTO sessions (id, account_id, token_hash, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5) RETURNING ${SESSION_COLUMNS}`,
-    [s.id, s.accountId, s.tokenHash, s.at.toISOString(), s.expiresAt.toISOString()],
+    `WITH started AS (
+       INSERT INTO sessions (id, account_id, token_hash, created_at, expires_at, ip)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${SESSION_COLUMNS}),
+     notice AS (
+       INSERT INTO notices (id, account_id, kind, data, next_attempt_at, created_at, updated_at)
+       SELECT $8, $2, 'sessions.new_address', jsonb_build_object('ip', $6::text, 'at', $4::text), $4, $4, $4
+       WHERE $7 AND $6::text IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM sessions WHERE account_id = $2 AND ip = $6::text))
+     SELECT * FROM started`,
+    [
+      s.id,
+      s.accountId,
+      s.tokenHash,
+      s.at.toISOString(),
+      s.expiresAt.toISOString(),
+      s.ip ?? null,
+      s.noticeNewAddress === true,
+      prefixedId('ntc'),
+    ],
   );
   return toSession(rows[0]!);
 }

@@ -32,6 +32,15 @@ export interface Config {
   readonly billingIntervalMs: number;
   readonly shutdownTimeoutMs: number;
   readonly publicBaseUrl: string | undefined;
+  /** SMTP server for notices; without it mail is written to the log. */
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  /** Where support requests are mailed. */
+  readonly supportEmail: string | undefined;
+  /** The community channel Free accounts are pointed to for support. */
+  readonly communityUrl: string;
+  /** How often this process looks for due notices; 0: no notice worker here. */
+  readonly noticePollMs: number;
 }
 
 export const BUNDLED_RELEASE = fileURLToPath(
@@ -111,6 +120,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     problems.push('SECRET_KEY must be at least 32 characters');
   }
 
+  const email = (name: string, fallback?: string): string | undefined => {
+    const raw = str(name) ?? fallback;
+    if (raw === undefined) return undefined;
+    const address = /<([^<>]+)>\s*$/.exec(raw)?.[1] ?? raw;
+    if (!/^[^\s@<>]+@[^\s@<>]+$/.test(address)) {
+      problems.push(
+        `${name} must be an e-mail address, optionally "Name <address>" (got "${raw}")`,
+      );
+    }
+    return raw;
+  };
+
   const pathOf = (raw: string): string => (isAbsolute(raw) ? raw : resolve(cwd, raw));
   const config: Config = {
     port: int('PORT', 3000, 0, 65535),
@@ -136,6 +157,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     billingIntervalMs: int('BILLING_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600) * 1000,
     publicBaseUrl: url('PUBLIC_BASE_URL', ['http:', 'https:']),
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: email('MAIL_FROM', 'Salary data API <no-reply@localhost>')!,
+    supportEmail: email('SUPPORT_EMAIL'),
+    communityUrl:
+      url('COMMUNITY_URL', ['http:', 'https:']) ??
+      'https://github.com/salary-api/community/discussions',
+    noticePollMs: int('NOTICE_POLL_MS', 1000, 0, 600_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

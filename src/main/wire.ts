@@ -18,6 +18,13 @@ import { bufferedStdout } from '../lib/log-destination.js';
 import type { Logger } from '../lib/logger.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
+import {
+  createNoticeWorker,
+  logTransport,
+  releaseAllNoticeClaims,
+  smtpTransport,
+  type MailTransport,
+} from '../notices/index.js';
 import { resolvePlans } from '../plans/index.js';
 import { createReleaseService, readReleaseFile, type ReleaseService } from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
@@ -154,6 +161,8 @@ export async function createServer(
     collector?: PaymentCollector;
     /** Outbound HTTP for webhooks; the real sender unless a test or benchmark passes one. */
     webhookSender?: WebhookSender;
+    /** Where notices go; SMTP_URL's server (or the log) unless a test passes one. */
+    mailTransport?: MailTransport;
   },
 ) {
   const { clock, logger, db } = deps;
@@ -197,6 +206,15 @@ export async function createServer(
     if (released > 0) logger.info({ deliveries: released }, 'webhook deliveries resumed');
   }
   if (config.webhookPollMs > 0) worker.start(config.webhookPollMs);
+  const transport =
+    deps.mailTransport ??
+    (config.smtpUrl === undefined ? logTransport(logger) : smtpTransport(config.smtpUrl));
+  const notices = createNoticeWorker({ db, clock, transport, from: config.mailFrom, logger });
+  if (config.databaseUrl === undefined && db.kind === 'pglite') {
+    const released = await releaseAllNoticeClaims(db);
+    if (released > 0) logger.info({ notices: released }, 'notices resumed');
+  }
+  if (config.noticePollMs > 0) notices.start(config.noticePollMs);
   const releases = createReleaseService({ db, clock, onEvent: webhooks.publish });
   await ensureRelease(releases, config.releaseFile, logger);
   const data = new SalaryDataStore(releases, logger);
@@ -266,6 +284,7 @@ export async function createServer(
     recorder,
     webhooks,
     worker,
+    notices,
     releases,
     listen: () => app.listen({ port: config.port, host: config.host }),
     /** The first step of a graceful stop: requests already sent are read and answered. */
@@ -273,6 +292,8 @@ export async function createServer(
     async close() {
       clearInterval(billingTimer);
       await worker.stop();
+      await notices.stop();
+      transport.close();
       data.stop();
       cache.stop();
       recorder.stop();
