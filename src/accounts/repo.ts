@@ -22,6 +22,17 @@ export interface AccountRow {
   responseSchema: ResponseSchema | null;
   createdAt: string;
   updatedAt: string;
+  contacts: AccountContacts;
+}
+
+/** Who the account's notices go to, and the Enterprise account manager. */
+export interface AccountContacts {
+  name: string | null;
+  billingEmail: string | null;
+  technicalEmail: string | null;
+  noticesOptOut: boolean;
+  managerName: string | null;
+  managerEmail: string | null;
 }
 
 interface Raw {
@@ -35,10 +46,17 @@ interface Raw {
   response_schema: ResponseSchema | string | null;
   created_at: Date | string;
   updated_at: Date | string;
+  name: string | null;
+  billing_email: string | null;
+  technical_email: string | null;
+  notices_opt_out: boolean | null;
+  manager_name: string | null;
+  manager_email: string | null;
 }
 
 const COLUMNS =
-  'id, email, password_hash, plan, status, contract, allowlist, response_schema, created_at, updated_at';
+  'id, email, password_hash, plan, status, contract, allowlist, response_schema, created_at, updated_at, ' +
+  'name, billing_email, technical_email, notices_opt_out, manager_name, manager_email';
 
 function toAccount(r: Raw): AccountRow {
   return {
@@ -52,7 +70,46 @@ function toAccount(r: Raw): AccountRow {
     responseSchema: jsonColumn(r.response_schema),
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
+    contacts: {
+      name: r.name,
+      billingEmail: r.billing_email,
+      technicalEmail: r.technical_email,
+      noticesOptOut: r.notices_opt_out === true,
+      managerName: r.manager_name,
+      managerEmail: r.manager_email,
+    },
   };
+}
+
+/** Changes the given contact fields (null clears one); the account as it is now. */
+export async function updateContacts(
+  db: Queryable,
+  id: string,
+  changes: Partial<AccountContacts>,
+  at: Date,
+): Promise<AccountRow | undefined> {
+  const columns: Record<keyof AccountContacts, string> = {
+    name: 'name',
+    billingEmail: 'billing_email',
+    technicalEmail: 'technical_email',
+    noticesOptOut: 'notices_opt_out',
+    managerName: 'manager_name',
+    managerEmail: 'manager_email',
+  };
+  const set: string[] = [];
+  const values: unknown[] = [id, at.toISOString()];
+  for (const [key, column] of Object.entries(columns)) {
+    const value = changes[key as keyof AccountContacts];
+    if (value === undefined) continue;
+    values.push(value);
+    set.push(`${column} = $${values.length}`);
+  }
+  const rows = await db.query<Raw>(
+    `UPDATE accounts SET ${[...set, "updated_at = GREATEST($2::timestamptz, updated_at + interval '1 millisecond')"].join(', ')}
+     WHERE id = $1 RETURNING ${COLUMNS}`,
+    values,
+  );
+  return rows[0] === undefined ? undefined : toAccount(rows[0]);
 }
 
 export async function insertAccount(

@@ -15,6 +15,7 @@ import type { SubscriptionService } from '../billing/index.js';
 import type { CredentialCache, KeyService } from '../keys/index.js';
 import { keyRoutes, KeySchema, NewKeySchema } from '../keys/routes.js';
 import type { Db } from '../store/index.js';
+import { supportRoutes, type SupportService } from '../support/index.js';
 import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
@@ -84,6 +85,7 @@ export interface AppDeps {
   usage: UsageService;
   recorder: UsageRecorder;
   webhooks: WebhookService;
+  support: SupportService;
   /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
   secretKey: string;
   /** The process logger (pino); none when omitted (tests). */
@@ -279,6 +281,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
   await app.register(usageRoutes, { usage: deps.usage });
   await app.register(webhookRoutes, { webhooks: deps.webhooks });
+  await app.register(supportRoutes, { support: deps.support });
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

@@ -28,6 +28,7 @@ import {
 import { resolvePlans } from '../plans/index.js';
 import { createReleaseService, readReleaseFile, type ReleaseService } from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
+import { createSupportService } from '../support/index.js';
 import {
   migrate,
   openDatabase,
@@ -275,6 +276,14 @@ export async function createServer(
     usage: createUsageService({ db, clock, limiter, recorder, plans }),
     recorder,
     webhooks,
+    support: createSupportService({
+      db,
+      clock,
+      plans,
+      limiter,
+      supportEmail: config.supportEmail,
+      communityUrl: config.communityUrl,
+    }),
     secretKey,
   });
   const gate = shutdownGate(app.server);

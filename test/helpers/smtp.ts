@@ -58,3 +58,9 @@ export async function startSmtp(): Promise<TestSmtp> {
   state.url = `smtp://127.0.0.1:${state.port}`;
   return state;
 }
+
+/** A header of a received message, unfolded (long headers span lines). */
+export function headerOf(raw: string, name: string): string {
+  const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ');
+  return new RegExp(`^${name}: (.*)$`, 'im').exec(head)?.[1]?.trim() ?? '';
+}

@@ -4,12 +4,12 @@ import { listNotices } from '../../src/notices/index.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { answer, startReceiver } from '../helpers/receiver.js';
-import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { headerOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { recordEvent, registerWebhook } from '../helpers/webhooks.js';
 
 const PASSWORD = 'a long enough passphrase';
 
-const subjectOf = (raw: string): string => /^Subject: (.*)$/m.exec(raw)?.[1] ?? '';
+const subjectOf = (raw: string): string => headerOf(raw, 'Subject');
 
 describe('e-mail notices over SMTP', () => {
   let smtp: TestSmtp;
