@@ -1,4 +1,4 @@
-import { findAccount } from '../accounts/index.js';
+import { findAccount, updateContacts, type AccountRow } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
@@ -53,7 +53,55 @@ export function createSupportService(deps: {
   communityUrl: string;
 }) {
   const { db, clock, plans, limiter } = deps;
+  const contactsView = (a: AccountRow) => {
+    const support = SUPPORT_BY_PLAN[a.plan];
+    return {
+      name: a.contacts.name,
+      billing_email: a.contacts.billingEmail,
+      technical_email: a.contacts.technicalEmail,
+      notices_opt_out: a.contacts.noticesOptOut,
+      support: {
+        channel: support.channel,
+        response_target: support.responseTarget,
+        ...(support.priority === null ? { community_url: deps.communityUrl } : {}),
+        ...(a.plan === 'enterprise' && a.contacts.managerEmail !== null
+          ? { account_manager: { name: a.contacts.managerName, email: a.contacts.managerEmail } }
+          : {}),
+      },
+    };
+  };
   return {
+    /** The account's contact addresses, notice opt-out and support channel. */
+    async contacts(accountId: string) {
+      const account = await findAccount(db, accountId);
+      if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
+      return contactsView(account);
+    },
+
+    async updateContacts(
+      accountId: string,
+      patch: {
+        name?: string | null;
+        billing_email?: string | null;
+        technical_email?: string | null;
+        notices_opt_out?: boolean;
+      },
+    ) {
+      const account = await updateContacts(
+        db,
+        accountId,
+        {
+          ...(patch.name === undefined ? {} : { name: patch.name }),
+          ...(patch.billing_email === undefined ? {} : { billingEmail: patch.billing_email }),
+          ...(patch.technical_email === undefined ? {} : { technicalEmail: patch.technical_email }),
+          ...(patch.notices_opt_out === undefined ? {} : { noticesOptOut: patch.notices_opt_out }),
+        },
+        new Date(clock.now()),
+      );
+      if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
+      return contactsView(account);
+    },
+
     /** Records a request and mails it to support (and the account manager) and the customer. */
     async submit(accountId: string, input: SupportRequestInput) {
       const account = await findAccount(db, accountId);

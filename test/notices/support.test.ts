@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { updateContacts } from '../../src/accounts/index.js';
+import { enqueueNotice } from '../../src/notices/index.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { headerOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
@@ -91,5 +92,38 @@ describe('support requests by plan', () => {
     assert.ok(Number(refused.headers['retry-after']) > 0);
     t.clock.advance(86_400_000);
     assert.equal((await ask(a.session)).statusCode, 201);
+  });
+
+  it('sends billing mail to the billing contact and honours the opt-out for technical notices', async () => {
+    const a = await accountOnPlan(t, 'business');
+    const patch = (payload: unknown) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: '/api/v1/account/contacts',
+        headers: { authorization: `Bearer ${a.session}` },
+        payload,
+      });
+    assert.equal((await patch({ billing_email: 'not an address' })).statusCode, 400);
+    const res = await patch({
+      name: 'Ada Ltd',
+      billing_email: 'billing@ada.example',
+      notices_opt_out: true,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json<{ support: { channel: string } }>().support.channel, 'priority e-mail');
+    await t.notices.runOnce();
+    const before = smtp.received.length;
+    await t.db.transaction(async (tx) => {
+      const at = new Date(t.clock.now());
+      await enqueueNotice(tx, { accountId: a.accountId, kind: 'sla.credit_issued', data: {} }, at);
+      await enqueueNotice(tx, { accountId: a.accountId, kind: 'export.failed', data: {} }, at);
+    });
+    await t.notices.runOnce();
+    const sent = smtp.received.slice(before);
+    assert.deepEqual(
+      sent.map((m) => [m.to.join(','), subjectOf(m.raw)]),
+      [['billing@ada.example', 'Service credit issued']],
+    );
+    assert.match(sent[0]!.raw, /Hello Ada Ltd,/);
   });
 });
