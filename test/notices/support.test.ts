@@ -96,7 +96,7 @@ describe('support requests by plan', () => {
 
   it('sends billing mail to the billing contact and honours the opt-out for technical notices', async () => {
     const a = await accountOnPlan(t, 'business');
-    const patch = (payload: unknown) =>
+    const patch = (payload: Record<string, unknown>) =>
       t.app.inject({
         method: 'PATCH',
         url: '/api/v1/account/contacts',
