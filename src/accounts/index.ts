@@ -11,6 +11,8 @@ export {
   findAccount,
   listAccounts,
   updateAccount,
+  updateContacts,
+  type AccountContacts,
   accountsChangedSince,
   findAccountByEmail,
   liveSessions,

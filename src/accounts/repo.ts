@@ -1,3 +1,4 @@
+import { prefixedId } from '../lib/ids.js';
 import type { ContractTerms, PlanId } from '../plans/index.js';
 import { jsonColumn, type Queryable } from '../store/index.js';
 
@@ -21,6 +22,17 @@ export interface AccountRow {
   responseSchema: ResponseSchema | null;
   createdAt: string;
   updatedAt: string;
+  contacts: AccountContacts;
+}
+
+/** Who the account's notices go to, and the Enterprise account manager. */
+export interface AccountContacts {
+  name: string | null;
+  billingEmail: string | null;
+  technicalEmail: string | null;
+  noticesOptOut: boolean;
+  managerName: string | null;
+  managerEmail: string | null;
 }
 
 interface Raw {
@@ -34,10 +46,17 @@ interface Raw {
   response_schema: ResponseSchema | string | null;
   created_at: Date | string;
   updated_at: Date | string;
+  name: string | null;
+  billing_email: string | null;
+  technical_email: string | null;
+  notices_opt_out: boolean | null;
+  manager_name: string | null;
+  manager_email: string | null;
 }
 
 const COLUMNS =
-  'id, email, password_hash, plan, status, contract, allowlist, response_schema, created_at, updated_at';
+  'id, email, password_hash, plan, status, contract, allowlist, response_schema, created_at, updated_at, ' +
+  'name, billing_email, technical_email, notices_opt_out, manager_name, manager_email';
 
 function toAccount(r: Raw): AccountRow {
   return {
@@ -51,7 +70,46 @@ function toAccount(r: Raw): AccountRow {
     responseSchema: jsonColumn(r.response_schema),
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
+    contacts: {
+      name: r.name,
+      billingEmail: r.billing_email,
+      technicalEmail: r.technical_email,
+      noticesOptOut: r.notices_opt_out === true,
+      managerName: r.manager_name,
+      managerEmail: r.manager_email,
+    },
   };
+}
+
+/** Changes the given contact fields (null clears one); the account as it is now. */
+export async function updateContacts(
+  db: Queryable,
+  id: string,
+  changes: Partial<AccountContacts>,
+  at: Date,
+): Promise<AccountRow | undefined> {
+  const columns: Record<keyof AccountContacts, string> = {
+    name: 'name',
+    billingEmail: 'billing_email',
+    technicalEmail: 'technical_email',
+    noticesOptOut: 'notices_opt_out',
+    managerName: 'manager_name',
+    managerEmail: 'manager_email',
+  };
+  const set: string[] = [];
+  const values: unknown[] = [id, at.toISOString()];
+  for (const [key, column] of Object.entries(columns)) {
+    const value = changes[key as keyof AccountContacts];
+    if (value === undefined) continue;
+    values.push(value);
+    set.push(`${column} = $${values.length}`);
+  }
+  const rows = await db.query<Raw>(
+    `UPDATE accounts SET ${[...set, "updated_at = GREATEST($2::timestamptz, updated_at + interval '1 millisecond')"].join(', ')}
+     WHERE id = $1 RETURNING ${COLUMNS}`,
+    values,
+  );
+  return rows[0] === undefined ? undefined : toAccount(rows[0]);
 }
 
 export async function insertAccount(
@@ -180,14 +238,43 @@ function toSession(r: RawSession): SessionRow {
   };
 }
 
+/**
+ * Starts a session. With `noticeNewAddress` (a log-in), the same statement records a
+ * `sessions.new_address` notice when no earlier session of the account came from `ip`, so
+ * telling the account costs no extra round trip on the log-in path.
+ */
 export async function insertSession(
   db: Queryable,
-  s: { id: string; accountId: string; tokenHash: string; at: Date; expiresAt: Date },
+  s: {
+    id: string;
+    accountId: string;
+    tokenHash: string;
+    at: Date;
+    expiresAt: Date;
+    ip?: string | null;
+    noticeNewAddress?: boolean;
+  },
 ): Promise<SessionRow> {
   const rows = await db.query<RawSession>(
-    `INSERT INTO sessions (id, account_id, token_hash, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5) RETURNING ${SESSION_COLUMNS}`,
-    [s.id, s.accountId, s.tokenHash, s.at.toISOString(), s.expiresAt.toISOString()],
+    `WITH started AS (
+       INSERT INTO sessions (id, account_id, token_hash, created_at, expires_at, ip)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${SESSION_COLUMNS}),
+     notice AS (
+       INSERT INTO notices (id, account_id, kind, data, next_attempt_at, created_at, updated_at)
+       SELECT $8, $2, 'sessions.new_address', jsonb_build_object('ip', $6::text, 'at', $4::text), $4, $4, $4
+       WHERE $7 AND $6::text IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM sessions WHERE account_id = $2 AND ip = $6::text))
+     SELECT * FROM started`,
+    [
+      s.id,
+      s.accountId,
+      s.tokenHash,
+      s.at.toISOString(),
+      s.expiresAt.toISOString(),
+      s.ip ?? null,
+      s.noticeNewAddress === true,
+      prefixedId('ntc'),
+    ],
   );
   return toSession(rows[0]!);
 }

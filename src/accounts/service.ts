@@ -1,4 +1,5 @@
 import { recordAudit } from '../audit/index.js';
+import { enqueueNotice } from '../notices/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import {
@@ -83,6 +84,8 @@ export function createAccountService(deps: {
   async function newSession(
     tx: Queryable,
     accountId: string,
+    ip: string | null,
+    noticeNewAddress: boolean,
   ): Promise<{ session: Session; row: repo.SessionRow }> {
     const token = randomSecret(SESSION_PREFIX);
     const at = new Date(clock.now());
@@ -93,6 +96,8 @@ export function createAccountService(deps: {
       tokenHash: sha256Hex(token),
       at,
       expiresAt,
+      ip,
+      noticeNewAddress,
     });
     return { session: { token, expires_at: expiresAt.toISOString() }, row };
   }
@@ -170,7 +175,8 @@ export function createAccountService(deps: {
           ip,
           at,
         });
-        return { account, ...(await newSession(tx, account.id)) };
+        await enqueueNotice(tx, { accountId: account.id, kind: 'account.welcome' }, at);
+        return { account, ...(await newSession(tx, account.id, ip, false)) };
       });
       return {
         account: publicAccount(created.account),
@@ -208,7 +214,7 @@ export function createAccountService(deps: {
           ip,
           at,
         });
-        return newSession(tx, account.id);
+        return newSession(tx, account.id, ip, true);
       });
       return started(created);
     },

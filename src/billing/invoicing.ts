@@ -1,5 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
+import { enqueueNotice } from '../notices/index.js';
 import type { Queryable } from '../store/index.js';
 import { applyBalance } from './balance.js';
 import type { Period } from './cycle.js';
@@ -63,6 +64,20 @@ export async function issueInvoice(
     invoiceId: id,
     at: now,
   });
+  await enqueueNotice(
+    tx,
+    {
+      accountId: input.accountId,
+      kind: 'invoice.issued',
+      data: {
+        number: invoice.number,
+        total_cents: subtotal,
+        amount_due_cents: due,
+        due_at: new Date(input.dueAt).toISOString(),
+      },
+    },
+    new Date(now),
+  );
   return invoice;
 }
 

@@ -1,5 +1,6 @@
 import { findAccount, updateAccount, type AccountRow } from '../accounts/index.js';
 import { recordAudit } from '../audit/index.js';
+import { enqueueNotice } from '../notices/index.js';
 import { revokeKeysBeyond, type CredentialCache } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
@@ -220,9 +221,30 @@ async function settleAccount(
         data: { invoices: overdue.map((i) => i.id) },
         at: new Date(now),
       });
+      await enqueueNotice(
+        tx,
+        {
+          accountId,
+          kind: 'subscription.payment_failed',
+          data: { from_plan: planOf(plans, account, sub.plan).name },
+        },
+        new Date(now),
+      );
     } else if (sub.status !== 'past_due') {
       sub = { ...sub, status: 'past_due', pastDueSince: since };
       await repo.saveSubscription(tx, sub, now);
+      await enqueueNotice(
+        tx,
+        {
+          accountId,
+          kind: 'invoice.overdue',
+          data: {
+            invoice_numbers: overdue.map((i) => String(i.number)),
+            grace_ends_at: new Date(since + GRACE_MS).toISOString(),
+          },
+        },
+        new Date(now),
+      );
     }
   }
 
@@ -244,6 +266,15 @@ async function settleAccount(
       data: { from: startPlan, to: plan, reason, revoked_keys: revoked },
       at: new Date(now),
     });
+    const names = { from_plan: plans[startPlan].name, to_plan: planOf(plans, account).name };
+    if (reason === 'scheduled')
+      await enqueueNotice(tx, { accountId, kind: 'plan.changed', data: names }, new Date(now));
+    if (revoked.length > 0)
+      await enqueueNotice(
+        tx,
+        { accountId, kind: 'keys.revoked_by_downgrade', data: { ...names, key_ids: revoked } },
+        new Date(now),
+      );
   }
   return account;
 }

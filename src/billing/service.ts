@@ -1,5 +1,6 @@
 import { updateAccount, findAccount, type AccountRow, type Contract } from '../accounts/index.js';
 import { recordAudit } from '../audit/index.js';
+import { enqueueNotice } from '../notices/index.js';
 import { actorOf, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import {
@@ -221,12 +222,22 @@ export function createSubscriptionService(deps: BillingDeps) {
             )
           ).length;
           if (activeKeys === 0) apiKey = await keys.issue(tx, accountId, next, {}, actor, ip);
+          await enqueueNotice(
+            tx,
+            {
+              accountId,
+              kind: 'subscription.confirmed',
+              data: { plan_name: next.name, period_end: new Date(period.end).toISOString() },
+            },
+            at,
+          );
         } else if (target === 'free') {
           await repo.saveSubscription(
             tx,
             { ...live, cancelAtPeriodEnd: true, pendingPlan: null },
             now,
           );
+          await scheduledNotice(tx, accountId, current.name, next.name, live.periodEnd, at);
         } else if (next.rank > current.rank) {
           if (live.status === 'past_due')
             throw new AppError('CONFLICT', 'Settle the overdue invoice before upgrading.');
@@ -278,6 +289,15 @@ export function createSubscriptionService(deps: BillingDeps) {
             now,
           );
           account = await updateAccount(tx, accountId, { plan: target }, at);
+          await enqueueNotice(
+            tx,
+            {
+              accountId,
+              kind: 'plan.changed',
+              data: { from_plan: current.name, to_plan: next.name },
+            },
+            at,
+          );
         } else if (target === live.plan) {
           // A new contract on the same plan changes limits now and the price from the next period.
           if (live.pendingPlan === null && !live.cancelAtPeriodEnd && contract === undefined) {
@@ -294,6 +314,7 @@ export function createSubscriptionService(deps: BillingDeps) {
             { ...live, pendingPlan: target, cancelAtPeriodEnd: false },
             now,
           );
+          await scheduledNotice(tx, accountId, current.name, next.name, live.periodEnd, at);
         }
         await recordAudit(tx, {
           accountId,
@@ -315,6 +336,26 @@ export function createSubscriptionService(deps: BillingDeps) {
     },
   };
 }
+/** A downgrade or cancellation takes effect at the period end; the account is told now. */
+function scheduledNotice(
+  tx: Queryable,
+  accountId: string,
+  from: string,
+  to: string,
+  effectiveAt: number,
+  at: Date,
+): Promise<string> {
+  return enqueueNotice(
+    tx,
+    {
+      accountId,
+      kind: 'plan.change_scheduled',
+      data: { from_plan: from, to_plan: to, effective_at: new Date(effectiveAt).toISOString() },
+    },
+    at,
+  );
+}
+
 export type SubscriptionService = ReturnType<typeof createSubscriptionService>;
 
 export { revokeKeysBeyond };

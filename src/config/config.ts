@@ -43,6 +43,15 @@ export interface Config {
   readonly backupSchedule: string;
   /** Snapshots kept in BACKUP_DIR; older ones are deleted after a new one is complete. */
   readonly backupKeep: number;
+  /** SMTP server for notices; without it mail is written to the log. */
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  /** Where support requests are mailed. */
+  readonly supportEmail: string | undefined;
+  /** The community channel Free accounts are pointed to for support. */
+  readonly communityUrl: string;
+  /** How often this process looks for due notices; 0: no notice worker here. */
+  readonly noticePollMs: number;
 }
 
 export const BUNDLED_RELEASE = fileURLToPath(
@@ -131,6 +140,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   } catch (error) {
     problems.push(`BACKUP_SCHEDULE must be a cron expression: ${(error as Error).message}`);
   }
+  const email = (name: string, fallback?: string): string | undefined => {
+    const raw = str(name) ?? fallback;
+    if (raw === undefined) return undefined;
+    const address = /<([^<>]+)>\s*$/.exec(raw)?.[1] ?? raw;
+    if (!/^[^\s@<>]+@[^\s@<>]+$/.test(address)) {
+      problems.push(
+        `${name} must be an e-mail address, optionally "Name <address>" (got "${raw}")`,
+      );
+    }
+    return raw;
+  };
 
   const pathOf = (raw: string): string => (isAbsolute(raw) ? raw : resolve(cwd, raw));
   const config: Config = {
@@ -162,6 +182,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     backupDir: str('BACKUP_DIR') === undefined ? undefined : pathOf(str('BACKUP_DIR')!),
     backupSchedule,
     backupKeep: int('BACKUP_KEEP', 7, 1, 1000),
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: email('MAIL_FROM', 'Salary data API <no-reply@localhost>')!,
+    supportEmail: email('SUPPORT_EMAIL'),
+    communityUrl:
+      url('COMMUNITY_URL', ['http:', 'https:']) ??
+      'https://github.com/salary-api/community/discussions',
+    noticePollMs: int('NOTICE_POLL_MS', 1000, 0, 600_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { migrationLevel } from '../backup/index.js';
 import { SECRET_KEY_FILE, type Config } from '../config/index.js';
 import { createSecretBox } from '../lib/secret-box.js';
+import { verifySmtp } from '../notices/index.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../store/private-files.js';
 import {
   EmbeddedLockError,
@@ -145,6 +146,28 @@ export const dataDirCheck: Check = {
   },
 };
 
+export const smtpCheck: Check = {
+  name: 'SMTP',
+  async run({ config }) {
+    if (config.smtpUrl === undefined)
+      return {
+        status: 'skip',
+        detail: 'SMTP_URL not set: notices are written to the log and kept in the outbox',
+      };
+    const host = new URL(config.smtpUrl).host;
+    try {
+      await verifySmtp(config.smtpUrl);
+      return { status: 'ok', detail: `${host} reachable, greeting and log-in accepted` };
+    } catch (error) {
+      return {
+        status: 'fail',
+        detail: `${host}: ${(error as Error).message}`,
+        fix: 'check SMTP_URL (host, port, user, password, smtp:// or smtps://) and that the mail server is up',
+      };
+    }
+  },
+};
+
 export const trustProxyCheck: Check = {
   name: 'TRUST_PROXY',
   async run({ config }) {
@@ -210,6 +233,7 @@ export const DEFAULT_CHECKS: readonly Check[] = [
   redisCheck,
   secretKeyCheck,
   trustProxyCheck,
+  smtpCheck,
   releaseCheck,
   clockCheck,
 ];

@@ -16,6 +16,7 @@ import type { CredentialCache, KeyService } from '../keys/index.js';
 import { keyRoutes, KeySchema, NewKeySchema } from '../keys/routes.js';
 import { metricsRoute, type Metrics } from '../metrics/index.js';
 import type { Db } from '../store/index.js';
+import { supportRoutes, type SupportService } from '../support/index.js';
 import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
@@ -85,6 +86,7 @@ export interface AppDeps {
   usage: UsageService;
   recorder: UsageRecorder;
   webhooks: WebhookService;
+  support: SupportService;
   /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
   secretKey: string;
   /** Request counts and latency; `/metrics` on this port when METRICS_TOKEN is set. */
@@ -289,6 +291,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(webhookRoutes, { webhooks: deps.webhooks });
   if (deps.metrics !== undefined && config.metricsToken !== undefined)
     metricsRoute(app, deps.metrics, config.metricsToken);
+  await app.register(supportRoutes, { support: deps.support });
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

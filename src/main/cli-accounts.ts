@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import {
   findAccountByEmail,
   listAccounts,
+  isEmail,
   normalizeEmail,
+  updateContacts,
   type Contract,
 } from '../accounts/index.js';
 import { operatorPrincipal } from '../billing/index.js';
@@ -22,6 +24,8 @@ export interface AccountFlags {
   limit?: string;
   sla?: string;
   formats?: string;
+  name?: string;
+  'manager-email'?: string;
   json?: boolean;
 }
 
@@ -29,6 +33,8 @@ export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P
                         Create an account; a paid plan is subscribed and its first API key printed
   account contract --email E --price-cents N --limit N|unlimited --sla 99.9 [--formats a,b]
                         Put an account on Enterprise under a contract (or change its contract)
+  account manager --email E --name N --manager-email M
+                        Set the dedicated account manager of an Enterprise account
   account list [--json] List accounts
   invoice pay ID        Mark an invoice paid
   billing run [--json]  Roll billing periods, issue renewal invoices, handle overdue accounts now`;
@@ -119,6 +125,30 @@ export async function accountCommand(
         contractFrom(flags),
       );
       print(result, `${account.email} is on Enterprise under the new contract`);
+      return 0;
+    }
+    if (group === 'account' && verb === 'manager') {
+      const account =
+        flags.email === undefined
+          ? undefined
+          : await findAccountByEmail(db, normalizeEmail(flags.email));
+      if (account === undefined)
+        throw new CliUsageError('account manager needs the --email of an existing account');
+      const managerEmail = flags['manager-email'];
+      if (flags.name === undefined || managerEmail === undefined || !isEmail(managerEmail))
+        throw new CliUsageError('account manager needs --name N and --manager-email ADDRESS');
+      if (account.plan !== 'enterprise')
+        throw new CliUsageError(`${account.email} is not on Enterprise (plan: ${account.plan})`);
+      await updateContacts(
+        db,
+        account.id,
+        { managerName: flags.name, managerEmail: normalizeEmail(managerEmail) },
+        new Date(systemClock.now()),
+      );
+      print(
+        { account: account.id, manager: { name: flags.name, email: managerEmail } },
+        `${account.email}: account manager ${flags.name} <${managerEmail}>`,
+      );
       return 0;
     }
     if (group === 'account' && verb === 'list') {

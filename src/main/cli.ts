@@ -55,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
         limit: { type: 'string' },
         sla: { type: 'string' },
         formats: { type: 'string' },
+        name: { type: 'string' },
+        'manager-email': { type: 'string' },
         workers: { type: 'string' },
       },
     });

@@ -20,6 +20,13 @@ import { createSecretBox } from '../lib/secret-box.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { startBackupSchedule } from '../backup/index.js';
 import { Metrics, metricsServer, registerSources } from '../metrics/index.js';
+import {
+  createNoticeWorker,
+  logTransport,
+  releaseAllNoticeClaims,
+  smtpTransport,
+  type MailTransport,
+} from '../notices/index.js';
 import { resolvePlans } from '../plans/index.js';
 import {
   compareReleaseVersions,
@@ -29,6 +36,7 @@ import {
   type ReleaseService,
 } from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
+import { createSupportService } from '../support/index.js';
 import {
   migrate,
   openDatabase,
@@ -191,6 +199,8 @@ export async function createServer(
     collector?: PaymentCollector;
     /** Outbound HTTP for webhooks; the real sender unless a test or benchmark passes one. */
     webhookSender?: WebhookSender;
+    /** Where notices go; SMTP_URL's server (or the log) unless a test passes one. */
+    mailTransport?: MailTransport;
   },
 ) {
   const { clock, logger, db } = deps;
@@ -243,6 +253,15 @@ export async function createServer(
     if (released > 0) logger.info({ deliveries: released }, 'webhook deliveries resumed');
   }
   if (config.webhookPollMs > 0) worker.start(config.webhookPollMs);
+  const transport =
+    deps.mailTransport ??
+    (config.smtpUrl === undefined ? logTransport(logger) : smtpTransport(config.smtpUrl));
+  const notices = createNoticeWorker({ db, clock, transport, from: config.mailFrom, logger });
+  if (config.databaseUrl === undefined && db.kind === 'pglite') {
+    const released = await releaseAllNoticeClaims(db);
+    if (released > 0) logger.info({ notices: released }, 'notices resumed');
+  }
+  if (config.noticePollMs > 0) notices.start(config.noticePollMs);
   const releases = createReleaseService({ db, clock, onEvent: webhooks.publish });
   await ensureRelease(releases, config.releaseFile, logger);
   const data = new SalaryDataStore(releases, logger);
@@ -313,6 +332,14 @@ export async function createServer(
     usage: createUsageService({ db, clock, limiter, recorder, plans }),
     recorder,
     webhooks,
+    support: createSupportService({
+      db,
+      clock,
+      plans,
+      limiter,
+      supportEmail: config.supportEmail,
+      communityUrl: config.communityUrl,
+    }),
     secretKey,
     ...(metrics === undefined ? {} : { metrics }),
   });
@@ -342,6 +369,7 @@ export async function createServer(
     recorder,
     webhooks,
     worker,
+    notices,
     releases,
     metrics,
     async listen() {
@@ -361,6 +389,8 @@ export async function createServer(
       clearInterval(billingTimer);
       stopBackups?.();
       await worker.stop();
+      await notices.stop();
+      transport.close();
       data.stop();
       cache.stop();
       recorder.stop();

@@ -2,6 +2,7 @@ import { recordAudit } from '../audit/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
+import { enqueueNotice } from '../notices/index.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { Db, Queryable } from '../store/index.js';
 import { DISABLE_AFTER_FAILING_MS, retryDelay } from './backoff.js';
@@ -57,6 +58,15 @@ export function createWebhookWorker(deps: {
       data: { webhook_id: d.endpointId, reason },
       at,
     });
+    await enqueueNotice(
+      tx,
+      {
+        accountId: d.accountId,
+        kind: 'webhooks.endpoint_disabled',
+        data: { webhook_id: d.endpointId, url: d.url, reason },
+      },
+      at,
+    );
     logger.warn({ webhook: d.endpointId, reason }, 'webhook endpoint disabled');
   }
 

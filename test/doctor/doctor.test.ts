@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { BEFORE_OPEN_CHECKS, DEFAULT_CHECKS, runChecks } from '../../src/doctor/index.js';
 import { createSecretBox } from '../../src/lib/secret-box.js';
 import { clonePglite, type TestDb } from '../helpers/db.js';
+import { startSmtp } from '../helpers/smtp.js';
 
 const KEY = 'doctor-secret-key-0123456789abcdefghijkl';
 
@@ -37,6 +38,19 @@ describe('doctor checks', () => {
   it('passes the migrated database and the bundled release', async () => {
     assert.equal((await statusOf({}, 'database')).status, 'ok');
     assert.match((await statusOf({}, 'data release')).detail, /^2026\.11\.2, loaded \d+ days ago$/);
+  });
+
+  it('checks the SMTP server named by SMTP_URL: skipped without, ok when it answers, failed when gone', async () => {
+    assert.equal((await statusOf({}, 'SMTP')).status, 'skip');
+    const smtp = await startSmtp();
+    try {
+      assert.equal((await statusOf({ SMTP_URL: smtp.url }, 'SMTP')).status, 'ok');
+    } finally {
+      await smtp.close();
+    }
+    const gone = await statusOf({ SMTP_URL: smtp.url }, 'SMTP');
+    assert.equal(gone.status, 'fail');
+    assert.match(gone.fix ?? '', /SMTP_URL/);
   });
 
   it('fails a DATA_DIR readable by others, with the command to fix it', async () => {

@@ -1,0 +1,176 @@
+import { prefixedId } from '../lib/ids.js';
+import { jsonColumn, type Queryable } from '../store/index.js';
+
+export interface NewNotice {
+  accountId: string | null;
+  kind: string;
+  data: Record<string, unknown>;
+  /** Fixed recipients (support mail); otherwise the account's contact for the kind. */
+  recipients?: readonly string[];
+}
+
+/** Records a notice in the caller's transaction; due at once. Returns its id. */
+export async function insertNotice(tx: Queryable, n: NewNotice, at: Date): Promise<string> {
+  const id = prefixedId('ntc');
+  await tx.query(
+    `INSERT INTO notices (id, account_id, kind, data, recipients, next_attempt_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $6, $6)`,
+    [id, n.accountId, n.kind, JSON.stringify(n.data), n.recipients ?? null, at.toISOString()],
+  );
+  return id;
+}
+
+/** A claimed notice with the account fields its message and recipients need. */
+export interface ClaimedNotice {
+  id: string;
+  attempts: number;
+  kind: string;
+  data: Record<string, unknown>;
+  recipients: string[] | null;
+  createdAt: string;
+  account: {
+    id: string;
+    email: string;
+    name: string | null;
+    billingEmail: string | null;
+    technicalEmail: string | null;
+    optOut: boolean;
+  } | null;
+}
+
+/**
+ * Claims up to `limit` due notices for `workerId` until `leaseUntil`. FOR UPDATE SKIP LOCKED:
+ * concurrent workers (processes, instances) never claim the same row; a claim whose lease ran
+ * out (its worker died) is due again. `attempts` counts the claim.
+ */
+export async function claimDue(
+  db: Queryable,
+  workerId: string,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<ClaimedNotice[]> {
+  const rows = await db.query<{
+    id: string;
+    attempts: number;
+    kind: string;
+    data: unknown;
+    recipients: string[] | null;
+    created_at: Date | string;
+    account_id: string | null;
+    email: string | null;
+    name: string | null;
+    billing_email: string | null;
+    technical_email: string | null;
+    notices_opt_out: boolean | null;
+  }>(
+    `WITH claimed AS (
+       UPDATE notices SET claimed_by = $1, claimed_until = $3, attempts = attempts + 1,
+              updated_at = $2
+       WHERE id IN (
+         SELECT id FROM notices
+         WHERE status = 'pending' AND next_attempt_at <= $2
+           AND (claimed_until IS NULL OR claimed_until <= $2)
+         ORDER BY next_attempt_at
+         LIMIT $4
+         FOR UPDATE SKIP LOCKED)
+       RETURNING id, attempts, kind, data, recipients, created_at, account_id)
+     SELECT c.*, a.email, a.name, a.billing_email, a.technical_email, a.notices_opt_out
+     FROM claimed c LEFT JOIN accounts a ON a.id = c.account_id`,
+    [workerId, now.toISOString(), leaseUntil.toISOString(), limit],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    attempts: r.attempts,
+    kind: r.kind,
+    data: jsonColumn<Record<string, unknown>>(r.data as string),
+    recipients: r.recipients,
+    createdAt: new Date(r.created_at).toISOString(),
+    account:
+      r.account_id === null || r.email === null
+        ? null
+        : {
+            id: r.account_id,
+            email: r.email,
+            name: r.name,
+            billingEmail: r.billing_email,
+            technicalEmail: r.technical_email,
+            optOut: r.notices_opt_out === true,
+          },
+  }));
+}
+
+/**
+ * Records the outcome of a claimed attempt, only while `workerId` still holds the claim;
+ * false when another worker took it over (its lease ran out).
+ */
+export async function settleNotice(
+  db: Queryable,
+  id: string,
+  workerId: string,
+  outcome: {
+    status: 'pending' | 'sent' | 'failed' | 'skipped';
+    nextAttemptAt: Date | null;
+    error: string | null;
+  },
+  now: Date,
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE notices
+     SET status = $3, next_attempt_at = $4, last_error = $5, claimed_by = NULL,
+         claimed_until = NULL, updated_at = $6,
+         sent_at = CASE WHEN $3 = 'sent' THEN $6::timestamptz ELSE NULL END
+     WHERE id = $1 AND claimed_by = $2 AND status = 'pending' RETURNING id`,
+    [
+      id,
+      workerId,
+      outcome.status,
+      outcome.nextAttemptAt?.toISOString() ?? null,
+      outcome.error,
+      now.toISOString(),
+    ],
+  );
+  return rows.length === 1;
+}
+
+/** Claims a worker held when it stopped: due again at once (embedded mode, one process). */
+export async function releaseAllNoticeClaims(db: Queryable): Promise<number> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE notices SET claimed_by = NULL, claimed_until = NULL
+     WHERE status = 'pending' AND claimed_until IS NOT NULL RETURNING id`,
+  );
+  return rows.length;
+}
+
+/** A notice as the operator and tests see it. */
+export interface NoticeRow {
+  id: string;
+  accountId: string | null;
+  kind: string;
+  status: string;
+  attempts: number;
+  lastError: string | null;
+}
+
+export async function listNotices(db: Queryable, accountId?: string): Promise<NoticeRow[]> {
+  const rows = await db.query<{
+    id: string;
+    account_id: string | null;
+    kind: string;
+    status: string;
+    attempts: number;
+    last_error: string | null;
+  }>(
+    `SELECT id, account_id, kind, status, attempts, last_error FROM notices
+     WHERE $1::text IS NULL OR account_id = $1 ORDER BY created_at, id`,
+    [accountId ?? null],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    accountId: r.account_id,
+    kind: r.kind,
+    status: r.status,
+    attempts: r.attempts,
+    lastError: r.last_error,
+  }));
+}

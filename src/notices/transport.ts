@@ -1,0 +1,86 @@
+import nodemailer from 'nodemailer';
+import type { Logger } from '../lib/logger.js';
+
+/** One message as handed to the transport. */
+export interface OutgoingMail {
+  from: string;
+  to: readonly string[];
+  subject: string;
+  text: string;
+  html: string;
+  /** Stable per notice, so a receiver can tell a resend after a crash from a new message. */
+  messageId: string;
+}
+
+/** Where mail goes: an SMTP server, or the log when none is configured. */
+export interface MailTransport {
+  readonly kind: 'smtp' | 'log';
+  send(mail: OutgoingMail): Promise<void>;
+  close(): void;
+}
+
+/** Connect, greeting and idle limits of one SMTP conversation; the claim lease outlives them. */
+export const SMTP_TIMEOUT_MS = 15_000;
+
+function smtpOptions(url: string) {
+  return {
+    url,
+    connectionTimeout: SMTP_TIMEOUT_MS,
+    greetingTimeout: SMTP_TIMEOUT_MS,
+    socketTimeout: SMTP_TIMEOUT_MS,
+  };
+}
+
+/**
+ * Sends through the SMTP server of `url` (`smtp://user:pass@host:587`, STARTTLS when the
+ * server offers it; `smtps://` for implicit TLS).
+ */
+export function smtpTransport(url: string): MailTransport {
+  const transporter = nodemailer.createTransport(smtpOptions(url));
+  return {
+    kind: 'smtp',
+    async send(mail) {
+      await transporter.sendMail({
+        from: mail.from,
+        to: [...mail.to],
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        messageId: mail.messageId,
+      });
+    },
+    close() {
+      transporter.close();
+    },
+  };
+}
+
+/** Without SMTP_URL: each message is written to the log at info level instead. */
+export function logTransport(logger: Logger): MailTransport {
+  return {
+    kind: 'log',
+    send(mail) {
+      logger.info(
+        {
+          mail: { to: mail.to, subject: mail.subject, text: mail.text, messageId: mail.messageId },
+        },
+        'mail not sent (no SMTP_URL); logged instead',
+      );
+      return Promise.resolve();
+    },
+    close() {},
+  };
+}
+
+/**
+ * Checks that the SMTP server of `url` answers: connects, greets (EHLO), starts TLS when
+ * offered and logs in when the URL has credentials. Resolves, or rejects with the reason.
+ */
+export async function verifySmtp(url: string): Promise<void> {
+  const transporter = nodemailer.createTransport(smtpOptions(url));
+  try {
+    await transporter.verify();
+  } finally {
+    transporter.close();
+  }
+}

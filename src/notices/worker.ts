@@ -1,0 +1,166 @@
+import type { Clock } from '../lib/clock.js';
+import { holderId } from '../lib/ids.js';
+import type { Logger } from '../lib/logger.js';
+import type { Db } from '../store/index.js';
+import * as repo from './repo.js';
+import { isNoticeKind, renderNotice, TEMPLATES } from './templates.js';
+import { SMTP_TIMEOUT_MS, type MailTransport, type OutgoingMail } from './transport.js';
+
+/**
+ * Delay before each retry, by the attempts made so far: about two days in all (30 s, 2 min,
+ * 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h), each moved by up to ±10 %.
+ */
+export const NOTICE_RETRY_DELAYS_MS = [
+  30_000,
+  2 * 60_000,
+  10 * 60_000,
+  30 * 60_000,
+  3_600_000,
+  3 * 3_600_000,
+  6 * 3_600_000,
+  12 * 3_600_000,
+  24 * 3_600_000,
+] as const;
+
+/** A claim outlives the longest SMTP conversation (three 15 s limits) by a wide margin. */
+export const NOTICE_LEASE_MS = 8 * SMTP_TIMEOUT_MS;
+
+export interface NoticeWorker {
+  readonly id: string;
+  /** Claims and sends due notices until none is due; returns how many were attempted. */
+  runOnce(): Promise<number>;
+  start(intervalMs: number): void;
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Who a claimed notice goes to; empty when nobody should get it (opted out, no account). */
+export function recipientsOf(n: repo.ClaimedNotice): string[] {
+  if (n.recipients !== null) return n.recipients;
+  if (n.account === null || !isNoticeKind(n.kind)) return [];
+  const a = n.account;
+  switch (TEMPLATES[n.kind].category) {
+    case 'billing':
+      return [a.billingEmail ?? a.email];
+    case 'technical':
+      return a.optOut ? [] : [a.technicalEmail ?? a.email];
+    case 'security':
+      return [...new Set([a.email, a.technicalEmail ?? a.email])];
+    default:
+      return [a.email];
+  }
+}
+
+/**
+ * The `notices.send` job: claims due notices from the outbox (each claimed by one worker,
+ * however many processes share the database), renders and sends them, and records the
+ * outcome: sent, a retry with backoff, or failed after the last retry.
+ */
+export function createNoticeWorker(deps: {
+  db: Db;
+  clock: Clock;
+  transport: MailTransport;
+  from: string;
+  logger: Logger;
+  random?: () => number;
+}): NoticeWorker {
+  const { db, clock, transport, logger } = deps;
+  const random = deps.random ?? Math.random;
+  const id = holderId();
+  const domain = deps.from.replace(/^.*@/, '').replace(/>.*$/, '') || 'localhost';
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+  let stopping = false;
+
+  async function deliver(n: repo.ClaimedNotice): Promise<void> {
+    const to = recipientsOf(n);
+    let outcome: Parameters<typeof repo.settleNotice>[3];
+    if (!isNoticeKind(n.kind) || to.length === 0) {
+      const error = isNoticeKind(n.kind) ? 'no recipient (opted out)' : `unknown kind ${n.kind}`;
+      outcome = { status: 'skipped', nextAttemptAt: null, error };
+    } else {
+      const name = n.recipients !== null ? null : (n.account?.name ?? n.account?.email ?? null);
+      const mail: OutgoingMail = {
+        from: deps.from,
+        to,
+        ...renderNotice(n.kind, n.data, name),
+        messageId: `<${n.id}@${domain}>`,
+      };
+      try {
+        await transport.send(mail);
+        outcome = { status: 'sent', nextAttemptAt: null, error: null };
+      } catch (error) {
+        const base = NOTICE_RETRY_DELAYS_MS[n.attempts - 1];
+        const message = (error as Error).message.slice(0, 500);
+        logger.info({ notice: n.id, kind: n.kind, err: message }, 'mail attempt failed');
+        outcome =
+          base === undefined
+            ? { status: 'failed', nextAttemptAt: null, error: message }
+            : {
+                status: 'pending',
+                nextAttemptAt: new Date(clock.now() + Math.round(base * (0.9 + 0.2 * random()))),
+                error: message,
+              };
+      }
+    }
+    const settled = await repo.settleNotice(db, n.id, id, outcome, new Date(clock.now()));
+    if (!settled)
+      logger.warn({ notice: n.id }, 'notice claim lost before its outcome was recorded');
+    logger.info(
+      { notice: n.id, kind: n.kind, attempt: n.attempts, status: outcome.status },
+      'notice processed',
+    );
+  }
+
+  async function runOnce(): Promise<number> {
+    let sent = 0;
+    while (!stopping) {
+      const now = clock.now();
+      const [n] = await repo.claimDue(db, id, new Date(now), new Date(now + NOTICE_LEASE_MS), 1);
+      if (n === undefined) break;
+      sent++;
+      await deliver(n).catch((error: unknown) =>
+        logger.error(
+          { err: error, notice: n.id },
+          'notice outcome could not be recorded; retried after the lease',
+        ),
+      );
+    }
+    return sent;
+  }
+
+  return {
+    id,
+    runOnce() {
+      const next = (running ?? Promise.resolve(0)).catch(() => 0).then(runOnce);
+      running = next;
+      return next;
+    },
+    start(intervalMs) {
+      stopping = false;
+      const tick = (): void => {
+        timer = setTimeout(() => {
+          this.runOnce()
+            .catch((error: unknown) => logger.warn({ err: error }, 'notice worker run failed'))
+            .finally(() => {
+              if (!stopping) tick();
+            });
+        }, intervalMs);
+        timer.unref();
+      };
+      tick();
+    },
+    async stop(graceMs = 5_000) {
+      stopping = true;
+      clearTimeout(timer);
+      if (running === undefined) return;
+      let wait: NodeJS.Timeout | undefined;
+      await Promise.race([
+        running.catch(() => 0),
+        new Promise((resolve) => {
+          wait = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(wait);
+    },
+  };
+}

@@ -1,0 +1,8 @@
+export {
+  createSupportService,
+  SUPPORT_BY_PLAN,
+  SUPPORT_REQUESTS,
+  SEVERITIES,
+  type SupportService,
+} from './service.js';
+export { supportRoutes } from './routes.js';
