@@ -16,6 +16,7 @@ import type { CredentialCache, KeyService } from '../keys/index.js';
 import { keyRoutes, KeySchema, NewKeySchema } from '../keys/routes.js';
 import type { Db } from '../store/index.js';
 import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
+import { exportRoutes, exportSchemas, type ExportService } from '../exports/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
 import type { Config } from '../config/index.js';
@@ -77,6 +78,7 @@ export interface AppDeps {
   usage: UsageService;
   recorder: UsageRecorder;
   webhooks: WebhookService;
+  exports: ExportService;
   /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
   secretKey: string;
   /** The process logger (pino); none when omitted (tests). */
@@ -166,6 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     NewKeySchema,
     ...billingSchemas,
     ...webhookSchemas,
+    ...exportSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -264,6 +267,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
   await app.register(usageRoutes, { usage: deps.usage });
   await app.register(webhookRoutes, { webhooks: deps.webhooks });
+  await app.register(exportRoutes, { exports: deps.exports });
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

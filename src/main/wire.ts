@@ -39,6 +39,7 @@ import {
   releaseAllClaims,
   type WebhookSender,
 } from '../webhooks/index.js';
+import { createExportService, createExportWorker, createRunner } from '../exports/index.js';
 
 /** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
 export function createLogger(config: Config, buffered = false): pino.Logger {
@@ -238,6 +239,29 @@ export async function createServer(
   }, config.billingIntervalMs);
   billingTimer.unref();
 
+  const salary = createSalaryService({ data, plans });
+  const exportBox = createSecretBox(secretKey, 'export-destinations');
+  const exports = createExportService({
+    db,
+    clock,
+    box: exportBox,
+    plans,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+  });
+  const exportWorker = createExportWorker({
+    db,
+    clock,
+    logger,
+    runner: createRunner({
+      db,
+      box: exportBox,
+      salary,
+      plans,
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
+    }),
+  });
+  if (config.exportPollMs > 0) exportWorker.start(config.exportPollMs);
+
   const app = await buildApp({
     config,
     clock,
@@ -245,7 +269,7 @@ export async function createServer(
     limiter,
     credentials: cache,
     data,
-    salary: createSalaryService({ data, plans }),
+    salary,
     readiness:
       shared === undefined ? [databaseCheck(db)] : [databaseCheck(db), redisCheck(shared.redis)],
     logger,
@@ -257,6 +281,7 @@ export async function createServer(
     usage: createUsageService({ db, clock, limiter, recorder, plans }),
     recorder,
     webhooks,
+    exports,
     secretKey,
   });
   const gate = shutdownGate(app.server);
@@ -266,6 +291,8 @@ export async function createServer(
     recorder,
     webhooks,
     worker,
+    exports,
+    exportWorker,
     releases,
     listen: () => app.listen({ port: config.port, host: config.host }),
     /** The first step of a graceful stop: requests already sent are read and answered. */
@@ -273,6 +300,7 @@ export async function createServer(
     async close() {
       clearInterval(billingTimer);
       await worker.stop();
+      await exportWorker.stop();
       data.stop();
       cache.stop();
       recorder.stop();

@@ -15,6 +15,7 @@ export interface TestApp {
   recorder: Awaited<ReturnType<typeof createServer>>['recorder'];
   webhooks: Awaited<ReturnType<typeof createServer>>['webhooks'];
   worker: Awaited<ReturnType<typeof createServer>>['worker'];
+  exportWorker: Awaited<ReturnType<typeof createServer>>['exportWorker'];
   releases: Awaited<ReturnType<typeof createServer>>['releases'];
   clock: ManualClock;
   db: Db;
@@ -43,6 +44,7 @@ export async function buildTestApp(
     SECRET_KEY: TEST_SECRET_KEY,
     // Tests run the webhook worker by hand (`worker.runOnce()`) after moving the clock.
     WEBHOOK_POLL_MS: '0',
+    EXPORT_POLL_MS: '0',
     ...options.env,
   });
   const server = await createServer(config, {
@@ -58,6 +60,7 @@ export async function buildTestApp(
     recorder: server.recorder,
     webhooks: server.webhooks,
     worker: server.worker,
+    exportWorker: server.exportWorker,
     releases: server.releases,
     clock,
     db,
