@@ -26,14 +26,19 @@ export interface ExportWorker {
  * The `exports.run` job. Each scheduled occurrence becomes one run row (unique per export and
  * time, so several instances queue it once); after downtime only the latest missed occurrence
  * is queued. Runs are claimed through the database like the webhook outbox and retried with
- * backoff; `onFailed` is called in the transaction that records a run's final failure.
+ * backoff. A run's end (success or final failure) is published as `export.completed` or
+ * `export.failed` in the transaction that records it.
  */
 export function createExportWorker(deps: {
   db: Db;
   clock: Clock;
   runner: ReturnType<typeof createRunner>;
   logger: Logger;
-  onFailed?: (tx: Queryable, e: repo.ExportRow, run: repo.RunRow, error: string) => Promise<void>;
+  /** Records an account event (and its webhook deliveries) in the caller's transaction. */
+  publish?: (
+    tx: Queryable,
+    event: { type: 'export.completed' | 'export.failed'; accountId: string; data: unknown },
+  ) => Promise<unknown>;
 }): ExportWorker {
   const { db, clock, runner, logger } = deps;
   const id = holderId();
@@ -84,8 +89,26 @@ export function createExportWorker(deps: {
     const at = new Date(clock.now());
     await db.transaction(async (tx) => {
       if (!(await repo.settleRun(tx, run.id, id, outcome, at))) return; // lease lost
-      if (outcome.status === 'failed' && deps.onFailed !== undefined)
-        await deps.onFailed(tx, e, run, outcome.error ?? 'failed');
+      if (outcome.status === 'queued' || deps.publish === undefined) return;
+      // The failure e-mail to the account belongs here too, in this transaction.
+      await deps.publish(tx, {
+        type: outcome.status === 'succeeded' ? 'export.completed' : 'export.failed',
+        accountId: e.accountId,
+        data: {
+          export_id: e.id,
+          run_id: run.id,
+          name: e.name,
+          scheduled_at: run.scheduledAt,
+          format: e.format,
+          compression: e.compression ?? 'none',
+          attempts: run.attempts,
+          rows: outcome.rows ?? null,
+          bytes: outcome.bytes ?? null,
+          sha256: outcome.sha256 ?? null,
+          file_name: outcome.fileName ?? null,
+          error: outcome.error,
+        },
+      });
     });
     logger.info(
       {

@@ -36,6 +36,7 @@ import {
   createHttpSender,
   createWebhookService,
   createWebhookWorker,
+  accountEventPublisher,
   releaseAllClaims,
   type WebhookSender,
 } from '../webhooks/index.js';
@@ -252,6 +253,7 @@ export async function createServer(
     db,
     clock,
     logger,
+    publish: accountEventPublisher(plans, clock),
     runner: createRunner({
       db,
       box: exportBox,

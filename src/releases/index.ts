@@ -15,4 +15,4 @@ export {
   type DataUpdatedEvent,
   type EventHook,
 } from './service.js';
-export type { ReleaseRow } from './repo.js';
+export { insertEvent, type ReleaseRow } from './repo.js';

@@ -17,11 +17,23 @@ describe('exports delivered by SFTP to a real OpenSSH server', { skip }, () => {
   let t: TestApp;
   let sshd: TestSshd;
   let key: string;
+  const endpoints: string[] = [];
 
   before(async () => {
     t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
     sshd = await startSshd();
     key = (await accountOnPlan(t, 'enterprise')).apiKey!;
+    const other = (await accountOnPlan(t, 'enterprise')).apiKey!;
+    for (const k of [key, other]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: { authorization: `Bearer ${k}` },
+        payload: { url: 'http://127.0.0.1:9/hook', events: ['export.completed', 'export.failed'] },
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      endpoints.push(res.json<{ id: string }>().id);
+    }
   });
   after(async () => {
     await sshd?.stop();
@@ -224,5 +236,25 @@ describe('exports delivered by SFTP to a real OpenSSH server', { skip }, () => {
       readdirSync(sshd.uploads).filter((f) => f.endsWith('.part')),
       [],
     );
+  });
+
+  it('announces each run’s end to the account’s own webhook endpoints subscribed to it', async () => {
+    const events = async (endpoint: string) =>
+      t.db.query<{
+        type: string;
+        data: { run_id: string; sha256: string | null; error: string | null };
+      }>(
+        `SELECT e.type, e.data FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+         WHERE d.endpoint_id = $1`,
+        [endpoint],
+      );
+    const mine = await events(endpoints[0]!);
+    const completed = mine.filter((e) => e.type === 'export.completed');
+    const failed = mine.filter((e) => e.type === 'export.failed');
+    assert.ok(completed.length >= 5, JSON.stringify(mine.map((e) => e.type)));
+    assert.ok(completed.every((e) => /^[0-9a-f]{64}$/.test(e.data.sha256 ?? '')));
+    assert.equal(failed.length, 2); // wrong host key, wrong credentials after its retries
+    assert.ok(failed.every((e) => e.data.error !== null));
+    assert.deepEqual(await events(endpoints[1]!), [], 'another account hears nothing');
   });
 });
