@@ -25,8 +25,10 @@ import type { Clock } from '../lib/clock.js';
 import { requestIdGenerator } from '../lib/ids.js';
 import type { RateLimiter } from '../limits/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
+import { RenderPool } from '../formats/index.js';
 import {
   DownloadGate,
+  FileCache,
   salaryRoutes,
   type SalaryDataStore,
   type SalaryService,
@@ -49,6 +51,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route; required under /api/ (see authenticateByRoute). */
     auth?: RouteAuth;
+    /**
+     * The plan feature the route needs beyond its scope (403 FEATURE_NOT_IN_PLAN without it);
+     * every path that answers the route (the Fastify handler, the lookup fast path) reads it.
+     */
+    planFeature?: 'bulk';
   }
   interface FastifyRequest {
     principal: Principal;
@@ -56,7 +63,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The lookup fast path in front of Fastify; absent with LOOKUP_FAST_PATH=false. */
     fastLookup?: FastLookup;
-    /** The cap on large Excel and Parquet files generated at once. */
+    /** The cap on large files generated at once. */
     downloads: DownloadGate;
   }
 }
@@ -255,7 +262,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(catalogRoutes, { consumeQuota });
   const downloads = new DownloadGate();
   app.decorate('downloads', downloads);
-  await app.register(salaryRoutes, { salary: deps.salary, consumeQuota, downloads });
+  const renderer = new RenderPool();
+  app.addHook('onClose', () => renderer.close());
+  await app.register(salaryRoutes, {
+    salary: deps.salary,
+    consumeQuota,
+    downloads,
+    renderer,
+    files: new FileCache(),
+  });
   await app.register(accountRoutes, {
     accounts: deps.accounts,
     db: deps.db,

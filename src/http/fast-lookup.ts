@@ -51,6 +51,8 @@ interface LookupRoute {
   readonly validate: Validate;
   /** The route's own `config.auth`, as Fastify's authentication hook reads it. */
   readonly auth: AuthenticatedRoute;
+  /** The route's own `config.planFeature`, as its handler reads it. */
+  readonly planFeature: 'bulk' | undefined;
   readonly fixed: Readonly<Partial<LookupQuery>> | undefined;
   /** Raw query → its validated form, or null when Fastify must take it; bounded. */
   readonly queries: Map<string, LookupQuery | null>;
@@ -142,6 +144,7 @@ export class FastLookup {
       endpoint: `GET ${url}`,
       validate: this.#compile({ schema, method: 'GET', url, httpPart: 'querystring' }) as Validate,
       auth,
+      planFeature: route.config?.planFeature,
       fixed: config.cheapPath.fixed,
       queries: new Map(),
     });
@@ -196,7 +199,7 @@ export class FastLookup {
     let spent: QuotaHeaders | Promise<QuotaHeaders>;
     try {
       if (principal.responseSchema !== null) return answer.fallback(answer.req, answer.res);
-      body = this.#body(answer.query, principal);
+      body = this.#body(answer.route, answer.query, principal);
       if (body === undefined) return answer.fallback(answer.req, answer.res);
       spent = this.#deps.spendQuota(principal, answer.ip);
     } catch (error) {
@@ -217,11 +220,11 @@ export class FastLookup {
    * The standard JSON body, as `standardJson` gives it (which throws the 403 or 404 problems);
    * remembered per query for the plan and release it was built for.
    */
-  #body(query: LookupQuery, principal: Principal): Body | undefined {
+  #body(route: LookupRoute, query: LookupQuery, principal: Principal): Body | undefined {
     const index = this.#deps.data.index;
     const known = this.#bodies.get(query);
     if (known !== undefined && known.index === index && known.plan === principal.plan) return known;
-    const json = this.#deps.salary.standardJson(query, principal);
+    const json = this.#deps.salary.standardJson(query, principal, { feature: route.planFeature });
     if (json === undefined || index === undefined) return undefined;
     const body = { index, plan: principal.plan, json, bytes: Buffer.byteLength(json) };
     this.#bodies.set(query, body);

@@ -1,8 +1,17 @@
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
-import { chunksOf, renderTable, STREAM_ABOVE_ROWS, type Table } from '../formats/index.js';
+import {
+  chunksOf,
+  fileMeta,
+  renderTable,
+  STREAM_ABOVE_ROWS,
+  type FileFormat,
+  type RenderPool,
+  type Table,
+} from '../formats/index.js';
 import { applySchema, type CustomSchema } from './custom-schema.js';
 import type { Format } from '../plans/index.js';
+import type { CachedFile } from './file-cache.js';
 import type { SalaryResult } from './service.js';
 import { salaryTable } from './table.js';
 
@@ -37,22 +46,43 @@ export async function sendSalaryResult(
   return sendFile(reply, format, salaryTable(result), result, filenameBase);
 }
 
+/** How salary files are named inside: the XML root and sheet, the release attribute. */
+function fileName(result: SalaryResult, base: string) {
+  return { base, root: 'salaries', attributes: { release: result.meta.release.version } };
+}
+
 async function sendFile(
   reply: FastifyReply,
-  format: Exclude<Format, 'json'>,
+  format: FileFormat,
   table: Table,
   result: SalaryResult,
   filenameBase: string,
 ): Promise<FastifyReply> {
-  const file = await renderTable(format, table, {
-    base: filenameBase,
-    root: 'salaries',
-    attributes: { release: result.meta.release.version },
-  });
+  return sendRendered(reply, await renderTable(format, table, fileName(result, filenameBase)));
+}
+
+/** Sends a whole file as an attachment under its name. */
+export function sendRendered(
+  reply: FastifyReply,
+  file: Pick<CachedFile, 'contentType' | 'filename'> & { body: CachedFile['body'] | Readable },
+): FastifyReply {
   return reply
     .type(file.contentType)
     .header('content-disposition', `attachment; filename="${file.filename}"`)
     .send(file.body);
+}
+
+/** A large result as a whole file, written by a worker thread of the pool. */
+export async function renderSalaryFile(
+  pool: RenderPool,
+  result: SalaryResult,
+  format: FileFormat,
+  filenameBase: string,
+  schema: CustomSchema | null,
+): Promise<CachedFile> {
+  const table = schema === null ? salaryTable(result) : applySchema(salaryTable(result), schema);
+  const body = await pool.render(format, table, fileName(result, filenameBase));
+  return { body, ...fileMeta(format, filenameBase) };
 }
 
 function* jsonChunks(result: SalaryResult): Generator<string> {

@@ -1,14 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { COUNTRY_CODES } from '../catalog/countries.js';
 import { JOB_SLUGS } from '../catalog/jobs.js';
-import { MEDIA_TYPES } from '../formats/index.js';
+import {
+  MEDIA_TYPES,
+  STREAM_ABOVE_ROWS,
+  type FileFormat,
+  type RenderPool,
+} from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { ConsumeQuota } from '../http/quota.js';
 import type { CheapPathRoute } from '../http/fast-lookup.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
 import { negotiateFormat } from './format.js';
 import { withSchemaFields } from './custom-schema.js';
-import { JSON_TYPE, sendSalaryResult } from './respond.js';
+import { JSON_TYPE, renderSalaryFile, sendRendered, sendSalaryResult } from './respond.js';
+import type { FileCache } from './file-cache.js';
 import {
   BulkArchiveQuerySchema,
   BulkCountriesQuerySchema,
@@ -17,21 +23,23 @@ import {
   SalaryQuerySchema,
   SalaryResponseSchema,
 } from './schemas.js';
-import type { Selection, SalaryService } from './service.js';
+import type { PreparedSelection, Selection, SalaryService } from './service.js';
 import type { DownloadGate } from './download-gate.js';
 import type { SalaryMeta } from './schemas.js';
 import type { Format } from '../plans/index.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteAuth } from '../auth/index.js';
+import type { CustomSchema } from './custom-schema.js';
 
 export interface SalaryRoutesOptions {
   salary: SalaryService;
   consumeQuota: ConsumeQuota;
   downloads: DownloadGate;
+  /** Writes large files in worker threads. */
+  renderer: RenderPool;
+  /** Large files already written, per release. */
+  files: FileCache;
 }
-
-/** Bulk files in these formats are seconds of CPU each: capped by the download gate. */
-const HEAVY_FORMATS: ReadonlySet<Format> = new Set(['xlsx', 'parquet']);
 
 const okResponse = {
   200: {
@@ -79,7 +87,7 @@ const suffix = (...parts: (string | number | undefined)[]): string =>
     .join('');
 
 export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = async (app, opts) => {
-  const { salary, consumeQuota, downloads } = opts;
+  const { salary, consumeQuota, downloads, renderer, files } = opts;
 
   /**
    * Select (validation and plan checks), spend quota, then answer in the negotiated format.
@@ -91,8 +99,8 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     reply: FastifyReply,
     selection: Selection & { format?: Format },
     filename: (meta: SalaryMeta) => string,
-    feature?: 'bulk',
   ): undefined | Promise<void> {
+    const feature = request.routeOptions.config.planFeature;
     const format = negotiateFormat(selection.format, request.headers.accept);
     const schema = request.principal.responseSchema;
     if (format === 'json' && schema === null) {
@@ -108,7 +116,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         });
       }
     }
-    return serveSelection(request, reply, selection, format, filename, feature);
+    return serveSelection(request, reply, selection, format, filename);
   }
 
   async function serveSelection(
@@ -117,28 +125,52 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     selection: Selection,
     format: Format,
     filename: (meta: SalaryMeta) => string,
-    feature: 'bulk' | undefined,
   ): Promise<void> {
+    const feature = request.routeOptions.config.planFeature;
     const schema = request.principal.responseSchema;
     const fields = withSchemaFields(selection.fields, schema);
-    // First of all: a bulk file refused for being one too many at once costs nothing (no
-    // selection built) and spends no quota.
-    const release =
-      feature === 'bulk' && HEAVY_FORMATS.has(format)
-        ? downloads.enter(request.principal.limitBucket)
-        : undefined;
-    if (release !== undefined) reply.raw.once('close', release);
+    const prepared = salary.prepare({ ...selection, fields }, request.principal, format, {
+      feature,
+    });
+    if (format !== 'json' && prepared.expectedRows > STREAM_ABOVE_ROWS) {
+      return serveLargeFile(request, reply, prepared, format, filename, schema);
+    }
+    const result = prepared.build();
+    const spent = consumeQuota(request, reply);
+    if (spent !== undefined) await spent;
+    await sendSalaryResult(reply, result, format, filename(result.meta), schema);
+  }
+
+  /**
+   * A large result as a file: from the per-release cache, or written once in a worker thread
+   * while the main thread goes on serving. Only a file still to be written passes the download
+   * gate; refused there, a request costs nothing and spends no quota.
+   */
+  async function serveLargeFile(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    prepared: PreparedSelection,
+    format: FileFormat,
+    filename: (meta: SalaryMeta) => string,
+    schema: CustomSchema | null,
+  ): Promise<void> {
+    const key = `${request.routeOptions.url}|${format}|${prepared.key}|${schema === null ? '' : JSON.stringify(schema.fields)}`;
+    const cached = files.get(prepared.release, key);
+    const leave = cached === undefined ? downloads.enter(request.principal.limitBucket) : undefined;
+    let file = cached;
     try {
-      const result = salary.select({ ...selection, fields }, request.principal, format, {
-        feature,
-      });
+      const result = cached === undefined ? prepared.build() : undefined;
       const spent = consumeQuota(request, reply);
       if (spent !== undefined) await spent;
-      return await sendSalaryResult(reply, result, format, filename(result.meta), schema);
+      file ??= files.getOrAdd(prepared.release, key, () =>
+        renderSalaryFile(renderer, result!, format, filename(result!.meta), schema),
+      );
     } catch (error) {
-      release?.();
+      leave?.();
       throw error;
     }
+    if (leave !== undefined) file.then(leave, leave);
+    sendRendered(reply, await file);
   }
 
   app.get(
@@ -192,7 +224,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
   );
 
   const bulk = { tags: ['Bulk'], response: okResponse };
-  const bulkConfig = { ...config, auth: BULK_AUTH };
+  const bulkConfig = { ...config, auth: BULK_AUTH, planFeature: 'bulk' } as const;
   app.get(
     '/api/v1/bulk/countries',
     {
@@ -214,7 +246,6 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         reply,
         selection,
         (m) => `salary-all-countries-${q.job}${suffix(q.level, q.year ?? m.year)}`,
-        'bulk',
       );
     },
   );
@@ -240,7 +271,6 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         reply,
         selection,
         (m) => `salary-${m.country?.code}-all-jobs${suffix(q.level, q.year ?? m.year)}`,
-        'bulk',
       );
     },
   );
@@ -266,7 +296,6 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         reply,
         selection,
         (m) => `salary-archive${suffix(q.level, q.year ?? m.year)}`,
-        'bulk',
       );
     },
   );
