@@ -1,4 +1,5 @@
 import type { Clock } from '../lib/clock.js';
+import { createPoller } from '../lib/poller.js';
 import { holderId, prefixedId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db, Queryable } from '../store/index.js';
@@ -42,9 +43,6 @@ export function createExportWorker(deps: {
 }): ExportWorker {
   const { db, clock, runner, logger } = deps;
   const id = holderId();
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
-  let stopping = false;
 
   async function enqueueDue(): Promise<void> {
     const now = new Date(clock.now());
@@ -125,7 +123,7 @@ export function createExportWorker(deps: {
   async function runOnce(): Promise<number> {
     await enqueueDue();
     let attempted = 0;
-    while (!stopping) {
+    while (!poller.stopping) {
       const now = clock.now();
       const run = await repo.claimDueRun(db, id, new Date(now), new Date(now + RUN_LEASE_MS));
       if (run === undefined) break;
@@ -140,39 +138,13 @@ export function createExportWorker(deps: {
     return attempted;
   }
 
+  const poller = createPoller(runOnce, (error: unknown) =>
+    logger.warn({ err: error }, 'export worker run failed'),
+  );
   return {
     id,
-    runOnce() {
-      const next = (running ?? Promise.resolve(0)).catch(() => 0).then(runOnce);
-      running = next;
-      return next;
-    },
-    start(intervalMs) {
-      stopping = false;
-      const tick = (): void => {
-        timer = setTimeout(() => {
-          this.runOnce()
-            .catch((error: unknown) => logger.warn({ err: error }, 'export worker run failed'))
-            .finally(() => {
-              if (!stopping) tick();
-            });
-        }, intervalMs);
-        timer.unref();
-      };
-      tick();
-    },
-    async stop(graceMs = 5_000) {
-      stopping = true;
-      clearTimeout(timer);
-      if (running === undefined) return;
-      let wait: NodeJS.Timeout | undefined;
-      await Promise.race([
-        running.catch(() => 0),
-        new Promise((resolve) => {
-          wait = setTimeout(resolve, graceMs);
-        }),
-      ]);
-      clearTimeout(wait);
-    },
+    runOnce: poller.runOnce,
+    start: poller.start,
+    stop: poller.stop,
   };
 }
