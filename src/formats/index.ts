@@ -18,7 +18,10 @@ export const MEDIA_TYPES: Readonly<Record<Format, string>> = Object.freeze({
   parquet: 'application/vnd.apache.parquet',
 });
 
-/** Tables with more rows than this are streamed; smaller ones are sent with a Content-Length. */
+/**
+ * Tables with more rows than this are large: written as a stream by the format writers, and
+ * (salary results) written once per release and cached; smaller ones are written at once.
+ */
 export const STREAM_ABOVE_ROWS = 500;
 
 export interface Rendered {

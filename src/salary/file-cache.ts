@@ -1,8 +1,9 @@
-/** A file ready to send. */
+/** A response body ready to send. */
 export interface CachedFile {
   readonly body: Buffer;
   readonly contentType: string;
-  readonly filename: string;
+  /** Sent as an attachment under this name; null for JSON. */
+  readonly filename: string | null;
 }
 
 /** Bytes of files kept per process; the full archive in all four file formats is about 25 MB. */

@@ -1,19 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { COUNTRY_CODES } from '../catalog/countries.js';
 import { JOB_SLUGS } from '../catalog/jobs.js';
-import {
-  MEDIA_TYPES,
-  STREAM_ABOVE_ROWS,
-  type FileFormat,
-  type RenderPool,
-} from '../formats/index.js';
+import { MEDIA_TYPES, STREAM_ABOVE_ROWS, type RenderPool } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { ConsumeQuota } from '../http/quota.js';
 import type { CheapPathRoute } from '../http/fast-lookup.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
 import { negotiateFormat } from './format.js';
 import { withSchemaFields } from './custom-schema.js';
-import { JSON_TYPE, renderSalaryFile, sendRendered, sendSalaryResult } from './respond.js';
+import {
+  JSON_TYPE,
+  renderSalaryFile,
+  renderSalaryJson,
+  sendRendered,
+  sendSalaryResult,
+} from './respond.js';
 import type { FileCache } from './file-cache.js';
 import {
   BulkArchiveQuerySchema,
@@ -132,8 +133,8 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     const prepared = salary.prepare({ ...selection, fields }, request.principal, format, {
       feature,
     });
-    if (format !== 'json' && prepared.expectedRows > STREAM_ABOVE_ROWS) {
-      return serveLargeFile(request, reply, prepared, format, filename, schema);
+    if (prepared.expectedRows > STREAM_ABOVE_ROWS) {
+      return serveLarge(request, reply, prepared, format, filename, schema);
     }
     const result = prepared.build();
     const spent = consumeQuota(request, reply);
@@ -142,35 +143,41 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
   }
 
   /**
-   * A large result as a file: from the per-release cache, or written once in a worker thread
-   * while the main thread goes on serving. Only a file still to be written passes the download
-   * gate; refused there, a request costs nothing and spends no quota.
+   * A large result: from the per-release cache, or written once (a file in a worker thread, JSON
+   * a chunk per turn of the event loop) while the main thread goes on serving. Only a file still
+   * to be written passes the download gate; refused there, a request costs nothing and spends
+   * no quota.
    */
-  async function serveLargeFile(
+  async function serveLarge(
     request: FastifyRequest,
     reply: FastifyReply,
     prepared: PreparedSelection,
-    format: FileFormat,
+    format: Format,
     filename: (meta: SalaryMeta) => string,
     schema: CustomSchema | null,
   ): Promise<void> {
     const key = `${request.routeOptions.url}|${format}|${prepared.key}|${schema === null ? '' : JSON.stringify(schema.fields)}`;
     const cached = files.get(prepared.release, key);
-    const leave = cached === undefined ? downloads.enter(request.principal.limitBucket) : undefined;
-    let file = cached;
+    const leave =
+      cached === undefined && format !== 'json'
+        ? downloads.enter(request.principal.limitBucket)
+        : undefined;
+    let body = cached;
     try {
       const result = cached === undefined ? prepared.build() : undefined;
       const spent = consumeQuota(request, reply);
       if (spent !== undefined) await spent;
-      file ??= files.getOrAdd(prepared.release, key, () =>
-        renderSalaryFile(renderer, result!, format, filename(result!.meta), schema),
+      body ??= files.getOrAdd(prepared.release, key, () =>
+        format === 'json'
+          ? renderSalaryJson(result!, schema)
+          : renderSalaryFile(renderer, result!, format, filename(result!.meta), schema),
       );
     } catch (error) {
       leave?.();
       throw error;
     }
-    if (leave !== undefined) file.then(leave, leave);
-    sendRendered(reply, await file);
+    if (leave !== undefined) body.then(leave, leave);
+    sendRendered(reply, await body);
   }
 
   app.get(
@@ -233,7 +240,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         operationId: 'bulkCountries',
         summary: 'One job in all 27 countries (Business and Enterprise)',
         description:
-          'Every country for one job; `year=all` for every year the plan reaches. Large responses are streamed.',
+          'Every country for one job; `year=all` for every year the plan reaches. Large results are written once per data release and then served from memory.',
         querystring: BulkCountriesQuerySchema,
       },
       config: bulkConfig,
@@ -258,7 +265,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         operationId: 'bulkJobs',
         summary: 'All 21 jobs in one country (Business and Enterprise)',
         description:
-          'Every job for one country; `year=all` for every year the plan reaches. Large responses are streamed.',
+          'Every job for one country; `year=all` for every year the plan reaches. Large results are written once per data release and then served from memory.',
         querystring: BulkJobsQuerySchema,
       },
       config: bulkConfig,
@@ -283,7 +290,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         operationId: 'bulkArchive',
         summary: 'Every country and job (Business and Enterprise)',
         description:
-          'All 27 countries × 21 jobs × 4 levels for one year, or with `year=all` every year the plan reaches (Enterprise: the full archive from 2014). Streamed.',
+          'All 27 countries × 21 jobs × 4 levels for one year, or with `year=all` every year the plan reaches (Enterprise: the full archive from 2014). Written once per data release and then served from memory.',
         querystring: BulkArchiveQuerySchema,
       },
       config: bulkConfig,

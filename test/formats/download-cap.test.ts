@@ -39,7 +39,7 @@ describe('large files: a cap per account and per process on writing them, none o
       assert.equal(refused.json().code, 'TOO_MANY_DOWNLOADS');
       assert.equal(refused.headers['retry-after'], '5');
     }
-    // JSON is streamed, not written as a file: not capped.
+    // JSON is written on the main thread, a chunk of records per turn: not capped.
     assert.equal((await download('json')).statusCode, 200);
     for (const release of taken) release();
     const served = await download('xlsx');
