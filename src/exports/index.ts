@@ -16,3 +16,4 @@ export { createRunner } from './runner.js';
 export { hostKeyFingerprint } from './sftp.js';
 
 export { exportRoutes, exportSchemas } from './routes.js';
+export { releaseAllRunClaims } from './repo.js';

@@ -332,12 +332,11 @@ export async function settleRun(
   return rows.length === 1;
 }
 
-/** A restarted instance's own claims are released at once rather than after their lease. */
-export async function releaseClaims(db: Queryable, holder: string): Promise<number> {
+/** Embedded mode, at start: runs left claimed by a process that stopped are due again now. */
+export async function releaseAllRunClaims(db: Queryable): Promise<number> {
   const rows = await db.query<{ id: string }>(
-    `UPDATE export_runs SET claimed_until = NULL WHERE claimed_by = $1 AND status = 'running'
-     RETURNING id`,
-    [holder],
+    `UPDATE export_runs SET claimed_until = NULL, claimed_by = NULL
+     WHERE status = 'running' AND claimed_by IS NOT NULL RETURNING id`,
   );
   return rows.length;
 }

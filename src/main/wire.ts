@@ -40,7 +40,12 @@ import {
   releaseAllClaims,
   type WebhookSender,
 } from '../webhooks/index.js';
-import { createExportService, createExportWorker, createRunner } from '../exports/index.js';
+import {
+  createExportService,
+  createExportWorker,
+  createRunner,
+  releaseAllRunClaims,
+} from '../exports/index.js';
 
 /** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
 export function createLogger(config: Config, buffered = false): pino.Logger {
@@ -197,6 +202,8 @@ export async function createServer(
     // left from a process that stopped mid-delivery; they are due again now, not after the lease.
     const released = await releaseAllClaims(db);
     if (released > 0) logger.info({ deliveries: released }, 'webhook deliveries resumed');
+    const runs = await releaseAllRunClaims(db);
+    if (runs > 0) logger.info({ runs }, 'export runs resumed');
   }
   if (config.webhookPollMs > 0) worker.start(config.webhookPollMs);
   const releases = createReleaseService({ db, clock, onEvent: webhooks.publish });
