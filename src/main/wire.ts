@@ -19,7 +19,13 @@ import type { Logger } from '../lib/logger.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { resolvePlans } from '../plans/index.js';
-import { createReleaseService, readReleaseFile, type ReleaseService } from '../releases/index.js';
+import {
+  compareReleaseVersions,
+  createReleaseService,
+  readReleaseFile,
+  type ParsedRelease,
+  type ReleaseService,
+} from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
 import {
   migrate,
@@ -66,19 +72,47 @@ export async function openMigratedDatabase(config: Config, logger: Logger): Prom
   }
 }
 
-/** On first start (no release in the database yet) the bundled release is loaded. */
+/**
+ * On first start (no release in the database yet) the bundled release is loaded. Later starts
+ * load it only when it is newer than the active release (a deployment that ships a new release),
+ * which records its data.updated event; an older or equal bundled release is left alone, and an
+ * unreadable one leaves the active release serving.
+ */
 export async function ensureRelease(
   releases: ReleaseService,
   file: string,
   logger: Logger,
 ): Promise<void> {
-  if ((await releases.activeId()) !== undefined) return;
-  const parsed = await readReleaseFile(file);
-  const result = await releases.load(parsed);
-  logger.info(
-    { release: result.release.version, records: parsed.records.length, file },
-    'bundled data release loaded',
-  );
+  const active = await releases.activeVersion();
+  if (active === undefined) {
+    const parsed = await readReleaseFile(file);
+    const result = await releases.load(parsed);
+    logger.info(
+      { release: result.release.version, records: parsed.records.length, file },
+      'bundled data release loaded',
+    );
+    return;
+  }
+  let parsed: ParsedRelease;
+  try {
+    parsed = await readReleaseFile(file);
+  } catch (error) {
+    logger.warn({ err: error, file, active }, 'bundled data release not read; active release kept');
+    return;
+  }
+  if (compareReleaseVersions(parsed.header.version, active) <= 0) return;
+  try {
+    const result = await releases.load(parsed);
+    logger.info(
+      { release: result.release.version, previous: active, event: result.eventId, file },
+      'newer bundled data release loaded',
+    );
+  } catch (error) {
+    // Another instance starting at the same time loaded it first (version is unique).
+    const now = await releases.activeVersion();
+    if (now !== undefined && compareReleaseVersions(now, parsed.header.version) >= 0) return;
+    throw error;
+  }
 }
 
 /** The services every entry point (server, CLI) builds over one database. */
