@@ -35,7 +35,7 @@ export interface Plan {
   readonly customFields: boolean;
   /** Renaming and choosing the fields of salary responses, per account. */
   readonly customSchemas: boolean;
-  /** Scheduled bulk exports delivered by webhook or SFTP. */
+  /** Scheduled bulk exports to the account's SFTP server. */
   readonly scheduledExports: boolean;
   readonly usageAnalytics: boolean;
   /** API keys per account; null: unlimited. 0: the plan needs no key. */
