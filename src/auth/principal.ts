@@ -13,6 +13,7 @@ export const SCOPES = [
   'billing:write',
   'webhooks:read',
   'webhooks:write',
+  'exports:read',
   'exports:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -21,6 +21,8 @@ export interface Config {
   readonly webhookPollMs: number;
   /** Webhook deliveries sent at the same time by this process. */
   readonly webhookConcurrency: number;
+  /** How often this process queues due export occurrences and runs queued exports; 0: never. */
+  readonly exportPollMs: number;
   readonly logLevel: string;
   readonly accessLog: boolean;
   /** Plain JSON lookups answered by the raw HTTP fast path in front of Fastify. */
@@ -166,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     secretKey,
     webhookPollMs: int('WEBHOOK_POLL_MS', 1000, 0, 600_000),
     webhookConcurrency: int('WEBHOOK_CONCURRENCY', 8, 1, 256),
+    exportPollMs: int('EXPORT_POLL_MS', 30_000, 0, 600_000),
     logLevel,
     accessLog: bool('ACCESS_LOG', true),
     lookupFastPath: bool('LOOKUP_FAST_PATH', true),

@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   EMAIL_TAKEN: { status: 409, title: 'E-mail already registered' },
   KEY_LIMIT_REACHED: { status: 409, title: 'API key limit reached' },
   WEBHOOK_LIMIT_REACHED: { status: 409, title: 'Webhook endpoint limit reached' },
+  EXPORT_LIMIT_REACHED: { status: 409, title: 'Export limit reached' },
   CONFLICT: { status: 409, title: 'Conflict' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, title: 'Idempotency key reused' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },

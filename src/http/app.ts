@@ -18,6 +18,7 @@ import { metricsRoute, type Metrics } from '../metrics/index.js';
 import type { Db } from '../store/index.js';
 import { supportRoutes, type SupportService } from '../support/index.js';
 import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
+import { exportRoutes, exportSchemas, type ExportService } from '../exports/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
 import type { Config } from '../config/index.js';
@@ -87,6 +88,7 @@ export interface AppDeps {
   recorder: UsageRecorder;
   webhooks: WebhookService;
   support: SupportService;
+  exports: ExportService;
   /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
   secretKey: string;
   /** Request counts and latency; `/metrics` on this port when METRICS_TOKEN is set. */
@@ -179,6 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     NewKeySchema,
     ...billingSchemas,
     ...webhookSchemas,
+    ...exportSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -292,6 +295,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.metrics !== undefined && config.metricsToken !== undefined)
     metricsRoute(app, deps.metrics, config.metricsToken);
   await app.register(supportRoutes, { support: deps.support });
+  await app.register(exportRoutes, { exports: deps.exports });
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

@@ -38,6 +38,11 @@ export function openApiOptions(config: Config): SwaggerOptions {
           description:
             'Signed notifications of data releases (Business and Enterprise), per Standard Webhooks.',
         },
+        {
+          name: 'Exports',
+          description:
+            'Scheduled bulk exports (Enterprise): a bulk selection delivered as a file to an SFTP server on a cron schedule.',
+        },
         { name: 'Operations', description: 'Health and readiness.' },
       ],
       components: {

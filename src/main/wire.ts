@@ -53,9 +53,16 @@ import {
   createWebhookService,
   createWebhookWorker,
   outboxState,
+  accountEventPublisher,
   releaseAllClaims,
   type WebhookSender,
 } from '../webhooks/index.js';
+import {
+  createExportService,
+  createExportWorker,
+  createRunner,
+  releaseAllRunClaims,
+} from '../exports/index.js';
 
 /** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
 export function createLogger(config: Config, buffered = false): pino.Logger {
@@ -251,6 +258,8 @@ export async function createServer(
     // left from a process that stopped mid-delivery; they are due again now, not after the lease.
     const released = await releaseAllClaims(db);
     if (released > 0) logger.info({ deliveries: released }, 'webhook deliveries resumed');
+    const runs = await releaseAllRunClaims(db);
+    if (runs > 0) logger.info({ runs }, 'export runs resumed');
   }
   if (config.webhookPollMs > 0) worker.start(config.webhookPollMs);
   const transport =
@@ -313,6 +322,30 @@ export async function createServer(
       ...(shared === undefined ? {} : { redis: () => shared.redis.ping() }),
     });
   }
+  const salary = createSalaryService({ data, plans });
+  const exportBox = createSecretBox(secretKey, 'export-destinations');
+  const exports = createExportService({
+    db,
+    clock,
+    box: exportBox,
+    plans,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+  });
+  const exportWorker = createExportWorker({
+    db,
+    clock,
+    logger,
+    publish: accountEventPublisher(plans, clock),
+    runner: createRunner({
+      db,
+      box: exportBox,
+      salary,
+      plans,
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
+    }),
+  });
+  if (config.exportPollMs > 0) exportWorker.start(config.exportPollMs);
+
   const app = await buildApp({
     config,
     clock,
@@ -320,7 +353,7 @@ export async function createServer(
     limiter,
     credentials: cache,
     data,
-    salary: createSalaryService({ data, plans }),
+    salary,
     readiness:
       shared === undefined ? [databaseCheck(db)] : [databaseCheck(db), redisCheck(shared.redis)],
     logger,
@@ -340,6 +373,7 @@ export async function createServer(
       supportEmail: config.supportEmail,
       communityUrl: config.communityUrl,
     }),
+    exports,
     secretKey,
     ...(metrics === undefined ? {} : { metrics }),
   });
@@ -370,6 +404,8 @@ export async function createServer(
     webhooks,
     worker,
     notices,
+    exports,
+    exportWorker,
     releases,
     metrics,
     async listen() {
@@ -391,6 +427,7 @@ export async function createServer(
       await worker.stop();
       await notices.stop();
       transport.close();
+      await exportWorker.stop();
       data.stop();
       cache.stop();
       recorder.stop();

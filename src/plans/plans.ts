@@ -35,6 +35,8 @@ export interface Plan {
   readonly customFields: boolean;
   /** Renaming and choosing the fields of salary responses, per account. */
   readonly customSchemas: boolean;
+  /** Scheduled bulk exports to the account's SFTP server. */
+  readonly scheduledExports: boolean;
   readonly usageAnalytics: boolean;
   /** API keys per account; null: unlimited. 0: the plan needs no key. */
   readonly maxKeys: number | null;
@@ -60,6 +62,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     customEndpoints: false,
     customFields: false,
     customSchemas: false,
+    scheduledExports: false,
     usageAnalytics: false,
     maxKeys: 0,
     ipAllowlist: false,
@@ -81,6 +84,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     customEndpoints: false,
     customFields: false,
     customSchemas: false,
+    scheduledExports: false,
     usageAnalytics: true,
     maxKeys: 1,
     ipAllowlist: false,
@@ -102,6 +106,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     customEndpoints: false,
     customFields: true,
     customSchemas: false,
+    scheduledExports: false,
     usageAnalytics: true,
     maxKeys: 5,
     ipAllowlist: true,
@@ -123,6 +128,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     customEndpoints: true,
     customFields: true,
     customSchemas: true,
+    scheduledExports: true,
     usageAnalytics: true,
     maxKeys: null,
     ipAllowlist: true,

@@ -15,5 +15,5 @@ export {
   type DataUpdatedEvent,
   type EventHook,
 } from './service.js';
-export type { ReleaseRow } from './repo.js';
+export { insertEvent, type ReleaseRow } from './repo.js';
 export { compareReleaseVersions } from './version.js';

@@ -1,9 +1,14 @@
 export { SalaryDataStore } from './data-store.js';
 export { SalaryIndex } from './salary-index.js';
-export { createSalaryService, type SalaryService, type Selection } from './service.js';
+export {
+  createSalaryService,
+  type SalaryResult,
+  type SalaryService,
+  type Selection,
+} from './service.js';
 export { LOOKUP_AUTH, salaryRoutes } from './routes.js';
 export { negotiateFormat } from './format.js';
-export { JSON_TYPE } from './respond.js';
+export { JSON_TYPE, salaryFileStream } from './respond.js';
 export {
   HistoryQuerySchema,
   SalaryQuerySchema,

@@ -111,3 +111,25 @@ function* jsonChunks(result: SalaryResult): Generator<string> {
   }
   yield `],"meta":${JSON.stringify(result.meta)}}`;
 }
+
+/**
+ * A result as the bytes of a file in `format` (JSON included), produced piece by piece: the
+ * same writers as the HTTP responses, for exports that deliver it elsewhere.
+ */
+export async function salaryFileStream(
+  result: SalaryResult,
+  format: Format,
+  schema: CustomSchema | null,
+): Promise<Readable> {
+  const table = schema === null ? salaryTable(result) : applySchema(salaryTable(result), schema);
+  if (format === 'json') {
+    const data = schema === null ? result : { ...result, data: table.rows as SalaryResult['data'] };
+    return Readable.from(jsonChunks(data));
+  }
+  const file = await renderTable(format, table, {
+    base: 'export',
+    root: 'salaries',
+    attributes: { release: result.meta.release.version },
+  });
+  return file.body instanceof Readable ? file.body : Readable.from([file.body]);
+}

@@ -1,6 +1,7 @@
 export {
   createWebhookService,
   webhookPublisher,
+  accountEventPublisher,
   EVENT_TYPES,
   SECRET_ROTATION_GRACE_MS,
   TEST_SEND_RULE,

@@ -188,14 +188,16 @@ export async function insertDeliveriesForEvent(
   event: { id: string; type: string },
   planIds: readonly string[],
   now: Date,
+  accountId: string | null = null,
 ): Promise<number> {
   const rows = await db.query<{ id: string }>(
     `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at, updated_at)
      SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e.id, $1, $3, $3, $3
      FROM webhook_endpoints e JOIN accounts a ON a.id = e.account_id
      WHERE e.enabled AND $2 = ANY (e.events) AND a.plan = ANY ($4)
+       AND ($5::text IS NULL OR a.id = $5)
      RETURNING id`,
-    [event.id, event.type, now.toISOString(), planIds],
+    [event.id, event.type, now.toISOString(), planIds, accountId],
   );
   return rows.length;
 }

@@ -8,12 +8,13 @@ import { HOUR_MS, type LimitRule, type RateLimiter } from '../limits/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { checkTargetUrl } from './address-guard.js';
+import { insertEvent } from '../releases/index.js';
 import * as repo from './repo.js';
 import type { SendResult, WebhookSender } from './sender.js';
 import { generateSigningSecret, signedHeaders } from './signature.js';
 
 /** The event kinds an endpoint can subscribe to. */
-export const EVENT_TYPES = ['data.updated'] as const;
+export const EVENT_TYPES = ['data.updated', 'export.completed', 'export.failed'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** How long the secret before a rotation keeps signing (both signatures are sent). */
@@ -373,4 +374,29 @@ export function webhookPublisher(plans: Readonly<Record<PlanId, Plan>>, clock: C
     .map((p) => p.id);
   return (tx: Queryable, event: { id: string; type: string }): Promise<number> =>
     repo.insertDeliveriesForEvent(tx, event, webhookPlans, new Date(clock.now()));
+}
+
+/**
+ * Records an event of one account (`export.completed`, `export.failed`) and queues its delivery
+ * to that account's enabled endpoints subscribed to it, in the caller's transaction.
+ */
+export function accountEventPublisher(plans: Readonly<Record<PlanId, Plan>>, clock: Clock) {
+  const webhookPlans = Object.values(plans)
+    .filter((p) => p.webhooks)
+    .map((p) => p.id);
+  return async (
+    tx: Queryable,
+    event: { type: EventType; accountId: string; data: unknown },
+  ): Promise<number> => {
+    const at = new Date(clock.now());
+    const id = prefixedId('evt');
+    await insertEvent(tx, { id, type: event.type, createdAt: at, data: event.data });
+    return repo.insertDeliveriesForEvent(
+      tx,
+      { id, type: event.type },
+      webhookPlans,
+      at,
+      event.accountId,
+    );
+  };
 }

@@ -1,5 +1,6 @@
 import { recordAudit } from '../audit/index.js';
 import type { Clock } from '../lib/clock.js';
+import { createPoller } from '../lib/poller.js';
 import { holderId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { enqueueNotice } from '../notices/index.js';
@@ -44,9 +45,6 @@ export function createWebhookWorker(deps: {
 }): WebhookWorker {
   const { db, clock, box, sender, logger } = deps;
   const id = holderId();
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
-  let stopping = false;
 
   async function disable(tx: Queryable, d: repo.ClaimedDelivery, reason: string, at: Date) {
     await repo.updateEndpoint(tx, d.endpointId, { enabled: false, disabledReason: reason }, at);
@@ -160,7 +158,7 @@ export function createWebhookWorker(deps: {
   /** One of `concurrency` lanes: claims one due delivery at a time and sends it. */
   async function lane(): Promise<number> {
     let sent = 0;
-    while (!stopping) {
+    while (!poller.stopping) {
       const now = clock.now();
       const [d] = await repo.claimDue(db, id, new Date(now), new Date(now + LEASE_MS), 1);
       if (d === undefined) break;
@@ -180,40 +178,13 @@ export function createWebhookWorker(deps: {
     return counts.reduce((a, b) => a + b, 0);
   }
 
+  const poller = createPoller(runOnce, (error: unknown) =>
+    logger.warn({ err: error }, 'webhook worker run failed'),
+  );
   return {
     id,
-    runOnce() {
-      // One run at a time per worker; a caller during a run waits for it and runs again.
-      const next = (running ?? Promise.resolve(0)).catch(() => 0).then(runOnce);
-      running = next;
-      return next;
-    },
-    start(intervalMs) {
-      stopping = false;
-      const tick = (): void => {
-        timer = setTimeout(() => {
-          this.runOnce()
-            .catch((error: unknown) => logger.warn({ err: error }, 'webhook worker run failed'))
-            .finally(() => {
-              if (!stopping) tick();
-            });
-        }, intervalMs);
-        timer.unref();
-      };
-      tick();
-    },
-    async stop(graceMs = 5_000) {
-      stopping = true;
-      clearTimeout(timer);
-      if (running === undefined) return;
-      let wait: NodeJS.Timeout | undefined;
-      await Promise.race([
-        running.catch(() => 0),
-        new Promise((resolve) => {
-          wait = setTimeout(resolve, graceMs);
-        }),
-      ]);
-      clearTimeout(wait);
-    },
+    runOnce: poller.runOnce,
+    start: poller.start,
+    stop: poller.stop,
   };
 }

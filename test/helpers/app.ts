@@ -16,6 +16,7 @@ export interface TestApp {
   webhooks: Awaited<ReturnType<typeof createServer>>['webhooks'];
   worker: Awaited<ReturnType<typeof createServer>>['worker'];
   notices: Awaited<ReturnType<typeof createServer>>['notices'];
+  exportWorker: Awaited<ReturnType<typeof createServer>>['exportWorker'];
   releases: Awaited<ReturnType<typeof createServer>>['releases'];
   clock: ManualClock;
   db: Db;
@@ -46,6 +47,7 @@ export async function buildTestApp(
     WEBHOOK_POLL_MS: '0',
     // And the notice worker (`notices.runOnce()`).
     NOTICE_POLL_MS: '0',
+    EXPORT_POLL_MS: '0',
     ...options.env,
   });
   const server = await createServer(config, {
@@ -62,6 +64,7 @@ export async function buildTestApp(
     webhooks: server.webhooks,
     worker: server.worker,
     notices: server.notices,
+    exportWorker: server.exportWorker,
     releases: server.releases,
     clock,
     db,

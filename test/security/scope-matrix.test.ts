@@ -53,6 +53,15 @@ const NEEDS: Record<string, Need> = {
   'POST /api/v1/webhooks/{id}/test': ['account', 'webhooks:write'],
   'GET /api/v1/webhooks/{id}/deliveries': ['account', 'webhooks:read'],
   'POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver': ['account', 'webhooks:write'],
+  'POST /api/v1/exports': ['account', 'exports:write'],
+  'GET /api/v1/exports': ['account', 'exports:read'],
+  'POST /api/v1/exports/test-destination': ['account', 'exports:write'],
+  'GET /api/v1/exports/runs/{run_id}': ['account', 'exports:read'],
+  'GET /api/v1/exports/{id}': ['account', 'exports:read'],
+  'PATCH /api/v1/exports/{id}': ['account', 'exports:write'],
+  'DELETE /api/v1/exports/{id}': ['account', 'exports:write'],
+  'POST /api/v1/exports/{id}/run': ['account', 'exports:write'],
+  'GET /api/v1/exports/{id}/runs': ['account', 'exports:read'],
 };
 
 /** Ending the caller's own subscription and session come last, so the others run first. */

@@ -1,0 +1,19 @@
+export {
+  createExportService,
+  MAX_EXPORTS,
+  type ExportService,
+  type PublicExport,
+  type PublicRun,
+} from './service.js';
+export {
+  createExportWorker,
+  RUN_LEASE_MS,
+  RUN_MAX_ATTEMPTS,
+  RUN_RETRY_DELAYS_MS,
+  type ExportWorker,
+} from './worker.js';
+export { createRunner } from './runner.js';
+export { hostKeyFingerprint } from './sftp.js';
+
+export { exportRoutes, exportSchemas } from './routes.js';
+export { releaseAllRunClaims } from './repo.js';

@@ -1,0 +1,342 @@
+import { jsonColumn, type Queryable } from '../store/index.js';
+import type { ExportQuery, PublicDestination } from './types.js';
+
+type Time = Date | string;
+const iso = (t: Time): string => new Date(t).toISOString();
+const isoOrNull = (t: Time | null): string | null => (t === null ? null : iso(t));
+
+export interface ExportRow {
+  id: string;
+  accountId: string;
+  name: string;
+  schedule: string;
+  timezone: string;
+  query: ExportQuery;
+  format: string;
+  compression: 'gzip' | null;
+  destination: PublicDestination;
+  secretEnc: string | null;
+  nextRunAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface ExportDbRow {
+  id: string;
+  account_id: string;
+  name: string;
+  schedule: string;
+  timezone: string;
+  query: unknown;
+  format: string;
+  compression: string | null;
+  destination: unknown;
+  secret_enc: string | null;
+  next_run_at: Time;
+  created_at: Time;
+  updated_at: Time;
+}
+
+const EXPORT_COLUMNS =
+  'id, account_id, name, schedule, timezone, query, format, compression, destination, secret_enc, next_run_at, created_at, updated_at';
+
+function toExport(r: ExportDbRow): ExportRow {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    schedule: r.schedule,
+    timezone: r.timezone,
+    query: jsonColumn(r.query) as ExportQuery,
+    format: r.format,
+    compression: r.compression === 'gzip' ? 'gzip' : null,
+    destination: jsonColumn(r.destination) as PublicDestination,
+    secretEnc: r.secret_enc,
+    nextRunAt: iso(r.next_run_at),
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+export type NewExport = Omit<ExportRow, 'createdAt' | 'updatedAt'>;
+
+export async function insertExport(db: Queryable, e: NewExport, at: Date): Promise<ExportRow> {
+  const rows = await db.query<ExportDbRow>(
+    `INSERT INTO exports (id, account_id, name, schedule, timezone, query, format, compression,
+       destination, secret_enc, next_run_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${EXPORT_COLUMNS}`,
+    [
+      e.id,
+      e.accountId,
+      e.name,
+      e.schedule,
+      e.timezone,
+      JSON.stringify(e.query),
+      e.format,
+      e.compression,
+      JSON.stringify(e.destination),
+      e.secretEnc,
+      e.nextRunAt,
+      at.toISOString(),
+    ],
+  );
+  return toExport(rows[0]!);
+}
+
+/** Every column but the keys may change; the whole row is written back. */
+export async function updateExport(db: Queryable, e: ExportRow, at: Date): Promise<ExportRow> {
+  const rows = await db.query<ExportDbRow>(
+    `UPDATE exports SET name = $2, schedule = $3, timezone = $4, query = $5, format = $6,
+       compression = $7, destination = $8, secret_enc = $9, next_run_at = $10, updated_at = $11
+     WHERE id = $1 RETURNING ${EXPORT_COLUMNS}`,
+    [
+      e.id,
+      e.name,
+      e.schedule,
+      e.timezone,
+      JSON.stringify(e.query),
+      e.format,
+      e.compression,
+      JSON.stringify(e.destination),
+      e.secretEnc,
+      e.nextRunAt,
+      at.toISOString(),
+    ],
+  );
+  return toExport(rows[0]!);
+}
+
+export async function listExports(db: Queryable, accountId: string): Promise<ExportRow[]> {
+  const rows = await db.query<ExportDbRow>(
+    `SELECT ${EXPORT_COLUMNS} FROM exports WHERE account_id = $1 ORDER BY created_at, id`,
+    [accountId],
+  );
+  return rows.map(toExport);
+}
+
+export async function countExports(db: Queryable, accountId: string): Promise<number> {
+  const rows = await db.query<{ n: number | string }>(
+    'SELECT count(*) AS n FROM exports WHERE account_id = $1',
+    [accountId],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+export async function findExport(
+  db: Queryable,
+  id: string,
+  accountId?: string,
+): Promise<ExportRow | undefined> {
+  const rows = await db.query<ExportDbRow>(
+    `SELECT ${EXPORT_COLUMNS} FROM exports WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)`,
+    [id, accountId ?? null],
+  );
+  return rows[0] === undefined ? undefined : toExport(rows[0]);
+}
+
+export async function deleteExport(db: Queryable, accountId: string, id: string): Promise<void> {
+  await db.query('DELETE FROM exports WHERE account_id = $1 AND id = $2', [accountId, id]);
+}
+
+export async function dueExports(db: Queryable, now: Date, limit: number): Promise<ExportRow[]> {
+  const rows = await db.query<ExportDbRow>(
+    `SELECT ${EXPORT_COLUMNS} FROM exports WHERE next_run_at <= $1 ORDER BY next_run_at LIMIT $2`,
+    [now.toISOString(), limit],
+  );
+  return rows.map(toExport);
+}
+
+/** Moves the schedule on only if no other instance moved it first (compare and set). */
+export async function advanceSchedule(
+  db: Queryable,
+  id: string,
+  from: string,
+  to: Date,
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    'UPDATE exports SET next_run_at = $3 WHERE id = $1 AND next_run_at = $2 RETURNING id',
+    [id, from, to.toISOString()],
+  );
+  return rows.length === 1;
+}
+
+export interface RunRow {
+  id: string;
+  exportId: string;
+  accountId: string;
+  trigger: 'schedule' | 'manual';
+  scheduledAt: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  attempts: number;
+  nextAttemptAt: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  rows: number | null;
+  bytes: number | null;
+  sha256: string | null;
+  fileName: string | null;
+  error: string | null;
+  createdAt: string;
+}
+
+interface RunDbRow {
+  id: string;
+  export_id: string;
+  account_id: string;
+  trigger: RunRow['trigger'];
+  scheduled_at: Time;
+  status: RunRow['status'];
+  attempts: number;
+  next_attempt_at: Time | null;
+  started_at: Time | null;
+  finished_at: Time | null;
+  rows: number | null;
+  bytes: number | string | null;
+  sha256: string | null;
+  file_name: string | null;
+  error: string | null;
+  created_at: Time;
+}
+
+const RUN_COLUMNS =
+  'id, export_id, account_id, trigger, scheduled_at, status, attempts, next_attempt_at, started_at, finished_at, rows, bytes, sha256, file_name, error, created_at';
+
+function toRun(r: RunDbRow): RunRow {
+  return {
+    id: r.id,
+    exportId: r.export_id,
+    accountId: r.account_id,
+    trigger: r.trigger,
+    scheduledAt: iso(r.scheduled_at),
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: isoOrNull(r.next_attempt_at),
+    startedAt: isoOrNull(r.started_at),
+    finishedAt: isoOrNull(r.finished_at),
+    rows: r.rows,
+    bytes: r.bytes === null ? null : Number(r.bytes),
+    sha256: r.sha256,
+    fileName: r.file_name,
+    error: r.error,
+    createdAt: iso(r.created_at),
+  };
+}
+
+/** A run for one occurrence; undefined when that scheduled occurrence already has its run. */
+export async function insertRun(
+  db: Queryable,
+  r: {
+    id: string;
+    exportId: string;
+    accountId: string;
+    trigger: RunRow['trigger'];
+    scheduledAt: Date;
+  },
+  at: Date,
+): Promise<RunRow | undefined> {
+  const rows = await db.query<RunDbRow>(
+    `INSERT INTO export_runs (id, export_id, account_id, trigger, scheduled_at, next_attempt_at,
+       created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $6, $6)
+     ON CONFLICT (export_id, scheduled_at) WHERE trigger = 'schedule' DO NOTHING
+     RETURNING ${RUN_COLUMNS}`,
+    [r.id, r.exportId, r.accountId, r.trigger, r.scheduledAt.toISOString(), at.toISOString()],
+  );
+  return rows[0] === undefined ? undefined : toRun(rows[0]);
+}
+
+export async function findRun(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<RunRow | undefined> {
+  const rows = await db.query<RunDbRow>(
+    `SELECT ${RUN_COLUMNS} FROM export_runs WHERE account_id = $1 AND id = $2`,
+    [accountId, id],
+  );
+  return rows[0] === undefined ? undefined : toRun(rows[0]);
+}
+
+export async function listRuns(db: Queryable, exportId: string, limit: number): Promise<RunRow[]> {
+  const rows = await db.query<RunDbRow>(
+    `SELECT ${RUN_COLUMNS} FROM export_runs WHERE export_id = $1
+     ORDER BY scheduled_at DESC, created_at DESC LIMIT $2`,
+    [exportId, limit],
+  );
+  return rows.map(toRun);
+}
+
+/**
+ * Claims one due run (queued, or running with an expired lease: its instance died) for
+ * `holder` until `leaseUntil`, counting the attempt.
+ */
+export async function claimDueRun(
+  db: Queryable,
+  holder: string,
+  now: Date,
+  leaseUntil: Date,
+): Promise<RunRow | undefined> {
+  const rows = await db.query<RunDbRow>(
+    `UPDATE export_runs SET status = 'running', claimed_by = $1, claimed_until = $3,
+       attempts = attempts + 1, started_at = COALESCE(started_at, $2), updated_at = $2
+     WHERE id = (
+       SELECT id FROM export_runs
+       WHERE status IN ('queued', 'running') AND next_attempt_at <= $2
+         AND (claimed_until IS NULL OR claimed_until <= $2)
+       ORDER BY next_attempt_at LIMIT 1
+       FOR UPDATE SKIP LOCKED
+     )
+     RETURNING ${RUN_COLUMNS}`,
+    [holder, now.toISOString(), leaseUntil.toISOString()],
+  );
+  return rows[0] === undefined ? undefined : toRun(rows[0]);
+}
+
+export interface RunOutcome {
+  status: 'queued' | 'succeeded' | 'failed';
+  nextAttemptAt: Date | null;
+  rows?: number;
+  bytes?: number;
+  sha256?: string;
+  fileName?: string;
+  error: string | null;
+}
+
+/** Records an attempt's outcome if `holder` still holds the run; false when it lost it. */
+export async function settleRun(
+  db: Queryable,
+  id: string,
+  holder: string,
+  o: RunOutcome,
+  at: Date,
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE export_runs SET status = $3, next_attempt_at = $4, rows = COALESCE($5, rows),
+       bytes = COALESCE($6, bytes), sha256 = COALESCE($7, sha256),
+       file_name = COALESCE($8, file_name), error = $9, claimed_by = NULL, claimed_until = NULL,
+       finished_at = CASE WHEN $3 = 'queued' THEN NULL ELSE $10::timestamptz END, updated_at = $10
+     WHERE id = $1 AND claimed_by = $2 RETURNING id`,
+    [
+      id,
+      holder,
+      o.status,
+      o.nextAttemptAt?.toISOString() ?? null,
+      o.rows ?? null,
+      o.bytes ?? null,
+      o.sha256 ?? null,
+      o.fileName ?? null,
+      o.error,
+      at.toISOString(),
+    ],
+  );
+  return rows.length === 1;
+}
+
+/** Embedded mode, at start: runs left claimed by a process that stopped are due again now. */
+export async function releaseAllRunClaims(db: Queryable): Promise<number> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE export_runs SET claimed_until = NULL, claimed_by = NULL
+     WHERE status = 'running' AND claimed_by IS NOT NULL RETURNING id`,
+  );
+  return rows.length;
+}

@@ -1,0 +1,267 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { problemResponses } from '../http/openapi-responses.js';
+import { StringEnum } from '../lib/string-enum.js';
+import { FORMATS } from '../plans/index.js';
+import type { ExportService } from './service.js';
+import { DestinationSchema, ExportQuerySchema } from './types.js';
+
+const time = Type.String({ format: 'date-time' });
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
+  Type.Union([t, Type.Null()]);
+
+const PublicDestinationSchema = Type.Object({
+  type: Type.Literal('sftp'),
+  host: Type.String(),
+  port: Type.Integer(),
+  username: Type.String(),
+  auth: StringEnum(['password', 'private_key'], {
+    description: 'Which credential is stored (never returned).',
+  }),
+  host_key_sha256: Type.String(),
+  path: Type.String(),
+});
+
+export const ExportSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    schedule: Type.String({ description: '5-field cron expression.' }),
+    timezone: Type.String({ description: 'IANA time zone the schedule is read in.' }),
+    query: ExportQuerySchema,
+    format: StringEnum(FORMATS),
+    compression: StringEnum(['gzip', 'none']),
+    destination: PublicDestinationSchema,
+    next_run_at: time,
+    created_at: time,
+    updated_at: time,
+  },
+  { $id: 'Export' },
+);
+
+export const ExportRunSchema = Type.Object(
+  {
+    id: Type.String(),
+    export_id: Type.String(),
+    trigger: StringEnum(['schedule', 'manual']),
+    status: StringEnum(['queued', 'running', 'succeeded', 'failed']),
+    scheduled_at: time,
+    started_at: nullable(time),
+    finished_at: nullable(time),
+    next_attempt_at: Type.Union([time, Type.Null()], {
+      description: 'When queued after a failed attempt: the next try.',
+    }),
+    rows: nullable(Type.Integer()),
+    bytes: nullable(Type.Integer()),
+    sha256: Type.Union([Type.String(), Type.Null()], {
+      description: 'SHA-256 (hex) of the delivered file.',
+    }),
+    file_name: Type.Union([Type.String(), Type.Null()], {
+      description: 'Where the file was delivered (remote path).',
+    }),
+    attempts: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'The last error, in words.' }),
+  },
+  { $id: 'ExportRun' },
+);
+
+export const exportSchemas = [ExportSchema, ExportRunSchema];
+
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+const Schedule = Type.String({
+  minLength: 9,
+  maxLength: 100,
+  description: 'A 5-field cron expression, e.g. `0 6 * * 1` (Mondays 06:00).',
+});
+const Timezone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'IANA time zone; default UTC.',
+});
+const Format = StringEnum(FORMATS);
+const Compression = StringEnum(['gzip', 'none']);
+const CreateBody = Type.Object(
+  {
+    name: Name,
+    schedule: Schedule,
+    timezone: Type.Optional(Timezone),
+    query: ExportQuerySchema,
+    format: Format,
+    compression: Type.Optional(Compression),
+    destination: DestinationSchema,
+  },
+  { additionalProperties: false },
+);
+const UpdateBody = Type.Partial(CreateBody, { additionalProperties: false });
+const Params = Type.Object({ id: Type.String({ pattern: '^exp_[A-Za-z0-9_-]{1,40}$' }) });
+const RunParams = Type.Object({ run_id: Type.String({ pattern: '^run_[A-Za-z0-9_-]{1,40}$' }) });
+
+export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }> = async (
+  app,
+  { exports },
+) => {
+  const tags = ['Exports'];
+  const read = { auth: { access: 'account', scope: 'exports:read' } } as const;
+  const write = { auth: { access: 'account', scope: 'exports:write' } } as const;
+
+  app.post(
+    '/api/v1/exports',
+    {
+      schema: {
+        operationId: 'createExport',
+        tags,
+        summary: 'Schedule a bulk export',
+        description:
+          'Enterprise. A bulk selection delivered as a file to an SFTP server on a cron schedule in a time zone. The credential is stored encrypted and never returned.',
+        body: CreateBody,
+        response: { 201: Type.Ref('Export'), ...problemResponses(400, 401, 403, 409) },
+      },
+      config: write,
+    },
+    async (request, reply) =>
+      reply.code(201).send(await exports.create(request.principal, request.body)),
+  );
+
+  app.get(
+    '/api/v1/exports',
+    {
+      schema: {
+        operationId: 'listExports',
+        tags,
+        summary: 'List scheduled exports',
+        description: 'Every export of the account, without credentials.',
+        response: {
+          200: Type.Object({ data: Type.Array(Type.Ref('Export')) }),
+          ...problemResponses(401, 403),
+        },
+      },
+      config: read,
+    },
+    async (request) => ({ data: await exports.list(request.principal) }),
+  );
+
+  app.post(
+    '/api/v1/exports/test-destination',
+    {
+      schema: {
+        operationId: 'testExportDestination',
+        tags,
+        summary: 'Check a destination without exporting',
+        description:
+          'Connects, checks the host key, authenticates, writes and removes a small file. The answer says whether it worked and, if not, why.',
+        body: Type.Object({ destination: DestinationSchema }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({ ok: Type.Boolean(), error: Type.Union([Type.String(), Type.Null()]) }),
+          ...problemResponses(400, 401, 403),
+        },
+      },
+      config: write,
+    },
+    async (request) => exports.testDestination(request.principal, request.body.destination),
+  );
+
+  app.get(
+    '/api/v1/exports/runs/:run_id',
+    {
+      schema: {
+        operationId: 'getExportRun',
+        tags,
+        summary: 'One export run',
+        description: 'Status, times, rows, bytes, SHA-256 and the last error of one run.',
+        params: RunParams,
+        response: { 200: Type.Ref('ExportRun'), ...problemResponses(400, 401, 403, 404) },
+      },
+      config: read,
+    },
+    async (request) => exports.run(request.principal, request.params.run_id),
+  );
+
+  app.get(
+    '/api/v1/exports/:id',
+    {
+      schema: {
+        operationId: 'getExport',
+        tags,
+        summary: 'One scheduled export',
+        description: 'Another account’s export is 404.',
+        params: Params,
+        response: { 200: Type.Ref('Export'), ...problemResponses(400, 401, 403, 404) },
+      },
+      config: read,
+    },
+    async (request) => exports.get(request.principal, request.params.id),
+  );
+
+  app.patch(
+    '/api/v1/exports/:id',
+    {
+      schema: {
+        operationId: 'updateExport',
+        tags,
+        summary: 'Change a scheduled export',
+        description:
+          'Any field of the creation body; a new schedule or time zone sets the next run from now. A new destination replaces the stored credential.',
+        params: Params,
+        body: UpdateBody,
+        response: { 200: Type.Ref('Export'), ...problemResponses(400, 401, 403, 404) },
+      },
+      config: write,
+    },
+    async (request) => exports.update(request.principal, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/api/v1/exports/:id',
+    {
+      schema: {
+        operationId: 'deleteExport',
+        tags,
+        summary: 'Delete a scheduled export',
+        description: 'Its runs and their history go with it.',
+        params: Params,
+        response: { 204: Type.Null(), ...problemResponses(400, 401, 403, 404) },
+      },
+      config: write,
+    },
+    async (request, reply) => {
+      await exports.remove(request.principal, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/v1/exports/:id/run',
+    {
+      schema: {
+        operationId: 'runExport',
+        tags,
+        summary: 'Run an export now',
+        description: 'Queues a run beside the schedule; follow it with the run’s id.',
+        params: Params,
+        response: { 202: Type.Ref('ExportRun'), ...problemResponses(400, 401, 403, 404) },
+      },
+      config: write,
+    },
+    async (request, reply) =>
+      reply.code(202).send(await exports.runNow(request.principal, request.params.id)),
+  );
+
+  app.get(
+    '/api/v1/exports/:id/runs',
+    {
+      schema: {
+        operationId: 'listExportRuns',
+        tags,
+        summary: 'Runs of an export',
+        description: 'The latest 100, newest first.',
+        params: Params,
+        response: {
+          200: Type.Object({ data: Type.Array(Type.Ref('ExportRun')) }),
+          ...problemResponses(400, 401, 403, 404),
+        },
+      },
+      config: read,
+    },
+    async (request) => ({ data: await exports.runs(request.principal, request.params.id) }),
+  );
+};

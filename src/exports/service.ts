@@ -1,0 +1,315 @@
+import type { Principal } from '../auth/index.js';
+import { AppError } from '../errors/index.js';
+import type { Clock } from '../lib/clock.js';
+import { prefixedId } from '../lib/ids.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import { assertFormatAllowed, assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
+import type { Db } from '../store/index.js';
+import { DeliveryError } from './delivery-error.js';
+import * as repo from './repo.js';
+import { nextOccurrence, scheduleProblem } from './schedule.js';
+import { probeSftp, type SftpTarget } from './sftp.js';
+import type {
+  DestinationInput,
+  DestinationSecret,
+  ExportFormat,
+  ExportQuery,
+  PublicDestination,
+} from './types.js';
+
+/** Exports per account, and runs listed per page. */
+export const MAX_EXPORTS = 50;
+const RUNS_LISTED = 100;
+
+export interface ExportInput {
+  name: string;
+  schedule: string;
+  timezone?: string;
+  query: ExportQuery;
+  format: ExportFormat;
+  compression?: 'gzip' | 'none';
+  destination: DestinationInput;
+}
+
+export interface PublicExport {
+  id: string;
+  name: string;
+  schedule: string;
+  timezone: string;
+  query: ExportQuery;
+  format: string;
+  compression: 'gzip' | 'none';
+  destination: PublicDestination;
+  next_run_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PublicRun {
+  id: string;
+  export_id: string;
+  trigger: 'schedule' | 'manual';
+  status: repo.RunRow['status'];
+  scheduled_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  next_attempt_at: string | null;
+  rows: number | null;
+  bytes: number | null;
+  sha256: string | null;
+  file_name: string | null;
+  attempts: number;
+  error: string | null;
+}
+
+export function publicExport(e: repo.ExportRow): PublicExport {
+  return {
+    id: e.id,
+    name: e.name,
+    schedule: e.schedule,
+    timezone: e.timezone,
+    query: e.query,
+    format: e.format,
+    compression: e.compression ?? 'none',
+    destination: e.destination,
+    next_run_at: e.nextRunAt,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+  };
+}
+
+export function publicRun(r: repo.RunRow): PublicRun {
+  return {
+    id: r.id,
+    export_id: r.exportId,
+    trigger: r.trigger,
+    status: r.status,
+    scheduled_at: r.scheduledAt,
+    started_at: r.startedAt,
+    finished_at: r.finishedAt,
+    next_attempt_at: r.status === 'queued' ? r.nextAttemptAt : null,
+    rows: r.rows,
+    bytes: r.bytes,
+    sha256: r.sha256,
+    file_name: r.fileName,
+    attempts: r.attempts,
+    error: r.error,
+  };
+}
+
+/** The SFTP target of a stored export, its credential opened. */
+export function sftpTarget(box: SecretBox, e: repo.ExportRow): SftpTarget {
+  const d = e.destination;
+  const secret = JSON.parse(box.open(e.secretEnc ?? '')) as DestinationSecret;
+  return {
+    host: d.host,
+    port: d.port,
+    username: d.username,
+    ...('password' in secret ? { password: secret.password } : {}),
+    ...('private_key' in secret ? { privateKey: secret.private_key } : {}),
+    hostKeySha256: d.host_key_sha256,
+    path: d.path,
+  };
+}
+
+export type ExportService = ReturnType<typeof createExportService>;
+
+export function createExportService(deps: {
+  db: Db;
+  clock: Clock;
+  box: SecretBox;
+  plans: Readonly<Record<PlanId, Plan>>;
+  allowPrivateTargets: boolean;
+}) {
+  const { db, clock, box, plans, allowPrivateTargets } = deps;
+
+  function accountOf(principal: Principal): string {
+    assertPlanHas(plans, principal.plan, (p) => p.scheduledExports, 'Scheduled exports');
+    if (principal.accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in first.');
+    return principal.accountId;
+  }
+
+  function invalid(name: string, reason: string): AppError {
+    return AppError.invalidParams([{ name, reason }]);
+  }
+
+  function checkQuery(q: ExportQuery): void {
+    if (q.kind === 'job' && q.job === undefined)
+      throw invalid('query.job', 'required with kind job');
+    if (q.kind === 'country' && q.country === undefined)
+      throw invalid('query.country', 'required with kind country');
+    if (q.kind !== 'job' && q.job !== undefined) throw invalid('query.job', 'only with kind job');
+    if (q.kind !== 'country' && q.country !== undefined)
+      throw invalid('query.country', 'only with kind country');
+  }
+
+  /** The stored (public) destination and its sealed secret, checked. */
+  function destinationOf(d: DestinationInput): {
+    destination: PublicDestination;
+    secretEnc: string;
+  } {
+    if ((d.password === undefined) === (d.private_key === undefined))
+      throw invalid('destination', 'give exactly one of password and private_key');
+    if (!d.path.startsWith('/')) throw invalid('destination.path', 'must be an absolute path');
+    const secret: DestinationSecret =
+      d.password !== undefined ? { password: d.password } : { private_key: d.private_key! };
+    return {
+      destination: {
+        type: 'sftp',
+        host: d.host,
+        port: d.port ?? 22,
+        username: d.username,
+        auth: d.password !== undefined ? 'password' : 'private_key',
+        host_key_sha256: d.host_key_sha256,
+        path: d.path.replace(/(.)\/+$/, '$1'),
+      },
+      secretEnc: box.seal(JSON.stringify(secret)),
+    };
+  }
+
+  function firstRun(schedule: string, timezone: string): string {
+    const problem = scheduleProblem(schedule, timezone);
+    if (problem !== null)
+      throw invalid(problem.includes('time zone') ? 'timezone' : 'schedule', problem);
+    return nextOccurrence(schedule, timezone, new Date(clock.now())).toISOString();
+  }
+
+  async function mustFind(accountId: string, id: string): Promise<repo.ExportRow> {
+    const row = await repo.findExport(db, id, accountId);
+    if (row === undefined) throw new AppError('NOT_FOUND', `No export ${id} on this account.`);
+    return row;
+  }
+
+  return {
+    async create(principal: Principal, input: ExportInput): Promise<PublicExport> {
+      const accountId = accountOf(principal);
+      assertFormatAllowed(plans, principal.plan, input.format);
+      checkQuery(input.query);
+      const timezone = input.timezone ?? 'UTC';
+      const nextRunAt = firstRun(input.schedule, timezone);
+      const { destination, secretEnc } = destinationOf(input.destination);
+      return db.transaction(async (tx) => {
+        if ((await repo.countExports(tx, accountId)) >= MAX_EXPORTS)
+          throw new AppError(
+            'EXPORT_LIMIT_REACHED',
+            `An account has at most ${MAX_EXPORTS} exports.`,
+          );
+        const row = await repo.insertExport(
+          tx,
+          {
+            id: prefixedId('exp'),
+            accountId,
+            name: input.name,
+            schedule: input.schedule,
+            timezone,
+            query: input.query,
+            format: input.format,
+            compression: input.compression === 'gzip' ? 'gzip' : null,
+            destination,
+            secretEnc,
+            nextRunAt,
+          },
+          new Date(clock.now()),
+        );
+        return publicExport(row);
+      });
+    },
+
+    async list(principal: Principal): Promise<PublicExport[]> {
+      return (await repo.listExports(db, accountOf(principal))).map(publicExport);
+    },
+
+    async get(principal: Principal, id: string): Promise<PublicExport> {
+      return publicExport(await mustFind(accountOf(principal), id));
+    },
+
+    async update(
+      principal: Principal,
+      id: string,
+      changes: Partial<ExportInput>,
+    ): Promise<PublicExport> {
+      const accountId = accountOf(principal);
+      const row = await mustFind(accountId, id);
+      const next: repo.ExportRow = { ...row };
+      if (changes.name !== undefined) next.name = changes.name;
+      if (changes.format !== undefined) {
+        assertFormatAllowed(plans, principal.plan, changes.format);
+        next.format = changes.format;
+      }
+      if (changes.compression !== undefined)
+        next.compression = changes.compression === 'gzip' ? 'gzip' : null;
+      if (changes.query !== undefined) {
+        checkQuery(changes.query);
+        next.query = changes.query;
+      }
+      if (changes.schedule !== undefined || changes.timezone !== undefined) {
+        next.schedule = changes.schedule ?? row.schedule;
+        next.timezone = changes.timezone ?? row.timezone;
+        next.nextRunAt = firstRun(next.schedule, next.timezone);
+      }
+      if (changes.destination !== undefined) {
+        const d = destinationOf(changes.destination);
+        next.destination = d.destination;
+        next.secretEnc = d.secretEnc;
+      }
+      return publicExport(await repo.updateExport(db, next, new Date(clock.now())));
+    },
+
+    async remove(principal: Principal, id: string): Promise<void> {
+      const accountId = accountOf(principal);
+      await mustFind(accountId, id);
+      await repo.deleteExport(db, accountId, id);
+    },
+
+    /** Queues a run now, beside the schedule (it does not move the next occurrence). */
+    async runNow(principal: Principal, id: string): Promise<PublicRun> {
+      const row = await mustFind(accountOf(principal), id);
+      const at = new Date(clock.now());
+      const run = await repo.insertRun(
+        db,
+        {
+          id: prefixedId('run'),
+          exportId: row.id,
+          accountId: row.accountId,
+          trigger: 'manual',
+          scheduledAt: at,
+        },
+        at,
+      );
+      return publicRun(run!);
+    },
+
+    async runs(principal: Principal, id: string): Promise<PublicRun[]> {
+      const row = await mustFind(accountOf(principal), id);
+      return (await repo.listRuns(db, row.id, RUNS_LISTED)).map(publicRun);
+    },
+
+    async run(principal: Principal, runId: string): Promise<PublicRun> {
+      const run = await repo.findRun(db, accountOf(principal), runId);
+      if (run === undefined)
+        throw new AppError('NOT_FOUND', `No export run ${runId} on this account.`);
+      return publicRun(run);
+    },
+
+    /** Checks a destination without exporting: connect, host key, write and remove a file. */
+    async testDestination(
+      principal: Principal,
+      input: DestinationInput,
+    ): Promise<{ ok: boolean; error: string | null }> {
+      accountOf(principal);
+      const { destination, secretEnc } = destinationOf(input);
+      const target = sftpTarget(box, {
+        destination,
+        secretEnc,
+        id: 'test',
+      } as repo.ExportRow);
+      try {
+        await probeSftp(target, allowPrivateTargets);
+        return { ok: true, error: null };
+      } catch (error) {
+        if (error instanceof DeliveryError) return { ok: false, error: error.message };
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { FORMATS } from '../plans/index.js';
+import { StringEnum } from '../lib/string-enum.js';
+
+export const ExportQuerySchema = Type.Object(
+  {
+    kind: StringEnum(['archive', 'job', 'country'], {
+      description: 'archive: every country and job; job or country: one of them, all of the other.',
+    }),
+    job: Type.Optional(Type.String({ maxLength: 100, description: 'With kind job.' })),
+    country: Type.Optional(Type.String({ maxLength: 3, description: 'With kind country.' })),
+    years: Type.String({
+      pattern: '^(current|all|last [1-9][0-9]?)$',
+      description: '`current`, `all` the plan reaches, or `last N` years up to the current one.',
+    }),
+    fields: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: 'Extra fields, comma-separated, as on the bulk endpoints.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ExportQuery = Static<typeof ExportQuerySchema>;
+
+const HOST_KEY_PATTERN = '^SHA256:[A-Za-z0-9+/]{43}=?$';
+
+export const SftpDestinationSchema = Type.Object(
+  {
+    type: Type.Literal('sftp'),
+    host: Type.String({ minLength: 1, maxLength: 253 }),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, default: 22 })),
+    username: Type.String({ minLength: 1, maxLength: 100 }),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, writeOnly: true })),
+    private_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 20_000,
+        writeOnly: true,
+        description: 'An unencrypted OpenSSH or PEM private key.',
+      }),
+    ),
+    host_key_sha256: Type.String({
+      pattern: HOST_KEY_PATTERN,
+      description: 'The server host key fingerprint as `ssh-keygen -lf` prints it (`SHA256:…`).',
+    }),
+    path: Type.String({ minLength: 1, maxLength: 1000, description: 'The remote folder.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const DestinationSchema = SftpDestinationSchema;
+export type DestinationInput = Static<typeof DestinationSchema>;
+
+/** What is stored in the clear and shown back; secrets are sealed apart. */
+export interface PublicDestination {
+  type: 'sftp';
+  host: string;
+  port: number;
+  username: string;
+  auth: 'password' | 'private_key';
+  host_key_sha256: string;
+  path: string;
+}
+
+/** The sealed part: the SFTP credential. */
+export type DestinationSecret = { password: string } | { private_key: string };
+
+export const EXPORT_FORMATS = FORMATS;
+export type ExportFormat = (typeof FORMATS)[number];

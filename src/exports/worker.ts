@@ -1,0 +1,161 @@
+import type { Clock } from '../lib/clock.js';
+import { createPoller } from '../lib/poller.js';
+import { holderId, prefixedId } from '../lib/ids.js';
+import type { Logger } from '../lib/logger.js';
+import { enqueueNotice } from '../notices/index.js';
+import type { Db, Queryable } from '../store/index.js';
+import { DeliveryError } from './delivery-error.js';
+import * as repo from './repo.js';
+import type { createRunner } from './runner.js';
+import { latestOccurrence, nextOccurrence } from './schedule.js';
+
+/** Waits before attempts 2–5: five attempts over about an hour, then the run fails. */
+export const RUN_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000] as const;
+export const RUN_MAX_ATTEMPTS = RUN_RETRY_DELAYS_MS.length + 1;
+/** A claim outlives a large upload; an instance that died mid-run is taken over after it. */
+export const RUN_LEASE_MS = 30 * 60_000;
+const DUE_EXPORTS_PER_PASS = 100;
+
+export interface ExportWorker {
+  readonly id: string;
+  /** Queues the due occurrences, then claims and runs due runs until none is left. */
+  runOnce(): Promise<number>;
+  start(intervalMs: number): void;
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * The `exports.run` job. Each scheduled occurrence becomes one run row (unique per export and
+ * time, so several instances queue it once); after downtime only the latest missed occurrence
+ * is queued. Runs are claimed through the database like the webhook outbox and retried with
+ * backoff. A run's end (success or final failure) is published as `export.completed` or
+ * `export.failed` in the transaction that records it.
+ */
+export function createExportWorker(deps: {
+  db: Db;
+  clock: Clock;
+  runner: ReturnType<typeof createRunner>;
+  logger: Logger;
+  /** Records an account event (and its webhook deliveries) in the caller's transaction. */
+  publish?: (
+    tx: Queryable,
+    event: { type: 'export.completed' | 'export.failed'; accountId: string; data: unknown },
+  ) => Promise<unknown>;
+}): ExportWorker {
+  const { db, clock, runner, logger } = deps;
+  const id = holderId();
+
+  async function enqueueDue(): Promise<void> {
+    const now = new Date(clock.now());
+    for (const e of await repo.dueExports(db, now, DUE_EXPORTS_PER_PASS)) {
+      const occurrence = latestOccurrence(e.schedule, e.timezone, new Date(e.nextRunAt), now);
+      const following = nextOccurrence(e.schedule, e.timezone, occurrence);
+      await db.transaction(async (tx) => {
+        // Only the instance that moves the schedule on queues the occurrence.
+        if (!(await repo.advanceSchedule(tx, e.id, e.nextRunAt, following))) return;
+        const trigger = 'schedule';
+        const run = {
+          id: prefixedId('run'),
+          exportId: e.id,
+          accountId: e.accountId,
+          trigger,
+          scheduledAt: occurrence,
+        } as const;
+        await repo.insertRun(tx, run, now);
+      });
+    }
+  }
+
+  async function attempt(run: repo.RunRow): Promise<void> {
+    const e = await repo.findExport(db, run.exportId);
+    if (e === undefined) return; // deleted meanwhile: its runs went with it
+    let outcome: repo.RunOutcome;
+    try {
+      const done = await runner.deliver(e, run);
+      outcome = { status: 'succeeded', nextAttemptAt: null, error: null, ...done };
+    } catch (error) {
+      const known = error instanceof DeliveryError;
+      if (!known) logger.error({ err: error, run: run.id }, 'export run failed unexpectedly');
+      const message = known ? error.message : 'internal error while producing the file';
+      const delay = (known ? error.retry : true)
+        ? RUN_RETRY_DELAYS_MS[run.attempts - 1]
+        : undefined;
+      outcome =
+        delay === undefined
+          ? { status: 'failed', nextAttemptAt: null, error: message }
+          : { status: 'queued', nextAttemptAt: new Date(clock.now() + delay), error: message };
+    }
+    const at = new Date(clock.now());
+    await db.transaction(async (tx) => {
+      if (!(await repo.settleRun(tx, run.id, id, outcome, at))) return; // lease lost
+      if (outcome.status === 'failed') {
+        await enqueueNotice(
+          tx,
+          {
+            accountId: e.accountId,
+            kind: 'export.failed',
+            data: { export_id: e.id, reason: outcome.error ?? 'unknown' },
+          },
+          at,
+        );
+      }
+      if (outcome.status === 'queued' || deps.publish === undefined) return;
+      await deps.publish(tx, {
+        type: outcome.status === 'succeeded' ? 'export.completed' : 'export.failed',
+        accountId: e.accountId,
+        data: {
+          export_id: e.id,
+          run_id: run.id,
+          name: e.name,
+          scheduled_at: run.scheduledAt,
+          format: e.format,
+          compression: e.compression ?? 'none',
+          attempts: run.attempts,
+          rows: outcome.rows ?? null,
+          bytes: outcome.bytes ?? null,
+          sha256: outcome.sha256 ?? null,
+          file_name: outcome.fileName ?? null,
+          error: outcome.error,
+        },
+      });
+    });
+    logger.info(
+      {
+        run: run.id,
+        export: e.id,
+        attempt: run.attempts,
+        status: outcome.status,
+        error: outcome.error,
+      },
+      'export run attempted',
+    );
+  }
+
+  async function runOnce(): Promise<number> {
+    await enqueueDue();
+    let attempted = 0;
+    while (!poller.stopping) {
+      const now = clock.now();
+      const run = await repo.claimDueRun(db, id, new Date(now), new Date(now + RUN_LEASE_MS));
+      if (run === undefined) break;
+      attempted++;
+      await attempt(run).catch((error: unknown) =>
+        logger.error(
+          { err: error, run: run.id },
+          'export run could not be recorded; retried after the lease',
+        ),
+      );
+    }
+    return attempted;
+  }
+
+  const poller = createPoller(runOnce, (error: unknown) =>
+    logger.warn({ err: error }, 'export worker run failed'),
+  );
+  return {
+    id,
+    runOnce: poller.runOnce,
+    start: poller.start,
+    stop: poller.stop,
+  };
+}
