@@ -1,4 +1,5 @@
 import type { SwaggerOptions } from '@fastify/swagger';
+import { SCOPES } from '../auth/index.js';
 import type { Config } from '../config/index.js';
 
 /** OpenAPI 3.1 document settings; the paths come from the route schemas that validate requests. */
@@ -38,6 +39,11 @@ export function openApiOptions(config: Config): SwaggerOptions {
           description:
             'Signed notifications of data releases (Business and Enterprise), per Standard Webhooks.',
         },
+        {
+          name: 'OAuth clients',
+          description:
+            'OAuth 2.0 client credentials (Enterprise): clients that obtain short-lived access tokens at /oauth/token.',
+        },
         { name: 'Operations', description: 'Health and readiness.' },
       ],
       components: {
@@ -47,9 +53,20 @@ export function openApiOptions(config: Config): SwaggerOptions {
             scheme: 'bearer',
             description: 'An API key (paid plans). Free-plan requests carry no credential.',
           },
+          oauth2: {
+            type: 'oauth2',
+            description:
+              'OAuth 2.0 client credentials (Enterprise): send the access token as `Authorization: Bearer <token>`. See /.well-known/oauth-authorization-server.',
+            flows: {
+              clientCredentials: {
+                tokenUrl: `${config.publicBaseUrl?.replace(/\/$/, '') ?? `http://${config.host}:${config.port}`}/oauth/token`,
+                scopes: Object.fromEntries(SCOPES.map((s) => [s, `The ${s} scope.`])),
+              },
+            },
+          },
         },
       },
-      security: [{}, { apiKey: [] }],
+      security: [{}, { apiKey: [] }, { oauth2: [] }],
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>

@@ -17,6 +17,11 @@ import { holderId } from '../lib/ids.js';
 import { bufferedStdout } from '../lib/log-destination.js';
 import type { Logger } from '../lib/logger.js';
 import { createSecretBox } from '../lib/secret-box.js';
+import {
+  createOAuthClientService,
+  createOAuthTokenService,
+  OAuthTokenAuthority,
+} from '../oauth/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { resolvePlans } from '../plans/index.js';
 import { createReleaseService, readReleaseFile, type ReleaseService } from '../releases/index.js';
@@ -139,6 +144,8 @@ export async function createServices(
     subscriptions,
     billing,
     collector,
+    /** Tells the other instances that credentials changed (nothing without a bus). */
+    announce: onChange,
     flushChanges: () => announcing,
   };
 }
@@ -197,6 +204,21 @@ export async function createServer(
     if (released > 0) logger.info({ deliveries: released }, 'webhook deliveries resumed');
   }
   if (config.webhookPollMs > 0) worker.start(config.webhookPollMs);
+  const issuer = config.publicBaseUrl?.replace(/\/$/, '') ?? `http://${config.host}:${config.port}`;
+  const oauth = new OAuthTokenAuthority({
+    db,
+    clock,
+    box: createSecretBox(secretKey, 'oauth-signing-keys'),
+    logger,
+    issuer,
+    audience: `${issuer}/api/v1`,
+    lifetimeS: config.oauthTokenTtlSeconds,
+    account: (id) => cache.account(id),
+    fallback: cache,
+    ...(services.announce === undefined ? {} : { onChange: services.announce }),
+  });
+  await oauth.load();
+  oauth.watch(config.credentialRefreshMs);
   const releases = createReleaseService({ db, clock, onEvent: webhooks.publish });
   await ensureRelease(releases, config.releaseFile, logger);
   const data = new SalaryDataStore(releases, logger);
@@ -207,7 +229,8 @@ export async function createServer(
   // A release also brought webhook deliveries (written with it): send them now, not at the
   // next poll; the claim lets exactly one instance have each.
   await shared?.bus.subscribe((topic) => {
-    const refreshed = topic === 'credentials' ? cache.refresh() : data.refresh();
+    const refreshed =
+      topic === 'credentials' ? Promise.all([cache.refresh(), oauth.refresh()]) : data.refresh();
     refreshed.catch((error: unknown) =>
       logger.warn({ err: error, topic }, 'refresh after a change failed; the poll retries'),
     );
@@ -243,7 +266,7 @@ export async function createServer(
     clock,
     plans,
     limiter,
-    credentials: cache,
+    credentials: oauth,
     data,
     salary: createSalaryService({ data, plans }),
     readiness:
@@ -257,6 +280,15 @@ export async function createServer(
     usage: createUsageService({ db, clock, limiter, recorder, plans }),
     recorder,
     webhooks,
+    oauthClients: createOAuthClientService({ db, clock, plans, authority: oauth }),
+    oauthTokens: createOAuthTokenService({
+      db,
+      clock,
+      limiter,
+      authority: oauth,
+      lifetimeS: config.oauthTokenTtlSeconds,
+    }),
+    oauthAuthority: oauth,
     secretKey,
   });
   const gate = shutdownGate(app.server);
@@ -267,6 +299,7 @@ export async function createServer(
     webhooks,
     worker,
     releases,
+    oauth,
     listen: () => app.listen({ port: config.port, host: config.host }),
     /** The first step of a graceful stop: requests already sent are read and answered. */
     drain: () => gate.drain(),
@@ -275,6 +308,7 @@ export async function createServer(
       await worker.stop();
       data.stop();
       cache.stop();
+      oauth.stop();
       recorder.stop();
       gate.refuse();
       await app.close();

@@ -16,6 +16,7 @@ export interface TestApp {
   webhooks: Awaited<ReturnType<typeof createServer>>['webhooks'];
   worker: Awaited<ReturnType<typeof createServer>>['worker'];
   releases: Awaited<ReturnType<typeof createServer>>['releases'];
+  oauth: Awaited<ReturnType<typeof createServer>>['oauth'];
   clock: ManualClock;
   db: Db;
   close(): Promise<void>;
@@ -59,6 +60,7 @@ export async function buildTestApp(
     webhooks: server.webhooks,
     worker: server.worker,
     releases: server.releases,
+    oauth: server.oauth,
     clock,
     db,
     async close() {
