@@ -13,6 +13,7 @@ import { resolvePlans } from '../plans/index.js';
 import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
 import { webhookPublisher } from '../webhooks/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
+import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
 import { runPrimary, WorkersError } from './cluster.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
@@ -25,6 +26,7 @@ Commands:
   data load FILE        Validate a data release file completely, then load it in one transaction
   data status           Show the active data release
 ${ACCOUNT_USAGE}
+${OAUTH_USAGE}
 
 Configuration comes from the environment; see the README.`;
 
@@ -73,6 +75,8 @@ async function main(argv: string[]): Promise<number> {
       if (sub === 'load' && arg !== undefined) return loadCommand(config, arg, values.json);
       if (sub === 'status') return statusCommand(config, values.json);
       throw new UsageError('data takes "load FILE" or "status"');
+    case 'oauth':
+      return oauthCommand(config, sub, arg, values.json);
     case 'account':
     case 'invoice':
     case 'billing':

@@ -4,3 +4,4 @@ export { oauthServerRoutes } from './server-routes.js';
 export { OAuthTokenAuthority, looksLikeJwt, type AccountView } from './token-authority.js';
 export { createOAuthTokenService, type OAuthTokenService } from './token-service.js';
 export { withdrawSigningKey, signingKeys } from './repo.js';
+export { rotateSigningKey } from './signing.js';

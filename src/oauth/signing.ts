@@ -1,7 +1,8 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { randomBytes } from 'node:crypto';
 import type { SecretBox } from '../lib/secret-box.js';
-import type { SigningKeyRow } from './repo.js';
+import type { Queryable } from '../store/index.js';
+import { insertSigningKey, type SigningKeyRow } from './repo.js';
 
 export const SIGNING_ALG = 'ES256';
 
@@ -28,4 +29,11 @@ export async function publishedKey(row: SigningKeyRow): Promise<PublishedKey> {
 
 export async function privateKeyOf(row: SigningKeyRow, box: SecretBox): Promise<CryptoKey> {
   return (await importJWK(JSON.parse(box.open(row.privateEnc)) as JWK, row.alg)) as CryptoKey;
+}
+
+/** Adds a new signing key that signs from now on; the others stay published until their tokens expire. */
+export async function rotateSigningKey(db: Queryable, box: SecretBox, at: Date): Promise<string> {
+  const key = await newSigningKey(box);
+  await insertSigningKey(db, key, at.toISOString());
+  return key.kid;
 }

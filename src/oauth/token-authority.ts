@@ -5,15 +5,9 @@ import type { Logger } from '../lib/logger.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { Plan } from '../plans/index.js';
 import type { Db } from '../store/index.js';
+import { clientsChangedSince, revocationsSince, signingKeys, type ClientRow } from './repo.js';
 import {
-  clientsChangedSince,
-  insertSigningKey,
-  revocationsSince,
-  signingKeys,
-  type ClientRow,
-} from './repo.js';
-import {
-  newSigningKey,
+  rotateSigningKey,
   privateKeyOf,
   publishedKey,
   SIGNING_ALG,
@@ -261,11 +255,14 @@ export class OAuthTokenAuthority implements CredentialResolver {
 
   /** Adds a new signing key (the others are retired: published until their tokens expire). */
   async rotate(): Promise<string> {
-    const key = await newSigningKey(this.deps.box);
-    await insertSigningKey(this.deps.db, key, new Date(this.deps.clock.now()).toISOString());
+    const kid = await rotateSigningKey(
+      this.deps.db,
+      this.deps.box,
+      new Date(this.deps.clock.now()),
+    );
     await this.refresh();
     this.deps.onChange?.();
-    return key.kid;
+    return kid;
   }
 
   /** The JWK Set: keys not withdrawn, retired ones until their last token may have expired. */

@@ -12,6 +12,7 @@ import {
 } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { FastifyInstance } from 'fastify';
+import { withdrawSigningKey } from '../../src/oauth/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 
@@ -451,6 +452,33 @@ describe('OAuth 2.0 client credentials', () => {
     });
     assert.equal(bad.status, 401);
     assert.match(bad.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+  });
+
+  it('rotating the signing key keeps old tokens; withdrawing it refuses them at once', async () => {
+    const c = (await createClient({ name: 'rotation', scopes: ['salary:read'] })).json<{
+      client_id: string;
+      client_secret: string;
+    }>();
+    const auth = oauth.ClientSecretBasic(c.client_secret);
+    const old = await tokenFor(c.client_id, auth);
+    const oldKid = JSON.parse(base64urlDecode(old.split('.')[0]!)) as { kid: string };
+    const newKid = await t.oauth.rotate();
+    const fresh = await tokenFor(c.client_id, auth);
+    assert.equal(
+      (JSON.parse(base64urlDecode(fresh.split('.')[0]!)) as { kid: string }).kid,
+      newKid,
+    );
+    const kids = () =>
+      t.app
+        .inject({ url: '/.well-known/jwks.json' })
+        .then((r) => r.json<JSONWebKeySet>().keys.map((k) => k.kid));
+    assert.deepEqual((await kids()).sort(), [oldKid.kid, newKid].sort());
+    assert.equal((await lookup(old)).statusCode, 200);
+    await withdrawSigningKey(t.db, oldKid.kid, new Date(t.clock.now()).toISOString());
+    await t.oauth.refresh();
+    assert.equal((await lookup(old)).statusCode, 401);
+    assert.equal((await lookup(fresh)).statusCode, 200);
+    assert.deepEqual(await kids(), [newKid]);
   });
 
   it('manages clients: list, get, patch, rotate (old secret 24 h), 403 without the plan', async () => {
