@@ -113,13 +113,19 @@ const ROWS_DEFAULT: readonly Row[] = [
 interface OursConfig {
   /** undefined: the default, as `npm start` runs it (an access line per request). */
   readonly accessLog: boolean | undefined;
+  /** Metrics on (METRICS_TOKEN set): requests counted and timed on every path. */
+  readonly metrics?: boolean;
   readonly rows: readonly Row[];
 }
 
 const OUR_CONFIGS: readonly OursConfig[] = [
   { accessLog: undefined, rows: ROWS_DEFAULT },
   { accessLog: false, rows: [{ label: 'DE lookup', path: DE }] },
+  { accessLog: false, metrics: true, rows: [{ label: 'DE lookup', path: DE }] },
 ];
+
+/** `--metrics`: the cost of the metrics alone, without the access line. */
+const METRICS_CONFIGS = OUR_CONFIGS.filter((c) => c.accessLog === false);
 
 /**
  * Lifts the Free limit (the limiter stays on the measured path but never refuses) and sets the
@@ -180,7 +186,7 @@ async function startHelloWorld(options: BenchOptions): Promise<ServerProcess> {
 function ourName(config: OursConfig): string {
   return config.accessLog === undefined
     ? 'ours (npm start)'
-    : `ours ACCESS_LOG=${config.accessLog}`;
+    : `ours ACCESS_LOG=${config.accessLog}${config.metrics === true ? ' metrics on' : ''}`;
 }
 
 async function startOurs(
@@ -201,6 +207,7 @@ async function startOurs(
     PLAN_OVERRIDES,
   };
   if (config.accessLog !== undefined) env.ACCESS_LOG = String(config.accessLog);
+  if (config.metrics === true) env.METRICS_TOKEN = 'bench-metrics-token-0123456789';
   const args = [...profile, 'dist/main/cli.js', 'serve'];
   const server = spawnServer(name, process.execPath, args, { cwd: ROOT, port, env, logFile });
   const readyMs = await waitUntilOk(server, '/ready', READY_TIMEOUT_MS);
@@ -246,7 +253,10 @@ async function benchOurs(
   keys: Keys,
   hello: ServerProcess,
 ): Promise<OursRun> {
-  const logFile = join(workDir, `stdout-${config.accessLog ?? 'default'}.log`);
+  const logFile = join(
+    workDir,
+    `stdout-${config.accessLog ?? 'default'}${config.metrics === true ? '-metrics' : ''}.log`,
+  );
   const { server, readyMs } = await startOurs(config, join(workDir, 'data'), logFile, options);
   progress(`${server.name} ready in ${(readyMs / 1000).toFixed(1)} s (pid ${server.pid})`);
   await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
@@ -357,7 +367,7 @@ async function run(options: BenchOptions): Promise<void> {
         enterprise: createAccount(join(workDir, 'data'), 'enterprise'),
         developer: createAccount(join(workDir, 'data'), 'developer'),
       };
-      for (const config of OUR_CONFIGS)
+      for (const config of options.metrics ? METRICS_CONFIGS : OUR_CONFIGS)
         ours.push(await benchOurs(workDir, config, options, keys, hello));
     }
   } finally {

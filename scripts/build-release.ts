@@ -1,7 +1,7 @@
 /**
  * Builds the bundled salary data release from the published statistics in sources/.
  *
- *   npx tsx scripts/build-release.ts [--out releases/salary-2026.11.1.jsonl.gz] [--explain]
+ *   npx tsx scripts/build-release.ts [--out releases/salary-2026.11.2.jsonl.gz] [--explain]
  *
  * Deterministic: the same sources give a byte-identical file (fixed version and created_at,
  * no clock, no randomness, fixed record order, gzip without timestamp). The model is in
@@ -23,23 +23,29 @@ import {
   type ReleaseRecord,
 } from '../src/releases/format.js';
 import { buildCountryMeans, type CountryMeans } from './release-model/country-means.js';
-import { buildDispersion, type Dispersion } from './release-model/dispersion.js';
+import { buildDispersion, jobSpreadFactors, type Dispersion } from './release-model/dispersion.js';
 import { fxFor } from './release-model/fx-rates.js';
-import { loadInputs } from './release-model/inputs.js';
+import { EU, loadInputs } from './release-model/inputs.js';
+import { buildJobRatioModel, type JobRatioModel } from './release-model/job-ratio-model.js';
+import {
+  loadOccupationEvidence,
+  type OccupationEvidence,
+} from './release-model/occupation-evidence.js';
 import {
   buildLevelProfile,
   LEVEL_WEIGHTS,
   type LevelProfile,
 } from './release-model/level-profile.js';
 import { Z } from './release-model/math.js';
+import { SIGMA_FLOOR } from './release-model/dispersion.js';
 import {
   buildOccupationProfile,
   type OccupationProfile,
 } from './release-model/occupation-profile.js';
 import { SOURCE_FILES } from './release-model/source-files.js';
 
-export const RELEASE_VERSION = '2026.11.1';
-export const CREATED_AT = '2026-11-22T00:00:00Z';
+export const RELEASE_VERSION = '2026.11.2';
+export const CREATED_AT = '2026-11-23T00:00:00Z';
 export const FIRST_YEAR = 2014;
 export const LAST_PUBLISHED_YEAR = 2024;
 export const CURRENT_YEAR = 2026;
@@ -53,16 +59,24 @@ const METHODOLOGY =
   '(basis "published"); the Netherlands, absent from that dataset, is modelled from CBS wages per job converted to a ' +
   '38-hour week. Earlier years are back-cast with the Eurostat Structure of Earnings Survey medians (2014, 2018, 2022) ' +
   'and geometric interpolation (basis "interpolated"); 2025-2026 are projected from 2022-2024 growth shrunk towards the ' +
-  'EU27 rate (basis "projected"). Job ratios come from ISCO-08 major-group pay (Eurostat SES 2018, NSI Bulgaria SES ' +
-  '2018/2022) with sector evidence from NSI, CBS and Statistics Estonia; level ratios from the CBS 2023 age profile of ' +
-  'hourly wages; percentiles from a log-normal whose spread is derived from published mean/median ratios (GUS, Statistics ' +
-  'Estonia, NSI). Job and level ratios are normalised so that the weighted average of all records reproduces the country ' +
-  'mean. Local currency amounts use ECB annual average rates. Every step, number and caveat: docs/data.md in the ' +
-  'salary-api repository.';
+  'EU27 rate (basis "projected"). Job ratios: countries with a national occupation table (DE Destatis, PL GUS, SE SCB, ' +
+  'CZ CSU, DK DST, NL CBS) use it for the jobs it covers; every other country and job borrows its ratio from a pooled ' +
+  'model fitted over those tables (ISCO-08 major-group profile from Eurostat SES 2018 and NSI Bulgaria, corrected per ' +
+  'job as a function of the country pay level), and such records have confidence "low". Level ratios come from the ' +
+  'CBS 2023 age profile of hourly wages; percentiles from a log-normal whose spread is derived from published ' +
+  'mean/median ratios, scaled per job from CBS quartiles and GUS deciles, with full-time p10 held at or above the ' +
+  'Eurostat statutory minimum wage (2018 onwards). Job and level ratios are normalised so that the weighted average of ' +
+  'all records reproduces the country mean. Local currency amounts use ECB annual average rates. Every step, number ' +
+  'and caveat: docs/data.md in the salary-api repository.';
 
 export interface Model {
   readonly countryMeans: CountryMeans;
+  /** Job ratios in `jobRatio` are the final ones; the §4.2–4.4 prior is in `prior`. */
   readonly occupations: OccupationProfile;
+  readonly prior: OccupationProfile['jobRatio'];
+  readonly evidence: OccupationEvidence;
+  readonly jobModel: JobRatioModel;
+  readonly spreadFactor: ReadonlyMap<string, number>;
   readonly levels: LevelProfile;
   readonly dispersion: Dispersion;
 }
@@ -82,21 +96,39 @@ export function buildRelease(sourcesDir: string = DEFAULT_SOURCES_DIR): Release 
     currentYear: CURRENT_YEAR,
   };
   const countryMeans = buildCountryMeans(inputs, params);
-  const occupations = buildOccupationProfile(inputs);
+  const prior = buildOccupationProfile(inputs);
+  const years = Array.from({ length: CURRENT_YEAR - FIRST_YEAR + 1 }, (_, i) => FIRST_YEAR + i);
+  const meanOf = (c: string, y: number) => countryMeans.byCountry.get(c)?.get(y)?.mean ?? NaN;
+  const evidence = loadOccupationEvidence(
+    sourcesDir,
+    meanOf('DE', 2023) / meanOf('DE', 2022),
+    years,
+  );
+  const eu = inputs.nama.find((n) => n.geo === EU && n.year === LAST_PUBLISHED_YEAR)?.value ?? NaN;
+  const payLevel = new Map(
+    COUNTRIES.map((c) => [c.code, Math.log(meanOf(c.code, LAST_PUBLISHED_YEAR) / eu)]),
+  );
+  const jobModel = buildJobRatioModel(prior.jobRatio, prior.jobWeights, evidence, payLevel);
+  const occupations: OccupationProfile = { ...prior, jobRatio: jobModel.jobRatio };
   const levels = buildLevelProfile(inputs);
   const dispersion = buildDispersion(inputs, occupations, levels);
+  const spreadFactor = jobSpreadFactors(evidence.spreads, prior.jobWeights);
 
   const records: ReleaseRecord[] = [];
   const countries = [...COUNTRIES].sort((a, b) => a.code.localeCompare(b.code));
   for (const country of countries) {
-    const sigma = dispersion.cells.get(country.code)?.sigmaCell ?? NaN;
+    const sigmaCountry = dispersion.cells.get(country.code)?.sigmaCell ?? NaN;
+    const own = jobModel.own.get(country.code);
     for (const job of JOBS) {
       const jobRatio = occupations.jobRatio.get(country.code)?.get(job.slug) ?? NaN;
+      const sigmaJob = Math.max(SIGMA_FLOOR, sigmaCountry * (spreadFactor.get(job.slug) ?? 1));
       for (const level of LEVELS) {
         for (let year = FIRST_YEAR; year <= CURRENT_YEAR; year++) {
           const cm = countryMeans.byCountry.get(country.code)?.get(year);
           if (!cm) throw new Error(`no country mean for ${country.code} ${year}`);
-          const mean = cm.mean * jobRatio * levels.ratio[level];
+          const floor = 12 * (evidence.minimumWage.get(country.code)?.get(year) ?? 0);
+          const cell = floorCell(cm.mean * jobRatio * levels.ratio[level], sigmaJob, floor);
+          const { mean, sigma } = cell;
           const median = mean / Math.exp((sigma * sigma) / 2);
           const at = (z: number) => Math.round(median * Math.exp(z * sigma));
           const fx = fxFor(inputs, country, year);
@@ -107,7 +139,8 @@ export function buildRelease(sourcesDir: string = DEFAULT_SOURCES_DIR): Release 
             level,
             year,
             basis: cm.basis,
-            confidence: cm.confidence,
+            // A job ratio borrowed from the pooled model makes the record low confidence.
+            confidence: own?.has(job.slug) ? cm.confidence : 'low',
             p10: at(Z.p10),
             p25: at(Z.p25),
             median: Math.round(median),
@@ -137,8 +170,43 @@ export function buildRelease(sourcesDir: string = DEFAULT_SOURCES_DIR): Release 
     record_count: records.length,
   };
   validate(header, records);
-  return { header, records, model: { countryMeans, occupations, levels, dispersion } };
+  return {
+    header,
+    records,
+    model: {
+      countryMeans,
+      occupations,
+      prior: prior.jobRatio,
+      evidence,
+      jobModel,
+      spreadFactor,
+      levels,
+      dispersion,
+    },
+  };
 }
+
+/**
+ * Spread and mean of a cell whose p10 would fall below the annual full-time minimum wage
+ * `floor`: the largest σ ≤ `sigma` with mean × exp(−σ²/2 + z₁₀ σ) ≥ floor, keeping the mean (and
+ * so the country mean). Where even SIGMA_MIN_AT_FLOOR cannot keep p10 at the floor, the mean is
+ * raised to the lowest value that does (a full-time job cannot average below the minimum wage).
+ */
+export function floorCell(
+  mean: number,
+  sigma: number,
+  floor: number,
+): { mean: number; sigma: number } {
+  const p10 = (m: number, s: number) => m * Math.exp(-(s * s) / 2 + Z.p10 * s);
+  if (floor <= 0 || p10(mean, sigma) >= floor) return { mean, sigma };
+  const room = Math.log(mean / floor);
+  const solved = room > 0 ? Z.p10 + Math.sqrt(Z.p10 * Z.p10 + 2 * room) : 0;
+  if (solved >= SIGMA_MIN_AT_FLOOR) return { mean, sigma: solved };
+  return { mean: Math.ceil(floor / p10(1, SIGMA_MIN_AT_FLOOR)), sigma: SIGMA_MIN_AT_FLOOR };
+}
+
+/** Narrowest spread the minimum-wage floor may impose (p90/p10 ≈ 1.14). */
+export const SIGMA_MIN_AT_FLOOR = 0.05;
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -207,10 +275,11 @@ async function main(argv: readonly string[]): Promise<void> {
     throw new Error('usage: build-release.ts [--out FILE] [--explain]');
   const out = resolve(outArg);
   const release = writeRelease(DEFAULT_SOURCES_DIR, out);
-  const { sanityLines, explain } = await import('./release-model/explain.js');
+  const { sanityLines, explain, looLines } = await import('./release-model/explain.js');
   if (argv.includes('--explain')) console.log(explain(release.model));
   console.log(`wrote ${out}: ${release.header.record_count} records`);
   for (const line of sanityLines(release.records)) console.log(line);
+  for (const line of looLines(release.model)) console.log(line);
 }
 
 const entry = process.argv[1];

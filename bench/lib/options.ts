@@ -14,6 +14,8 @@ export interface BenchOptions {
   readonly redisUrl: string | undefined;
   /** Redis mode: PostgreSQL for the server (embedded when unset); also enables the workers row. */
   readonly databaseUrl: string | undefined;
+  /** Only the lookup without the access line, with metrics off and on (the metrics' cost). */
+  readonly metrics: boolean;
 }
 
 export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--connections N] [--cpu-prof DIR]
@@ -23,6 +25,7 @@ export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--con
   --rounds N       hello-world/ours alternations per row, median ratio (env BENCH_ROUNDS, default 3)
   --connections N  concurrent connections (env BENCH_CONNECTIONS, default 50)
   --cpu-prof DIR   run the servers with node --cpu-prof, profiles written to DIR
+  --metrics        only the DE lookup with ACCESS_LOG=false, metrics off then on (METRICS_TOKEN)
   --redis          instead of the anonymous rows: a Developer key's lookup with REDIS_URL set
                    (Redis at --redis-url or env BENCH_REDIS_URL, default redis://127.0.0.1:6379)
   --database-url U PostgreSQL for --redis (env BENCH_DATABASE_URL; embedded when unset); adds a
@@ -61,6 +64,7 @@ export function parseOptions(
       connections: { type: 'string' },
       'cpu-prof': { type: 'string' },
       redis: { type: 'boolean' },
+      metrics: { type: 'boolean' },
       'redis-url': { type: 'string' },
       'database-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -78,5 +82,6 @@ export function parseOptions(
         ? (values['redis-url'] ?? env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379')
         : undefined,
     databaseUrl: values['database-url'] ?? env.BENCH_DATABASE_URL,
+    metrics: values.metrics === true,
   };
 }

@@ -4,6 +4,7 @@ import type { Inputs } from './inputs.js';
 import type { LevelProfile } from './level-profile.js';
 import { LEVEL_WEIGHTS } from './level-profile.js';
 import { mean, sigmaFromMeanMedian, weightedVariance } from './math.js';
+import type { JobSpread } from './occupation-evidence.js';
 import type { OccupationProfile } from './occupation-profile.js';
 
 /**
@@ -127,4 +128,32 @@ export function buildDispersion(
     });
   }
   return { observed, defaultSigma, kappa, kappaByYear: byYear, levelVariance, cells };
+}
+
+/**
+ * Per-job multiplier of the cell spread from published quantiles by occupation (NL quartiles,
+ * PL deciles): within each table a job's σ relative to the root mean square σ of the table's
+ * jobs, averaged in logs over the tables that cover the job (1 where none does), then scaled so
+ * that Σ_j w_j m_j² = 1 and the country's within-cell variance is unchanged.
+ */
+export function jobSpreadFactors(
+  spreads: readonly JobSpread[],
+  weights: Readonly<Record<string, number>>,
+): Map<string, number> {
+  const tables = [...new Set(spreads.map((s) => s.country))];
+  const relative = spreads.map((s) => {
+    const same = spreads.filter((o) => o.country === s.country);
+    return { job: s.job, m: s.sigma / Math.sqrt(mean(same.map((o) => o.sigma ** 2))) };
+  });
+  const raw = new Map(
+    JOBS.map((j) => {
+      const ms = relative.filter((r) => r.job === j.slug).map((r) => Math.log(r.m));
+      return [j.slug, ms.length === 0 ? 1 : Math.exp(mean(ms))];
+    }),
+  );
+  const scale = Math.sqrt(
+    JOBS.reduce((s, j) => s + (weights[j.slug] ?? NaN) * (raw.get(j.slug) ?? NaN) ** 2, 0),
+  );
+  if (tables.length === 0) return raw;
+  return new Map(JOBS.map((j) => [j.slug, (raw.get(j.slug) ?? NaN) / scale]));
 }

@@ -100,6 +100,63 @@ export const SOURCE_FILES: readonly ReleaseSource[] = Object.freeze([
     used_for:
       'Not used by the model; kept for reference (records give local currency the same way: EUR value x fx_rate).',
   },
+  {
+    id: 'de_destatis_verdiensterhebung_selected_occupations_eur_month_2022_2023',
+    title:
+      'Verdiensterhebung: mean gross monthly earnings of full-time employees by selected occupation, April 2022/2023',
+    publisher: 'Statistisches Bundesamt (Destatis), press releases as republished',
+    url: 'https://der-betrieb.de/meldungen/gehaltsvergleich-2022-wer-verdient-was/',
+    used_for:
+      'Germany job ratios (physician, nurse, software engineer, office clerk, elderly care, mechanic, truck driver, agriculture, food sales).',
+  },
+  {
+    id: 'pl_gus_wages_by_occupation_kzis3_oct2024_pln_month',
+    title:
+      'Structure of wages and salaries by occupation, October 2024: means and deciles by KZiS 3-digit group (PLN)',
+    publisher: 'Statistics Poland (GUS)',
+    url: 'https://stat.gov.pl/obszary-tematyczne/rynek-pracy/pracujacy-zatrudnieni-wynagrodzenia-koszty-pracy/struktura-wynagrodzen-wedlug-zawodow-za-pazdziernik-2024-r-,4,12.html',
+    used_for: 'Poland job ratios between the 12 covered jobs; per-job spread from D9/D1.',
+  },
+  {
+    id: 'se_scb_lonestruktur_monthly_salary_by_ssyk_selected_sek',
+    title: 'Wage structure statistics: monthly salary by SSYK 2012 occupation, selected rows (SEK)',
+    publisher: 'Statistics Sweden (SCB) for the National Mediation Office',
+    url: 'https://www.scb.se/hitta-statistik/statistik-efter-amne/arbetsmarknad/loner-och-arbetskostnader/lonestrukturstatistik-hela-ekonomin/',
+    used_for:
+      'Sweden job ratios (physician, nurse, electrician, cleaner) against the all-occupation mean of the same year.',
+  },
+  {
+    id: 'cz_csu_structure_of_earnings_by_occupation_czk_month_2017_2023',
+    title: 'Structure of employee earnings by CZ-ISCO group; doctors and nurses 2017/2021 (CZK)',
+    publisher: 'Czech Statistical Office (CSU), as republished',
+    url: 'https://zpravy.kurzy.cz/768613-struktura-mezd-zamestnancu-2023-prumerne-mzdy-a-median-mezd/',
+    used_for: 'Czechia physician and nurse ratios (2021 means).',
+  },
+  {
+    id: 'dk_dst_earnings_by_occupation_selected_dkk',
+    title: 'Earnings by occupation (DISCO-08), selected rows, three presentations (DKK)',
+    publisher: 'Statistics Denmark (DST), as compiled by CEPOS and the press',
+    url: 'https://metropolinternational.com/hvem-tjener-mest-i-danmark/',
+    used_for:
+      'Denmark physician and software-engineer ratios (2022 standardised full-time monthly earnings).',
+  },
+  {
+    id: 'nl_cbs_85517ned_hourly_wage_quartiles_by_occupation_2022_eur',
+    title:
+      'Employees; hourly wage and occupation (StatLine 85517NED), quartiles by BRC 2014 occupation, 2022',
+    publisher: 'Statistics Netherlands (CBS)',
+    url: 'https://opendata.cbs.nl/statline/#/CBS/nl/dataset/85517NED',
+    used_for:
+      'Netherlands job ratios (all 21 jobs, median hourly wage / all-employee median); per-job spread from P75/P25.',
+  },
+  {
+    id: 'eurostat_earn_mw_cur_monthly_minimum_wage_eur_2018_2025',
+    title: 'Monthly statutory minimum wages (earn_mw_cur), EUR, January 2018-2025',
+    publisher: 'Eurostat (news releases as republished)',
+    url: 'https://ec.europa.eu/eurostat/databrowser/view/earn_mw_cur/default/table',
+    used_for:
+      'Floor of full-time p10: 12 x the latest January minimum wage in force in the year (2018-2026).',
+  },
 ]);
 
 /** Fails when sources/ lacks a listed file or its description. */

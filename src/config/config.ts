@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parsePlanOverrides, type PlanOverrides } from '../plans/index.js';
@@ -34,10 +35,20 @@ export interface Config {
   readonly billingIntervalMs: number;
   readonly shutdownTimeoutMs: number;
   readonly publicBaseUrl: string | undefined;
+  /** Bearer token of `GET /metrics` on the API port; without it (and METRICS_PORT) no metrics. */
+  readonly metricsToken: string | undefined;
+  /** A loopback-only port serving `GET /metrics`; undefined: none. */
+  readonly metricsPort: number | undefined;
+  /** Where `serve` writes snapshots of the embedded database; undefined: no scheduled backups. */
+  readonly backupDir: string | undefined;
+  /** Cron expression (UTC) of the scheduled snapshots. */
+  readonly backupSchedule: string;
+  /** Snapshots kept in BACKUP_DIR; older ones are deleted after a new one is complete. */
+  readonly backupKeep: number;
 }
 
 export const BUNDLED_RELEASE = fileURLToPath(
-  new URL('../../releases/salary-2026.11.1.jsonl.gz', import.meta.url),
+  new URL('../../releases/salary-2026.11.2.jsonl.gz', import.meta.url),
 );
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -113,6 +124,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     problems.push('SECRET_KEY must be at least 32 characters');
   }
 
+  const metricsToken = str('METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    problems.push('METRICS_TOKEN must be at least 16 characters');
+  const backupSchedule = str('BACKUP_SCHEDULE') ?? '0 3 * * *';
+  try {
+    new Cron(backupSchedule, { paused: true, timezone: 'UTC' }).stop();
+  } catch (error) {
+    problems.push(`BACKUP_SCHEDULE must be a cron expression: ${(error as Error).message}`);
+  }
+
   const pathOf = (raw: string): string => (isAbsolute(raw) ? raw : resolve(cwd, raw));
   const config: Config = {
     port: int('PORT', 3000, 0, 65535),
@@ -139,6 +160,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     billingIntervalMs: int('BILLING_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600) * 1000,
     publicBaseUrl: url('PUBLIC_BASE_URL', ['http:', 'https:']),
+    metricsToken,
+    metricsPort: str('METRICS_PORT') === undefined ? undefined : int('METRICS_PORT', 0, 1, 65535),
+    backupDir: str('BACKUP_DIR') === undefined ? undefined : pathOf(str('BACKUP_DIR')!),
+    backupSchedule,
+    backupKeep: int('BACKUP_KEEP', 7, 1, 1000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

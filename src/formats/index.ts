@@ -8,6 +8,7 @@ import { xmlChunks } from './xml.js';
 
 export { chunksOf, type Table, type Column, type ColumnType, type Cell } from './table.js';
 export { XML_NAMESPACE } from './xml.js';
+export { RenderPool, type FileFormat } from './render-pool.js';
 
 export const MEDIA_TYPES: Readonly<Record<Format, string>> = Object.freeze({
   json: 'application/json',
@@ -17,7 +18,10 @@ export const MEDIA_TYPES: Readonly<Record<Format, string>> = Object.freeze({
   parquet: 'application/vnd.apache.parquet',
 });
 
-/** Tables with more rows than this are streamed; smaller ones are sent with a Content-Length. */
+/**
+ * Tables with more rows than this are large: written as a stream by the format writers, and
+ * (salary results) written once per release and cached; smaller ones are written at once.
+ */
 export const STREAM_ABOVE_ROWS = 500;
 
 export interface Rendered {
@@ -26,12 +30,18 @@ export interface Rendered {
   filename: string;
 }
 
-function contentTypeOf(format: Exclude<Format, 'json'>): string {
-  return format === 'csv'
-    ? `${MEDIA_TYPES.csv}; charset=utf-8; header=present`
-    : format === 'xml'
-      ? `${MEDIA_TYPES.xml}; charset=utf-8`
-      : MEDIA_TYPES[format];
+/** The Content-Type and file name of a file in this format. */
+export function fileMeta(
+  format: Exclude<Format, 'json'>,
+  base: string,
+): { contentType: string; filename: string } {
+  const contentType =
+    format === 'csv'
+      ? `${MEDIA_TYPES.csv}; charset=utf-8; header=present`
+      : format === 'xml'
+        ? `${MEDIA_TYPES.xml}; charset=utf-8`
+        : MEDIA_TYPES[format];
+  return { contentType, filename: `${base}.${format}` };
 }
 
 async function streamOf(
@@ -69,7 +79,6 @@ export async function renderTable(
   const stream = await streamOf(format, table, name);
   return {
     body: table.rows.length > STREAM_ABOVE_ROWS ? stream : await collect(stream),
-    contentType: contentTypeOf(format),
-    filename: `${name.base}.${format}`,
+    ...fileMeta(format, name.base),
   };
 }

@@ -28,6 +28,7 @@ import {
   type OAuthTokenAuthority,
   type OAuthTokenService,
 } from '../oauth/index.js';
+import { metricsRoute, type Metrics } from '../metrics/index.js';
 import type { Db } from '../store/index.js';
 import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
@@ -38,8 +39,10 @@ import type { Clock } from '../lib/clock.js';
 import { requestIdGenerator } from '../lib/ids.js';
 import type { RateLimiter } from '../limits/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
+import { RenderPool } from '../formats/index.js';
 import {
   DownloadGate,
+  FileCache,
   salaryRoutes,
   type SalaryDataStore,
   type SalaryService,
@@ -62,6 +65,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route; required under /api/ (see authenticateByRoute). */
     auth?: RouteAuth;
+    /**
+     * The plan feature the route needs beyond its scope (403 FEATURE_NOT_IN_PLAN without it);
+     * every path that answers the route (the Fastify handler, the lookup fast path) reads it.
+     */
+    planFeature?: 'bulk';
   }
   interface FastifyRequest {
     principal: Principal;
@@ -69,7 +77,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The lookup fast path in front of Fastify; absent with LOOKUP_FAST_PATH=false. */
     fastLookup?: FastLookup;
-    /** The cap on large Excel and Parquet files generated at once. */
+    /** The cap on large files generated at once. */
     downloads: DownloadGate;
   }
 }
@@ -96,6 +104,8 @@ export interface AppDeps {
   oauthAuthority: OAuthTokenAuthority;
   /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
   secretKey: string;
+  /** Request counts and latency; `/metrics` on this port when METRICS_TOKEN is set. */
+  metrics?: Metrics;
   /** The process logger (pino); none when omitted (tests). */
   logger?: FastifyBaseLogger;
 }
@@ -107,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const nextRequestId = requestIdGenerator();
   const authenticate = authenticator(deps.credentials, deps.plans.free);
-  const spendQuota = quotaSpender(deps.limiter, deps.clock);
+  const spendQuota = quotaSpender(deps.limiter, deps.clock, deps.metrics);
   const accessLog =
     config.accessLog && deps.logger !== undefined ? new AccessLog(deps.logger) : undefined;
   const fastLookup = config.lookupFastPath
@@ -121,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         nextRequestId,
         trustProxy: config.trustProxy,
         accessLog,
+        metrics: deps.metrics,
       })
     : undefined;
   const serverFactory: FastifyServerFactory | undefined =
@@ -229,6 +240,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         deps.clock.now(),
       );
     }
+    deps.metrics?.requests(request.method, request.routeOptions.url ?? '(unmatched)')(
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     accessLog?.write(
       {
         method: request.method,
@@ -271,7 +286,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(catalogRoutes, { consumeQuota });
   const downloads = new DownloadGate();
   app.decorate('downloads', downloads);
-  await app.register(salaryRoutes, { salary: deps.salary, consumeQuota, downloads });
+  const renderer = new RenderPool();
+  app.addHook('onClose', () => renderer.close());
+  await app.register(salaryRoutes, {
+    salary: deps.salary,
+    consumeQuota,
+    downloads,
+    renderer,
+    files: new FileCache(),
+  });
   await app.register(accountRoutes, {
     accounts: deps.accounts,
     db: deps.db,
@@ -288,6 +311,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     tokens: deps.oauthTokens,
     authority: deps.oauthAuthority,
   });
+  if (deps.metrics !== undefined && config.metricsToken !== undefined)
+    metricsRoute(app, deps.metrics, config.metricsToken);
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { usageKeyOf, type AuthenticatedRoute, type Principal } from '../auth/index.js';
 import type { Clock } from '../lib/clock.js';
+import type { Metrics, ObserveRequest } from '../metrics/index.js';
 import type { Format, Plan } from '../plans/index.js';
 import { AppError } from '../errors/index.js';
 import {
@@ -51,9 +52,13 @@ interface LookupRoute {
   readonly validate: Validate;
   /** The route's own `config.auth`, as Fastify's authentication hook reads it. */
   readonly auth: AuthenticatedRoute;
+  /** The route's own `config.planFeature`, as its handler reads it. */
+  readonly planFeature: 'bulk' | undefined;
   readonly fixed: Readonly<Partial<LookupQuery>> | undefined;
   /** Raw query → its validated form, or null when Fastify must take it; bounded. */
   readonly queries: Map<string, LookupQuery | null>;
+  /** The route's request counter and latency histogram, bound once (metrics on). */
+  readonly observe: ObserveRequest | undefined;
 }
 
 /**
@@ -92,6 +97,8 @@ export interface FastLookupDeps {
   trustProxy: readonly string[];
   /** Where access lines go when ACCESS_LOG is on. */
   accessLog: AccessLog | undefined;
+  /** Request counts and latency, when metrics are on. */
+  metrics?: Metrics | undefined;
 }
 
 /**
@@ -142,8 +149,10 @@ export class FastLookup {
       endpoint: `GET ${url}`,
       validate: this.#compile({ schema, method: 'GET', url, httpPart: 'querystring' }) as Validate,
       auth,
+      planFeature: route.config?.planFeature,
       fixed: config.cheapPath.fixed,
       queries: new Map(),
+      observe: this.#deps.metrics?.requests('GET', url),
     });
   }
 
@@ -159,7 +168,8 @@ export class FastLookup {
     const mark = url.indexOf('?');
     const route = mark === -1 ? undefined : this.#routes.get(url.slice(0, mark));
     if (route === undefined) return fallback(req, res);
-    const started = this.#deps.accessLog === undefined ? 0 : performance.now();
+    const started =
+      this.#deps.accessLog === undefined && route.observe === undefined ? 0 : performance.now();
     let query: LookupQuery | undefined;
     let ip: string | undefined;
     try {
@@ -196,7 +206,7 @@ export class FastLookup {
     let spent: QuotaHeaders | Promise<QuotaHeaders>;
     try {
       if (principal.responseSchema !== null) return answer.fallback(answer.req, answer.res);
-      body = this.#body(answer.query, principal);
+      body = this.#body(answer.route, answer.query, principal);
       if (body === undefined) return answer.fallback(answer.req, answer.res);
       spent = this.#deps.spendQuota(principal, answer.ip);
     } catch (error) {
@@ -217,11 +227,11 @@ export class FastLookup {
    * The standard JSON body, as `standardJson` gives it (which throws the 403 or 404 problems);
    * remembered per query for the plan and release it was built for.
    */
-  #body(query: LookupQuery, principal: Principal): Body | undefined {
+  #body(route: LookupRoute, query: LookupQuery, principal: Principal): Body | undefined {
     const index = this.#deps.data.index;
     const known = this.#bodies.get(query);
     if (known !== undefined && known.index === index && known.plan === principal.plan) return known;
-    const json = this.#deps.salary.standardJson(query, principal);
+    const json = this.#deps.salary.standardJson(query, principal, { feature: route.planFeature });
     if (json === undefined || index === undefined) return undefined;
     const body = { index, plan: principal.plan, json, bytes: Buffer.byteLength(json) };
     this.#bodies.set(query, body);
@@ -282,6 +292,7 @@ export class FastLookup {
     const keyId = usageKeyOf(principal);
     const now = this.#deps.clock.now();
     this.#deps.recorder.record(accountId, keyId, answer.route.endpoint, status, now);
+    answer.route.observe?.(status, (performance.now() - answer.started) / 1000);
     if (this.#deps.accessLog !== undefined) {
       this.#deps.accessLog.write({
         requestId: id,

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addressBucket, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
+import type { Metrics } from '../metrics/index.js';
 import {
   HOUR_MS,
   MemoryRateLimiter,
@@ -27,9 +28,13 @@ export type SpendQuota = (principal: Principal, ip: string) => QuotaHeaders | Pr
 /** Returns a promise only when the limiter is asynchronous (shared limits). */
 export type ConsumeQuota = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
 
-export function quotaSpender(limiter: RateLimiter, clock: Clock): SpendQuota {
+export function quotaSpender(limiter: RateLimiter, clock: Clock, metrics?: Metrics): SpendQuota {
   const apply = (principal: Principal, decision: LimitDecision, now: number): QuotaHeaders => {
     const headers = rateLimitHeaders(decision, now);
+    metrics?.limitDecision(
+      principal.plan.id,
+      !decision.allowed ? 'refused' : limiter.degraded === true ? 'fallback' : 'admitted',
+    );
     if (!decision.allowed) {
       const allowance = decision.states
         .map((s) => `${s.rule.limit} requests per ${s.rule.windowMs === HOUR_MS ? 'hour' : 'day'}`)

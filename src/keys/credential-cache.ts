@@ -43,6 +43,10 @@ class CredentialTable<E extends { row: { id: string; accountId: string }; princi
     return this.#byHash.get(hash);
   }
 
+  get size(): number {
+    return this.#byHash.size;
+  }
+
   /** The credential `id` now has `hash` and `entry`; no entry: it was revoked. */
   put(id: string, hash: string, entry: E | undefined): void {
     const previous = this.#hashById.get(id);
@@ -244,6 +248,16 @@ export class CredentialCache implements CredentialResolver, SessionSink {
    * Reads what changed since the last read. Calls during a read are answered by one more read
    * after it, so a change announced while a read was under way is never missed.
    */
+  /** Credentials held and reads of changes done so far (metrics). */
+  stats(): { size: number; refreshes: number } {
+    return {
+      size: this.#keys.size + this.#sessions.size + this.#accounts.size,
+      refreshes: this.#refreshes,
+    };
+  }
+
+  #refreshes = 0;
+
   refresh(): Promise<void> {
     if (this.#refreshing === undefined) {
       this.#refreshing = this.#refresh().finally(() => (this.#refreshing = undefined));
@@ -263,6 +277,7 @@ export class CredentialCache implements CredentialResolver, SessionSink {
 
   async #refresh(): Promise<void> {
     const { db } = this.deps;
+    this.#refreshes++;
     const since = new Date(Date.parse(this.#since) - OVERLAP_MS).toISOString();
     const [accounts, keys, sessions] = await Promise.all([
       accountsChangedSince(db, since),

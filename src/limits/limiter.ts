@@ -34,6 +34,8 @@ export interface RateLimiter {
   /** The state `consume` would see, counting nothing (usage reports). */
   peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision>;
   close(): Promise<void>;
+  /** True while a shared limiter decides in-process because its store did not answer. */
+  readonly degraded?: boolean;
 }
 
 /**

@@ -12,8 +12,11 @@ import {
 import { resolvePlans } from '../plans/index.js';
 import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
 import { webhookPublisher } from '../webhooks/index.js';
+import { BackupFormatError, RestoreRefused } from '../backup/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
 import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
+import { backupCommand, restoreCommand } from './cli-backup.js';
+import { doctorCommand } from './cli-doctor.js';
 import { runPrimary, WorkersError } from './cluster.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
@@ -25,6 +28,12 @@ Commands:
   migrate               Apply pending database migrations
   data load FILE        Validate a data release file completely, then load it in one transaction
   data status           Show the active data release
+  backup FILE           Snapshot the embedded database to FILE (server stopped); on PostgreSQL,
+                        prints the pg_dump command to use instead
+  doctor [--json]       Check the deployment: configuration, database, Redis, SECRET_KEY, DATA_DIR
+                        permissions, release age, clock skew; exit 0 only when every check passes
+  restore FILE          Replace the embedded database with a backup (server stopped); checks the
+                        manifest, the SHA-256 and the migration level first
 ${ACCOUNT_USAGE}
 ${OAUTH_USAGE}
 
@@ -60,6 +69,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
+  if (command === 'doctor') return doctorCommand(values.json);
   const config = loadConfig();
   switch (command) {
     case 'serve': {
@@ -77,6 +87,12 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError('data takes "load FILE" or "status"');
     case 'oauth':
       return oauthCommand(config, sub, arg, values.json);
+    case 'backup':
+      if (sub === undefined) throw new UsageError('backup takes FILE');
+      return backupCommand(config, sub, values.json);
+    case 'restore':
+      if (sub === undefined) throw new UsageError('restore takes FILE');
+      return restoreCommand(config, sub, values.json);
     case 'account':
     case 'invoice':
     case 'billing':
@@ -203,6 +219,8 @@ main(process.argv.slice(2)).then(
       EmbeddedLockError,
       AppError,
       WorkersError,
+      BackupFormatError,
+      RestoreRefused,
     ].some((k) => error instanceof k);
     console.error(
       `salary-api: ${known ? (error as Error).message : String((error as Error).stack ?? error)}`,

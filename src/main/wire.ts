@@ -23,8 +23,16 @@ import {
   OAuthTokenAuthority,
 } from '../oauth/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
+import { startBackupSchedule } from '../backup/index.js';
+import { Metrics, metricsServer, registerSources } from '../metrics/index.js';
 import { resolvePlans } from '../plans/index.js';
-import { createReleaseService, readReleaseFile, type ReleaseService } from '../releases/index.js';
+import {
+  compareReleaseVersions,
+  createReleaseService,
+  readReleaseFile,
+  type ParsedRelease,
+  type ReleaseService,
+} from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
 import {
   migrate,
@@ -41,6 +49,7 @@ import {
   createHttpSender,
   createWebhookService,
   createWebhookWorker,
+  outboxState,
   releaseAllClaims,
   type WebhookSender,
 } from '../webhooks/index.js';
@@ -64,19 +73,47 @@ export async function openMigratedDatabase(config: Config, logger: Logger): Prom
   }
 }
 
-/** On first start (no release in the database yet) the bundled release is loaded. */
+/**
+ * On first start (no release in the database yet) the bundled release is loaded. Later starts
+ * load it only when it is newer than the active release (a deployment that ships a new release),
+ * which records its data.updated event; an older or equal bundled release is left alone, and an
+ * unreadable one leaves the active release serving.
+ */
 export async function ensureRelease(
   releases: ReleaseService,
   file: string,
   logger: Logger,
 ): Promise<void> {
-  if ((await releases.activeId()) !== undefined) return;
-  const parsed = await readReleaseFile(file);
-  const result = await releases.load(parsed);
-  logger.info(
-    { release: result.release.version, records: parsed.records.length, file },
-    'bundled data release loaded',
-  );
+  const active = await releases.activeVersion();
+  if (active === undefined) {
+    const parsed = await readReleaseFile(file);
+    const result = await releases.load(parsed);
+    logger.info(
+      { release: result.release.version, records: parsed.records.length, file },
+      'bundled data release loaded',
+    );
+    return;
+  }
+  let parsed: ParsedRelease;
+  try {
+    parsed = await readReleaseFile(file);
+  } catch (error) {
+    logger.warn({ err: error, file, active }, 'bundled data release not read; active release kept');
+    return;
+  }
+  if (compareReleaseVersions(parsed.header.version, active) <= 0) return;
+  try {
+    const result = await releases.load(parsed);
+    logger.info(
+      { release: result.release.version, previous: active, event: result.eventId, file },
+      'newer bundled data release loaded',
+    );
+  } catch (error) {
+    // Another instance starting at the same time loaded it first (version is unique).
+    const now = await releases.activeVersion();
+    if (now !== undefined && compareReleaseVersions(now, parsed.header.version) >= 0) return;
+    throw error;
+  }
 }
 
 /** The services every entry point (server, CLI) builds over one database. */
@@ -176,6 +213,10 @@ export async function createServer(
     ...(shared === undefined ? {} : { bus: shared.bus }),
   });
   const { plans, cache } = services;
+  const metrics =
+    config.metricsToken === undefined && config.metricsPort === undefined
+      ? undefined
+      : new Metrics();
   const secretKey = resolveSecretKey(config);
   const box = createSecretBox(secretKey, 'webhook-secrets');
   const sender =
@@ -196,6 +237,11 @@ export async function createServer(
     sender,
     logger,
     concurrency: config.webhookConcurrency,
+    ...(metrics === undefined
+      ? {}
+      : {
+          onAttempt: (ok: boolean) => metrics.webhookAttempts.inc({ result: ok ? 'ok' : 'failed' }),
+        }),
   });
   if (config.databaseUrl === undefined && db.kind === 'pglite') {
     // Embedded mode: this process holds the data directory's lock, so claims in the table are
@@ -261,6 +307,16 @@ export async function createServer(
   }, config.billingIntervalMs);
   billingTimer.unref();
 
+  if (metrics !== undefined) {
+    registerSources(metrics, {
+      release: () => data.index?.release.version,
+      credentials: () => cache.stats(),
+      outbox: () => outboxState(db, new Date(clock.now())),
+      usageFlushLagMs: () => Date.now() - recorder.flushedAt,
+      database: () => db.query('SELECT 1'),
+      ...(shared === undefined ? {} : { redis: () => shared.redis.ping() }),
+    });
+  }
   const app = await buildApp({
     config,
     clock,
@@ -290,7 +346,27 @@ export async function createServer(
     }),
     oauthAuthority: oauth,
     secretKey,
+    ...(metrics === undefined ? {} : { metrics }),
   });
+  const metricsPort =
+    metrics === undefined || config.metricsPort === undefined
+      ? undefined
+      : metricsServer(metrics, config.metricsToken);
+  const stopBackups =
+    config.backupDir === undefined || db.snapshot === undefined
+      ? undefined
+      : startBackupSchedule({
+          db,
+          clock,
+          logger,
+          dir: config.backupDir,
+          schedule: config.backupSchedule,
+          keep: config.backupKeep,
+          release: () => data.index?.release.version ?? null,
+          metrics,
+        });
+  if (config.backupDir !== undefined && db.snapshot === undefined)
+    logger.warn('BACKUP_DIR is ignored on PostgreSQL: back it up with pg_dump');
   const gate = shutdownGate(app.server);
   return {
     app,
@@ -300,17 +376,31 @@ export async function createServer(
     worker,
     releases,
     oauth,
-    listen: () => app.listen({ port: config.port, host: config.host }),
+    metrics,
+    async listen() {
+      const address = await app.listen({ port: config.port, host: config.host });
+      if (metricsPort !== undefined) {
+        await new Promise<void>((resolve, reject) => {
+          metricsPort.once('error', reject);
+          metricsPort.listen(config.metricsPort, '127.0.0.1', () => resolve());
+        });
+        logger.info({ port: config.metricsPort }, 'metrics served on the loopback address');
+      }
+      return address;
+    },
     /** The first step of a graceful stop: requests already sent are read and answered. */
     drain: () => gate.drain(),
     async close() {
       clearInterval(billingTimer);
+      stopBackups?.();
       await worker.stop();
       data.stop();
       cache.stop();
       oauth.stop();
       recorder.stop();
       gate.refuse();
+      if (metricsPort?.listening === true)
+        await new Promise((resolve) => metricsPort.close(resolve));
       await app.close();
       await recorder.flush();
       await limiter.close();

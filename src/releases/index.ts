@@ -16,3 +16,4 @@ export {
   type EventHook,
 } from './service.js';
 export type { ReleaseRow } from './repo.js';
+export { compareReleaseVersions } from './version.js';

@@ -34,6 +34,8 @@ export interface ReleaseService {
   load(parsed: ParsedRelease): Promise<LoadResult>;
   active(): Promise<{ release: repo.ReleaseRow; records: ReleaseRecord[] } | undefined>;
   activeId(): Promise<number | undefined>;
+  /** Version of the active release (one row read), undefined before the first load. */
+  activeVersion(): Promise<string | undefined>;
 }
 
 /** Called in the load transaction with the recorded event (the webhooks outbox fan-out). */
@@ -67,6 +69,9 @@ export function createReleaseService(deps: {
         await deps.onEvent?.(tx, { id: eventId, type: 'data.updated' });
         return { release, eventId, event };
       });
+    },
+    async activeVersion() {
+      return (await repo.findActiveRelease(db))?.version;
     },
     async active() {
       const release = await repo.findActiveRelease(db);

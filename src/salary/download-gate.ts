@@ -1,6 +1,6 @@
 import { AppError } from '../errors/index.js';
 
-/** Bulk Excel or Parquet files generated at once per account (limit bucket) and per process. */
+/** Large files (over 500 rows, any file format) generated at once per account and per process. */
 export const DOWNLOADS_PER_ACCOUNT = 2;
 export const DOWNLOADS_PER_PROCESS = 4;
 /** What a refused download is told: a large file takes a few seconds. */
@@ -35,14 +35,14 @@ export class DownloadGate {
     if (mine >= this.perAccount) {
       throw new AppError(
         'TOO_MANY_DOWNLOADS',
-        `At most ${this.perAccount} bulk Excel or Parquet files are generated at once per account; retry when one has finished.`,
+        `At most ${this.perAccount} large files are generated at once per account; retry when one has finished.`,
         retry,
       );
     }
     if (this.#running >= this.perProcess) {
       throw new AppError(
         'DOWNLOADS_BUSY',
-        'This instance is generating as many bulk files as it takes at once; retry shortly.',
+        'This instance is generating as many large files as it takes at once; retry shortly.',
         retry,
       );
     }

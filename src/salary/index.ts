@@ -13,4 +13,5 @@ export {
 } from './schemas.js';
 export { EXTRA_FIELD_NAMES, FULL_TIME_HOURS_PER_YEAR } from './fields.js';
 export { SCHEMA_SOURCE_FIELDS, schemaProblems, type CustomSchema } from './custom-schema.js';
+export { FileCache, FILE_CACHE_BYTES, type CachedFile } from './file-cache.js';
 export { DownloadGate, DOWNLOADS_PER_ACCOUNT, DOWNLOADS_PER_PROCESS } from './download-gate.js';

@@ -1,8 +1,17 @@
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
-import { chunksOf, renderTable, STREAM_ABOVE_ROWS, type Table } from '../formats/index.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import {
+  chunksOf,
+  fileMeta,
+  renderTable,
+  type FileFormat,
+  type RenderPool,
+  type Table,
+} from '../formats/index.js';
 import { applySchema, type CustomSchema } from './custom-schema.js';
 import type { Format } from '../plans/index.js';
+import type { CachedFile } from './file-cache.js';
 import type { SalaryResult } from './service.js';
 import { salaryTable } from './table.js';
 
@@ -10,8 +19,9 @@ import { salaryTable } from './table.js';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Sends a result as JSON (small results through the route's serializer, large ones streamed in
- * chunks of records) or as a named file in the chosen format.
+ * Sends a result of at most STREAM_ABOVE_ROWS records as JSON (through the route's serializer)
+ * or as a named file in the chosen format; larger ones are written whole once and cached
+ * (renderSalaryJson, renderSalaryFile).
  */
 export async function sendSalaryResult(
   reply: FastifyReply,
@@ -29,30 +39,67 @@ export async function sendSalaryResult(
     }
     return sendFile(reply, format, table, result, filenameBase);
   }
-  if (format === 'json') {
-    if (result.data.length <= STREAM_ABOVE_ROWS)
-      return reply.send({ data: result.data, meta: result.meta });
-    return reply.type(JSON_TYPE).send(Readable.from(jsonChunks(result)));
-  }
+  if (format === 'json') return reply.send({ data: result.data, meta: result.meta });
   return sendFile(reply, format, salaryTable(result), result, filenameBase);
+}
+
+/** How salary files are named inside: the XML root and sheet, the release attribute. */
+function fileName(result: SalaryResult, base: string) {
+  return { base, root: 'salaries', attributes: { release: result.meta.release.version } };
 }
 
 async function sendFile(
   reply: FastifyReply,
-  format: Exclude<Format, 'json'>,
+  format: FileFormat,
   table: Table,
   result: SalaryResult,
   filenameBase: string,
 ): Promise<FastifyReply> {
-  const file = await renderTable(format, table, {
-    base: filenameBase,
-    root: 'salaries',
-    attributes: { release: result.meta.release.version },
-  });
-  return reply
-    .type(file.contentType)
-    .header('content-disposition', `attachment; filename="${file.filename}"`)
-    .send(file.body);
+  return sendRendered(reply, await renderTable(format, table, fileName(result, filenameBase)));
+}
+
+/** Sends a whole body, a file as an attachment under its name. */
+export function sendRendered(
+  reply: FastifyReply,
+  file: Pick<CachedFile, 'contentType' | 'filename'> & { body: CachedFile['body'] | Readable },
+): FastifyReply {
+  reply.type(file.contentType);
+  if (file.filename !== null)
+    reply.header('content-disposition', `attachment; filename="${file.filename}"`);
+  return reply.send(file.body);
+}
+
+/**
+ * A large result as one JSON body, written a chunk of records per turn of the event loop, so
+ * other requests are answered between chunks.
+ */
+export async function renderSalaryJson(
+  result: SalaryResult,
+  schema: CustomSchema | null,
+): Promise<CachedFile> {
+  const shaped =
+    schema === null
+      ? result
+      : { ...result, data: applySchema(salaryTable(result), schema).rows as SalaryResult['data'] };
+  const parts: string[] = [];
+  for (const part of jsonChunks(shaped)) {
+    parts.push(part);
+    await nextTurn();
+  }
+  return { body: Buffer.from(parts.join(''), 'utf8'), contentType: JSON_TYPE, filename: null };
+}
+
+/** A large result as a whole file, written by a worker thread of the pool. */
+export async function renderSalaryFile(
+  pool: RenderPool,
+  result: SalaryResult,
+  format: FileFormat,
+  filenameBase: string,
+  schema: CustomSchema | null,
+): Promise<CachedFile> {
+  const table = schema === null ? salaryTable(result) : applySchema(salaryTable(result), schema);
+  const body = await pool.render(format, table, fileName(result, filenameBase));
+  return { body, ...fileMeta(format, filenameBase) };
 }
 
 function* jsonChunks(result: SalaryResult): Generator<string> {

@@ -1,14 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { COUNTRY_CODES } from '../catalog/countries.js';
 import { JOB_SLUGS } from '../catalog/jobs.js';
-import { MEDIA_TYPES } from '../formats/index.js';
+import { MEDIA_TYPES, STREAM_ABOVE_ROWS, type RenderPool } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { ConsumeQuota } from '../http/quota.js';
 import type { CheapPathRoute } from '../http/fast-lookup.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
 import { negotiateFormat } from './format.js';
 import { withSchemaFields } from './custom-schema.js';
-import { JSON_TYPE, sendSalaryResult } from './respond.js';
+import {
+  JSON_TYPE,
+  renderSalaryFile,
+  renderSalaryJson,
+  sendRendered,
+  sendSalaryResult,
+} from './respond.js';
+import type { FileCache } from './file-cache.js';
 import {
   BulkArchiveQuerySchema,
   BulkCountriesQuerySchema,
@@ -17,21 +24,23 @@ import {
   SalaryQuerySchema,
   SalaryResponseSchema,
 } from './schemas.js';
-import type { Selection, SalaryService } from './service.js';
+import type { PreparedSelection, Selection, SalaryService } from './service.js';
 import type { DownloadGate } from './download-gate.js';
 import type { SalaryMeta } from './schemas.js';
 import type { Format } from '../plans/index.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteAuth } from '../auth/index.js';
+import type { CustomSchema } from './custom-schema.js';
 
 export interface SalaryRoutesOptions {
   salary: SalaryService;
   consumeQuota: ConsumeQuota;
   downloads: DownloadGate;
+  /** Writes large files in worker threads. */
+  renderer: RenderPool;
+  /** Large files already written, per release. */
+  files: FileCache;
 }
-
-/** Bulk files in these formats are seconds of CPU each: capped by the download gate. */
-const HEAVY_FORMATS: ReadonlySet<Format> = new Set(['xlsx', 'parquet']);
 
 const okResponse = {
   200: {
@@ -79,7 +88,7 @@ const suffix = (...parts: (string | number | undefined)[]): string =>
     .join('');
 
 export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = async (app, opts) => {
-  const { salary, consumeQuota, downloads } = opts;
+  const { salary, consumeQuota, downloads, renderer, files } = opts;
 
   /**
    * Select (validation and plan checks), spend quota, then answer in the negotiated format.
@@ -91,8 +100,8 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     reply: FastifyReply,
     selection: Selection & { format?: Format },
     filename: (meta: SalaryMeta) => string,
-    feature?: 'bulk',
   ): undefined | Promise<void> {
+    const feature = request.routeOptions.config.planFeature;
     const format = negotiateFormat(selection.format, request.headers.accept);
     const schema = request.principal.responseSchema;
     if (format === 'json' && schema === null) {
@@ -108,7 +117,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         });
       }
     }
-    return serveSelection(request, reply, selection, format, filename, feature);
+    return serveSelection(request, reply, selection, format, filename);
   }
 
   async function serveSelection(
@@ -117,28 +126,58 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
     selection: Selection,
     format: Format,
     filename: (meta: SalaryMeta) => string,
-    feature: 'bulk' | undefined,
   ): Promise<void> {
+    const feature = request.routeOptions.config.planFeature;
     const schema = request.principal.responseSchema;
     const fields = withSchemaFields(selection.fields, schema);
-    // First of all: a bulk file refused for being one too many at once costs nothing (no
-    // selection built) and spends no quota.
-    const release =
-      feature === 'bulk' && HEAVY_FORMATS.has(format)
+    const prepared = salary.prepare({ ...selection, fields }, request.principal, format, {
+      feature,
+    });
+    if (prepared.expectedRows > STREAM_ABOVE_ROWS) {
+      return serveLarge(request, reply, prepared, format, filename, schema);
+    }
+    const result = prepared.build();
+    const spent = consumeQuota(request, reply);
+    if (spent !== undefined) await spent;
+    await sendSalaryResult(reply, result, format, filename(result.meta), schema);
+  }
+
+  /**
+   * A large result: from the per-release cache, or written once (a file in a worker thread, JSON
+   * a chunk per turn of the event loop) while the main thread goes on serving. Only a file still
+   * to be written passes the download gate; refused there, a request costs nothing and spends
+   * no quota.
+   */
+  async function serveLarge(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    prepared: PreparedSelection,
+    format: Format,
+    filename: (meta: SalaryMeta) => string,
+    schema: CustomSchema | null,
+  ): Promise<void> {
+    const key = `${request.routeOptions.url}|${format}|${prepared.key}|${schema === null ? '' : JSON.stringify(schema.fields)}`;
+    const cached = files.get(prepared.release, key);
+    const leave =
+      cached === undefined && format !== 'json'
         ? downloads.enter(request.principal.limitBucket)
         : undefined;
-    if (release !== undefined) reply.raw.once('close', release);
+    let body = cached;
     try {
-      const result = salary.select({ ...selection, fields }, request.principal, format, {
-        feature,
-      });
+      const result = cached === undefined ? prepared.build() : undefined;
       const spent = consumeQuota(request, reply);
       if (spent !== undefined) await spent;
-      return await sendSalaryResult(reply, result, format, filename(result.meta), schema);
+      body ??= files.getOrAdd(prepared.release, key, () =>
+        format === 'json'
+          ? renderSalaryJson(result!, schema)
+          : renderSalaryFile(renderer, result!, format, filename(result!.meta), schema),
+      );
     } catch (error) {
-      release?.();
+      leave?.();
       throw error;
     }
+    if (leave !== undefined) body.then(leave, leave);
+    sendRendered(reply, await body);
   }
 
   app.get(
@@ -192,7 +231,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
   );
 
   const bulk = { tags: ['Bulk'], response: okResponse };
-  const bulkConfig = { ...config, auth: BULK_AUTH };
+  const bulkConfig = { ...config, auth: BULK_AUTH, planFeature: 'bulk' } as const;
   app.get(
     '/api/v1/bulk/countries',
     {
@@ -201,7 +240,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         operationId: 'bulkCountries',
         summary: 'One job in all 27 countries (Business and Enterprise)',
         description:
-          'Every country for one job; `year=all` for every year the plan reaches. Large responses are streamed.',
+          'Every country for one job; `year=all` for every year the plan reaches. Large results are written once per data release and then served from memory.',
         querystring: BulkCountriesQuerySchema,
       },
       config: bulkConfig,
@@ -214,7 +253,6 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         reply,
         selection,
         (m) => `salary-all-countries-${q.job}${suffix(q.level, q.year ?? m.year)}`,
-        'bulk',
       );
     },
   );
@@ -227,7 +265,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         operationId: 'bulkJobs',
         summary: 'All 21 jobs in one country (Business and Enterprise)',
         description:
-          'Every job for one country; `year=all` for every year the plan reaches. Large responses are streamed.',
+          'Every job for one country; `year=all` for every year the plan reaches. Large results are written once per data release and then served from memory.',
         querystring: BulkJobsQuerySchema,
       },
       config: bulkConfig,
@@ -240,7 +278,6 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         reply,
         selection,
         (m) => `salary-${m.country?.code}-all-jobs${suffix(q.level, q.year ?? m.year)}`,
-        'bulk',
       );
     },
   );
@@ -253,7 +290,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         operationId: 'bulkArchive',
         summary: 'Every country and job (Business and Enterprise)',
         description:
-          'All 27 countries × 21 jobs × 4 levels for one year, or with `year=all` every year the plan reaches (Enterprise: the full archive from 2014). Streamed.',
+          'All 27 countries × 21 jobs × 4 levels for one year, or with `year=all` every year the plan reaches (Enterprise: the full archive from 2014). Written once per data release and then served from memory.',
         querystring: BulkArchiveQuerySchema,
       },
       config: bulkConfig,
@@ -266,7 +303,6 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         reply,
         selection,
         (m) => `salary-archive${suffix(q.level, q.year ?? m.year)}`,
-        'bulk',
       );
     },
   );

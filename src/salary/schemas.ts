@@ -132,7 +132,7 @@ export const SalaryRecordSchema = Type.Object(
     projected: Type.Boolean({ description: 'True for years after the last published figure.' }),
     confidence: StringEnum(['medium', 'low'], {
       description:
-        'medium: the country mean of that year is published; low: modelled or projected.',
+        "medium: the country mean of that year is published and the job's pay ratio comes from the country's own occupation table; low: the country mean is modelled or projected, or the job ratio is borrowed from the pooled model over other countries.",
     }),
     ...Object.fromEntries(
       EXTRA_FIELD_NAMES.map((name) => [name, columnSchema(EXTRA_FIELDS[name]!.column)]),

@@ -41,7 +41,25 @@ export interface SalaryResult {
   fields: readonly string[];
 }
 
+/** A selection checked against the catalogue and the plan, not yet read. */
+export interface PreparedSelection {
+  /** The release it reads; a new release makes every earlier key stale. */
+  readonly release: SalaryIndex;
+  /** Within the release, equal keys build equal results. */
+  readonly key: string;
+  /** The rows it will have at most (every level of every cell). */
+  readonly expectedRows: number;
+  build(): SalaryResult;
+}
+
 export interface SalaryService {
+  /** Resolves and checks a selection against the plan (400/403/404/503 problems). */
+  prepare(
+    selection: Selection,
+    principal: Principal,
+    format: Format,
+    options?: { feature?: 'bulk' },
+  ): PreparedSelection;
   /** Resolves and checks a selection against the plan, then reads it from memory. */
   select(
     selection: Selection,
@@ -149,22 +167,27 @@ export function createSalaryService(deps: {
   const jsonCache = new WeakMap<SalaryIndex, Map<string, string>>();
 
   return {
+    prepare(selection, principal, format, options = {}) {
+      const r = resolve(selection, principal, format, options.feature);
+      return {
+        release: r.index,
+        key: `${selectionKey(r)}|${r.fields.join(',')}`,
+        expectedRows: expectedRows(r),
+        build: () => build(r),
+      };
+    },
+
     select(selection, principal, format, options = {}) {
       return build(resolve(selection, principal, format, options.feature));
     },
 
     standardJson(selection, principal, options = {}) {
       const r = resolve(selection, principal, 'json', options.feature);
-      const expected =
-        r.countries.length *
-        r.jobs.length *
-        r.years.length *
-        (r.level === undefined ? LEVELS.length : 1);
       // Custom fields, and results large enough to be streamed, take the general path.
-      if (r.fields.length > 0 || expected > STREAM_ABOVE_ROWS) return undefined;
+      if (r.fields.length > 0 || expectedRows(r) > STREAM_ABOVE_ROWS) return undefined;
+      const key = selectionKey(r);
       let cache = jsonCache.get(r.index);
       if (cache === undefined) jsonCache.set(r.index, (cache = new Map<string, string>()));
-      const key = `${r.countries.length === 1 ? r.countries[0]!.code : '*'}|${r.jobs.length === 1 ? r.jobs[0]!.slug : '*'}|${r.level ?? '*'}|${r.years.join(',')}`;
       let body = cache.get(key);
       if (body === undefined) {
         const result = build(r);
@@ -175,6 +198,27 @@ export function createSalaryService(deps: {
       return body;
     },
   };
+}
+
+interface Resolved {
+  readonly countries: readonly Country[];
+  readonly jobs: readonly Job[];
+  readonly years: readonly number[];
+  readonly level: string | undefined;
+}
+
+/** Which cells a resolved selection reads (without its extra fields). */
+function selectionKey(r: Resolved): string {
+  return `${r.countries.length === 1 ? r.countries[0]!.code : '*'}|${r.jobs.length === 1 ? r.jobs[0]!.slug : '*'}|${r.level ?? '*'}|${r.years.join(',')}`;
+}
+
+function expectedRows(r: Resolved): number {
+  return (
+    r.countries.length *
+    r.jobs.length *
+    r.years.length *
+    (r.level === undefined ? LEVELS.length : 1)
+  );
 }
 
 function resolveYears(

@@ -24,6 +24,11 @@ export interface Db extends Queryable {
   /** Runs a multi-statement SQL script (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Embedded only: the data directory as a gzipped tarball, taken between two queries after a
+   * checkpoint (a crash-consistent copy PostgreSQL opens as after a clean stop or a crash).
+   */
+  snapshot?(): Promise<Uint8Array>;
 }
 
 /**

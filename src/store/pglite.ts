@@ -109,5 +109,9 @@ export function wrapPglite(pg: PGlite): Db {
     async close(): Promise<void> {
       if (!pg.closed) await pg.close();
     },
+    async snapshot(): Promise<Uint8Array> {
+      await pg.exec('CHECKPOINT');
+      return new Uint8Array(await (await pg.dumpDataDir('gzip')).arrayBuffer());
+    },
   };
 }

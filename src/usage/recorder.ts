@@ -78,6 +78,13 @@ export class UsageRecorder {
 
   #inFlight: UsageRow[] = [];
 
+  #flushedAt = Date.now();
+
+  /** Wall-clock time (ms) of the last successful write of the counts, or of the start. */
+  get flushedAt(): number {
+    return this.#flushedAt;
+  }
+
   flush(): Promise<void> {
     this.#flushing ??= this.#flush().finally(() => (this.#flushing = undefined));
     return this.#flushing;
@@ -92,6 +99,7 @@ export class UsageRecorder {
         await addUsage(tx, this.#inFlight);
       });
       this.#inFlight = [];
+      this.#flushedAt = Date.now();
       await this.alsoOnFlush(this.db);
     } catch (error) {
       for (const r of this.#inFlight)

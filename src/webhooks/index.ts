@@ -17,5 +17,5 @@ export {
 } from './sender.js';
 export { addressRefusal, checkTargetUrl } from './address-guard.js';
 export { RETRY_DELAYS_MS, MAX_ATTEMPTS, DISABLE_AFTER_FAILING_MS } from './backoff.js';
-export { releaseAllClaims } from './repo.js';
+export { outboxState, releaseAllClaims } from './repo.js';
 export { webhookRoutes, webhookSchemas } from './routes.js';

@@ -431,3 +431,21 @@ export async function listDeliveries(
       })),
   }));
 }
+
+/** Pending deliveries and how long (s) the oldest due one has waited at `now` (metrics). */
+export async function outboxState(
+  db: Queryable,
+  now: Date,
+): Promise<{ depth: number; oldestDueSeconds: number }> {
+  const [row] = await db.query<{ depth: string | number; oldest: Date | string | null }>(
+    `SELECT count(*) AS depth,
+            min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1) AS oldest
+       FROM webhook_deliveries WHERE status = 'pending'`,
+    [now],
+  );
+  const oldest = row?.oldest == null ? null : new Date(row.oldest).getTime();
+  return {
+    depth: Number(row?.depth ?? 0),
+    oldestDueSeconds: oldest === null ? 0 : Math.max(0, (now.getTime() - oldest) / 1000),
+  };
+}

@@ -38,6 +38,8 @@ export function createWebhookWorker(deps: {
   logger: Logger;
   concurrency: number;
   random?: () => number;
+  /** Told each attempt's result (metrics). */
+  onAttempt?: (ok: boolean) => void;
 }): WebhookWorker {
   const { db, clock, box, sender, logger } = deps;
   const id = holderId();
@@ -81,6 +83,7 @@ export function createWebhookWorker(deps: {
         durationMs: 0,
       };
     }
+    deps.onAttempt?.(result.ok);
     if (!result.ok)
       logger.info(
         { delivery: d.id, webhook: d.endpointId, status: result.statusCode, detail: result.detail },

@@ -15,10 +15,11 @@ import {
   type ReleaseRecord,
 } from '../../src/releases/format.js';
 import { registerFormats, writeRelease } from '../../scripts/build-release.js';
+import { loadOccupationEvidence } from '../../scripts/release-model/occupation-evidence.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const sourcesDir = join(root, 'sources');
-const releasePath = join(root, 'releases', 'salary-2026.11.1.jsonl.gz');
+const releasePath = join(root, 'releases', 'salary-2026.11.2.jsonl.gz');
 
 const committed = readFileSync(releasePath);
 const lines = gunzipSync(committed).toString('utf8').trimEnd().split('\n');
@@ -124,6 +125,55 @@ describe('bundled data release', () => {
     assert.equal(byKey.get('BG|nurse|mid|2026')?.local_currency, 'EUR');
     assert.equal(byKey.get('HR|nurse|mid|2022')?.local_currency, 'HRK');
     assert.equal(byKey.get('HR|nurse|mid|2023')?.local_currency, 'EUR');
+  });
+
+  it('keeps the job ratios of every national occupation table within 15 % of the published ones', () => {
+    // Compared as ratios between the jobs a table covers (each job over the geometric mean of
+    // the covered jobs): the same pay concept on both sides, whatever the table's unit.
+    const namaDe = (y: number) => publishedMeans().find((m) => m.country === 'DE' && m.year === y)?.value ?? NaN;
+    const evidence = loadOccupationEvidence(sourcesDir, namaDe(2023) / namaDe(2022), years);
+    let compared = 0;
+    for (const table of evidence.countries) {
+      const jobs = [...table.jobs.keys()];
+      const model = (j: string) => byKey.get(key({ country: table.country, job: j, level: 'mid', year: 2024 }))?.mean ?? NaN;
+      const gModel = Math.exp(jobs.reduce((s, j) => s + Math.log(model(j)), 0) / jobs.length);
+      const gPub = Math.exp(jobs.reduce((s, j) => s + Math.log(table.jobs.get(j)?.ratio ?? NaN), 0) / jobs.length);
+      for (const j of jobs) {
+        const rel = model(j) / gModel / ((table.jobs.get(j)?.ratio ?? NaN) / gPub);
+        assert.ok(Math.abs(rel - 1) <= 0.15, `${table.country} ${j}: model/published ${rel.toFixed(3)}`);
+        compared++;
+      }
+    }
+    assert.ok(compared >= 50, `only ${compared} job ratios compared`);
+    // Read straight from the Destatis figures: physician 7,706 (April 2022), nurse 4,067 (April
+    // 2023, moved to 2022 with nama growth); the model's physician / nurse must match.
+    const published = 7706 / (4067 / (namaDe(2023) / namaDe(2022)));
+    const de = (j: string) => byKey.get(key({ country: 'DE', job: j, level: 'mid', year: 2026 }))?.mean ?? NaN;
+    assert.ok(Math.abs(de('physician') / de('nurse') / published - 1) < 0.01, `DE physician/nurse ${de('physician') / de('nurse')}`);
+    assert.ok(de('physician') > de('software-engineer') * 1.3);
+  });
+
+  it('marks records with a borrowed job ratio as low confidence', () => {
+    const at = (country: string, job: string) => byKey.get(key({ country, job, level: 'mid', year: 2024 }))?.confidence;
+    assert.equal(at('DE', 'physician'), 'medium');
+    assert.equal(at('DE', 'marketing-manager'), 'low');
+    assert.equal(at('PL', 'software-engineer'), 'medium');
+    assert.equal(at('FR', 'physician'), 'low');
+    for (const r of records.filter((x) => x.country === 'FR')) assert.equal(r.confidence, 'low');
+  });
+
+  it('keeps full-time p10 at or above the statutory minimum wage of the year', () => {
+    const evidence = loadOccupationEvidence(sourcesDir, 1, years);
+    let checked = 0;
+    for (const r of records) {
+      const mw = evidence.minimumWage.get(r.country)?.get(r.year);
+      if (mw === undefined) continue;
+      assert.ok(r.p10 >= Math.floor(12 * mw), `${key(r)}: p10 ${r.p10} < 12 × ${mw}`);
+      checked++;
+    }
+    assert.ok(checked > 15_000, `only ${checked} records have a minimum wage`);
+    assert.equal(evidence.minimumWage.get('DE')?.get(2026), 2161);
+    assert.equal(evidence.minimumWage.get('DE')?.get(2017), undefined);
   });
 
   it('is rebuilt byte for byte from sources/', () => {

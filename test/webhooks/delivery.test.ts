@@ -68,7 +68,7 @@ describe('webhook delivery to a real receiver', () => {
   it('a data release load delivers one signed data.updated event that verifies with standardwebhooks', async () => {
     const hook = await registerWebhook(t, apiKey, `${receiver.url}/load`);
     const before = receiver.received.length;
-    const loaded = await t.releases.load(await changedRelease('2026.11.1-webhook-test'));
+    const loaded = await t.releases.load(await changedRelease('2026.11.2-webhook-test'));
     assert.equal((await deliveries(hook.id)).length, 1, 'the delivery is written with the load');
     await t.worker.runOnce();
     const mine = receiver.received.slice(before).filter((r) => r.path === '/hook/load');
@@ -87,7 +87,7 @@ describe('webhook delivery to a real receiver', () => {
     };
     assert.equal(payload.type, 'data.updated');
     assert.equal(req.headers['webhook-id'], loaded.eventId);
-    assert.equal(payload.data.release, '2026.11.1-webhook-test');
+    assert.equal(payload.data.release, '2026.11.2-webhook-test');
     assert.equal(payload.data.records.changed, 1);
     assert.equal(payload.data.countries.length, 1);
     assert.equal(payload.data.jobs.length, 1);
