@@ -383,37 +383,22 @@ describe('OAuth 2.0 client credentials', () => {
     it('revocation (RFC 7009) stops a token at once; introspection then says inactive', async () => {
       const token = await tokenFor(clientId, oauth.ClientSecretBasic(secret));
       assert.equal((await lookup(token)).statusCode, 200);
-      const intro = await oauth.introspectionRequest(
-        as,
-        { client_id: clientId },
-        oauth.ClientSecretBasic(secret),
-        token,
-        opts,
+      const client = { client_id: clientId };
+      const basic = oauth.ClientSecretBasic(secret);
+      const active = async () =>
+        (
+          await oauth.processIntrospectionResponse(
+            as,
+            client,
+            await oauth.introspectionRequest(as, client, basic, token, opts),
+          )
+        ).active;
+      assert.equal(await active(), true);
+      await oauth.processRevocationResponse(
+        await oauth.revocationRequest(as, client, basic, token, opts),
       );
-      assert.equal(
-        (await oauth.processIntrospectionResponse(as, { client_id: clientId }, intro)).active,
-        true,
-      );
-      const revoked = await oauth.revocationRequest(
-        as,
-        { client_id: clientId },
-        oauth.ClientSecretBasic(secret),
-        token,
-        opts,
-      );
-      await oauth.processRevocationResponse(revoked);
       assert.equal((await lookup(token)).statusCode, 401);
-      const after = await oauth.introspectionRequest(
-        as,
-        { client_id: clientId },
-        oauth.ClientSecretBasic(secret),
-        token,
-        opts,
-      );
-      assert.equal(
-        (await oauth.processIntrospectionResponse(as, { client_id: clientId }, after)).active,
-        false,
-      );
+      assert.equal(await active(), false);
     });
 
     it('deleting the client stops its tokens at once', async () => {
