@@ -4,6 +4,7 @@ export {
   type Scope,
   SCOPES,
   actorOf,
+  usageKeyOf,
 } from './principal.js';
 export { addressBucket } from './client-address.js';
 export { AddressMatcher, allowlistProblems, MAX_ALLOWLIST_ENTRIES } from './allowlist.js';

@@ -15,17 +15,21 @@ export const SCOPES = [
   'webhooks:write',
   'exports:read',
   'exports:write',
+  'oauth:read',
+  'oauth:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Who is calling: the plan in force, what they may do and the bucket their requests count in. */
 export interface Principal {
-  readonly kind: 'anonymous' | 'key' | 'session';
+  readonly kind: 'anonymous' | 'key' | 'session' | 'oauth';
   readonly plan: Plan;
   /** null for anonymous (Free) callers. */
   readonly accountId: string | null;
   readonly keyId: string | null;
   readonly sessionId: string | null;
+  /** The OAuth client whose access token this is (kind 'oauth'). */
+  readonly clientId?: string;
   /** null: every scope (sessions, and keys of plans without scoped keys). */
   readonly scopes: ReadonlySet<string> | null;
   /**
@@ -49,9 +53,15 @@ export interface CredentialResolver {
   resolve(token: string): Principal | undefined | Promise<Principal | undefined>;
 }
 
+/** The usage bucket within the account: the key, the OAuth client, or '' (sessions). */
+export function usageKeyOf(p: Principal | null): string | null {
+  return p === null ? null : (p.keyId ?? p.clientId ?? null);
+}
+
 /** Who acted, for the audit log: `key:<id>`, `account:<id>`, `operator` (the CLI) or `anonymous`. */
 export function actorOf(p: Principal): string {
   if (p.keyId !== null) return `key:${p.keyId}`;
+  if (p.clientId !== undefined) return `oauth_client:${p.clientId}`;
   if (p.kind === 'session') return `account:${p.accountId}`;
   return p.accountId !== null ? 'operator' : 'anonymous';
 }

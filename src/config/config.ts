@@ -31,6 +31,8 @@ export interface Config {
   readonly releaseFile: string;
   readonly releasePollMs: number;
   readonly credentialRefreshMs: number;
+  /** Lifetime of OAuth access tokens, seconds. */
+  readonly oauthTokenTtlSeconds: number;
   readonly usageFlushMs: number;
   readonly billingIntervalMs: number;
   readonly shutdownTimeoutMs: number;
@@ -176,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     releaseFile: pathOf(str('RELEASE_FILE') ?? BUNDLED_RELEASE),
     releasePollMs: int('RELEASE_POLL_SECONDS', 5, 1, 3600) * 1000,
     credentialRefreshMs: int('CREDENTIAL_REFRESH_MS', 1000, 100, 60_000),
+    oauthTokenTtlSeconds: int('OAUTH_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
     usageFlushMs: int('USAGE_FLUSH_SECONDS', 5, 1, 3600) * 1000,
     billingIntervalMs: int('BILLING_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600) * 1000,

@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
   EMAIL_TAKEN: { status: 409, title: 'E-mail already registered' },
   KEY_LIMIT_REACHED: { status: 409, title: 'API key limit reached' },
+  OAUTH_CLIENT_LIMIT_REACHED: { status: 409, title: 'OAuth client limit reached' },
   WEBHOOK_LIMIT_REACHED: { status: 409, title: 'Webhook endpoint limit reached' },
   EXPORT_LIMIT_REACHED: { status: 409, title: 'Export limit reached' },
   CONFLICT: { status: 409, title: 'Conflict' },

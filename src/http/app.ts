@@ -9,11 +9,25 @@ import Fastify, {
 } from 'fastify';
 import { accountRoutes, AccountSchema, SessionSchema } from '../accounts/routes.js';
 import type { AccountService } from '../accounts/index.js';
-import type { CredentialResolver, Principal, RouteAuth } from '../auth/index.js';
+import {
+  usageKeyOf,
+  type CredentialResolver,
+  type Principal,
+  type RouteAuth,
+} from '../auth/index.js';
 import { billingRoutes, billingSchemas } from '../billing/routes.js';
 import type { SubscriptionService } from '../billing/index.js';
 import type { CredentialCache, KeyService } from '../keys/index.js';
 import { keyRoutes, KeySchema, NewKeySchema } from '../keys/routes.js';
+import {
+  NewOAuthClientSchema,
+  OAuthClientSchema,
+  oauthClientRoutes,
+  oauthServerRoutes,
+  type OAuthClientService,
+  type OAuthTokenAuthority,
+  type OAuthTokenService,
+} from '../oauth/index.js';
 import { metricsRoute, type Metrics } from '../metrics/index.js';
 import type { Db } from '../store/index.js';
 import { supportRoutes, type SupportService } from '../support/index.js';
@@ -89,6 +103,9 @@ export interface AppDeps {
   webhooks: WebhookService;
   support: SupportService;
   exports: ExportService;
+  oauthClients: OAuthClientService;
+  oauthTokens: OAuthTokenService;
+  oauthAuthority: OAuthTokenAuthority;
   /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
   secretKey: string;
   /** Request counts and latency; `/metrics` on this port when METRICS_TOKEN is set. */
@@ -179,6 +196,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     SessionSchema,
     KeySchema,
     NewKeySchema,
+    OAuthClientSchema,
+    NewOAuthClientSchema,
     ...billingSchemas,
     ...webhookSchemas,
     ...exportSchemas,
@@ -220,7 +239,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if ((request.routeOptions.url ?? request.url).startsWith(API_PREFIX)) {
       deps.recorder.record(
         principal?.accountId ?? null,
-        principal?.keyId ?? null,
+        usageKeyOf(principal),
         `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
         reply.statusCode,
         deps.clock.now(),
@@ -292,6 +311,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
   await app.register(usageRoutes, { usage: deps.usage });
   await app.register(webhookRoutes, { webhooks: deps.webhooks });
+  await app.register(oauthClientRoutes, { clients: deps.oauthClients });
+  await app.register(oauthServerRoutes, {
+    tokens: deps.oauthTokens,
+    authority: deps.oauthAuthority,
+  });
   if (deps.metrics !== undefined && config.metricsToken !== undefined)
     metricsRoute(app, deps.metrics, config.metricsToken);
   await app.register(supportRoutes, { support: deps.support });

@@ -9,7 +9,8 @@ import { AppError } from '../errors/index.js';
 import type { Plan } from '../plans/index.js';
 import { hookList } from './route-hooks.js';
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/;
+// Up to 2048 characters: API keys and session tokens, and OAuth access tokens (JWTs).
+const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,2048})$/;
 
 /**
  * Who is calling, from the Authorization header and the client address; throws (or rejects

@@ -4,7 +4,7 @@ import type { RouteOptions } from 'fastify';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { AuthenticatedRoute, Principal } from '../auth/index.js';
+import { usageKeyOf, type AuthenticatedRoute, type Principal } from '../auth/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics, ObserveRequest } from '../metrics/index.js';
 import type { Format, Plan } from '../plans/index.js';
@@ -289,7 +289,7 @@ export class FastLookup {
   /** Usage and the access line, as Fastify's onResponse hook records them. */
   #finish(answer: Answer, id: string, status: number, principal: Principal | null): void {
     const accountId = principal?.accountId ?? null;
-    const keyId = principal?.keyId ?? null;
+    const keyId = usageKeyOf(principal);
     const now = this.#deps.clock.now();
     this.#deps.recorder.record(accountId, keyId, answer.route.endpoint, status, now);
     answer.route.observe?.(status, (performance.now() - answer.started) / 1000);

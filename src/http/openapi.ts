@@ -1,4 +1,5 @@
 import type { SwaggerOptions } from '@fastify/swagger';
+import { SCOPES } from '../auth/index.js';
 import type { Config } from '../config/index.js';
 
 /** OpenAPI 3.1 document settings; the paths come from the route schemas that validate requests. */
@@ -43,6 +44,11 @@ export function openApiOptions(config: Config): SwaggerOptions {
           description:
             'Scheduled bulk exports (Enterprise): a bulk selection delivered as a file to an SFTP server on a cron schedule.',
         },
+        {
+          name: 'OAuth clients',
+          description:
+            'OAuth 2.0 client credentials (Enterprise): clients that obtain short-lived access tokens at /oauth/token.',
+        },
         { name: 'Operations', description: 'Health and readiness.' },
       ],
       components: {
@@ -52,9 +58,20 @@ export function openApiOptions(config: Config): SwaggerOptions {
             scheme: 'bearer',
             description: 'An API key (paid plans). Free-plan requests carry no credential.',
           },
+          oauth2: {
+            type: 'oauth2',
+            description:
+              'OAuth 2.0 client credentials (Enterprise): send the access token as `Authorization: Bearer <token>`. See /.well-known/oauth-authorization-server.',
+            flows: {
+              clientCredentials: {
+                tokenUrl: `${config.publicBaseUrl?.replace(/\/$/, '') ?? `http://${config.host}:${config.port}`}/oauth/token`,
+                scopes: Object.fromEntries(SCOPES.map((s) => [s, `The ${s} scope.`])),
+              },
+            },
+          },
         },
       },
-      security: [{}, { apiKey: [] }],
+      security: [{}, { apiKey: [] }, { oauth2: [] }],
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>

@@ -14,6 +14,7 @@ import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
 import { webhookPublisher } from '../webhooks/index.js';
 import { BackupFormatError, RestoreRefused } from '../backup/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
+import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
 import { backupCommand, restoreCommand } from './cli-backup.js';
 import { doctorCommand } from './cli-doctor.js';
 import { runPrimary, WorkersError } from './cluster.js';
@@ -34,6 +35,7 @@ Commands:
   restore FILE          Replace the embedded database with a backup (server stopped); checks the
                         manifest, the SHA-256 and the migration level first
 ${ACCOUNT_USAGE}
+${OAUTH_USAGE}
 
 Configuration comes from the environment; see the README.`;
 
@@ -85,6 +87,8 @@ async function main(argv: string[]): Promise<number> {
       if (sub === 'load' && arg !== undefined) return loadCommand(config, arg, values.json);
       if (sub === 'status') return statusCommand(config, values.json);
       throw new UsageError('data takes "load FILE" or "status"');
+    case 'oauth':
+      return oauthCommand(config, sub, arg, values.json);
     case 'backup':
       if (sub === undefined) throw new UsageError('backup takes FILE');
       return backupCommand(config, sub, values.json);

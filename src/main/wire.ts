@@ -17,6 +17,11 @@ import { holderId } from '../lib/ids.js';
 import { bufferedStdout } from '../lib/log-destination.js';
 import type { Logger } from '../lib/logger.js';
 import { createSecretBox } from '../lib/secret-box.js';
+import {
+  createOAuthClientService,
+  createOAuthTokenService,
+  OAuthTokenAuthority,
+} from '../oauth/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { startBackupSchedule } from '../backup/index.js';
 import { Metrics, metricsServer, registerSources } from '../metrics/index.js';
@@ -191,6 +196,8 @@ export async function createServices(
     subscriptions,
     billing,
     collector,
+    /** Tells the other instances that credentials changed (nothing without a bus). */
+    announce: onChange,
     flushChanges: () => announcing,
   };
 }
@@ -271,6 +278,21 @@ export async function createServer(
     if (released > 0) logger.info({ notices: released }, 'notices resumed');
   }
   if (config.noticePollMs > 0) notices.start(config.noticePollMs);
+  const issuer = config.publicBaseUrl?.replace(/\/$/, '') ?? `http://${config.host}:${config.port}`;
+  const oauth = new OAuthTokenAuthority({
+    db,
+    clock,
+    box: createSecretBox(secretKey, 'oauth-signing-keys'),
+    logger,
+    issuer,
+    audience: `${issuer}/api/v1`,
+    lifetimeS: config.oauthTokenTtlSeconds,
+    account: (id) => cache.account(id),
+    fallback: cache,
+    ...(services.announce === undefined ? {} : { onChange: services.announce }),
+  });
+  await oauth.load();
+  oauth.watch(config.credentialRefreshMs);
   const releases = createReleaseService({ db, clock, onEvent: webhooks.publish });
   await ensureRelease(releases, config.releaseFile, logger);
   const data = new SalaryDataStore(releases, logger);
@@ -281,7 +303,8 @@ export async function createServer(
   // A release also brought webhook deliveries (written with it): send them now, not at the
   // next poll; the claim lets exactly one instance have each.
   await shared?.bus.subscribe((topic) => {
-    const refreshed = topic === 'credentials' ? cache.refresh() : data.refresh();
+    const refreshed =
+      topic === 'credentials' ? Promise.all([cache.refresh(), oauth.refresh()]) : data.refresh();
     refreshed.catch((error: unknown) =>
       logger.warn({ err: error, topic }, 'refresh after a change failed; the poll retries'),
     );
@@ -351,7 +374,7 @@ export async function createServer(
     clock,
     plans,
     limiter,
-    credentials: cache,
+    credentials: oauth,
     data,
     salary,
     readiness:
@@ -374,6 +397,15 @@ export async function createServer(
       communityUrl: config.communityUrl,
     }),
     exports,
+    oauthClients: createOAuthClientService({ db, clock, plans, authority: oauth }),
+    oauthTokens: createOAuthTokenService({
+      db,
+      clock,
+      limiter,
+      authority: oauth,
+      lifetimeS: config.oauthTokenTtlSeconds,
+    }),
+    oauthAuthority: oauth,
     secretKey,
     ...(metrics === undefined ? {} : { metrics }),
   });
@@ -407,6 +439,7 @@ export async function createServer(
     exports,
     exportWorker,
     releases,
+    oauth,
     metrics,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
@@ -430,6 +463,7 @@ export async function createServer(
       await exportWorker.stop();
       data.stop();
       cache.stop();
+      oauth.stop();
       recorder.stop();
       gate.refuse();
       if (metricsPort?.listening === true)

@@ -73,6 +73,34 @@ function operationsOf(doc: { paths?: Record<string, Record<string, OpenApiOperat
     extra('/api/v2/salary'),
     extra('/{id}', 'POST'),
     extra('/api/v1/keys/{id}/{id}', 'PUT'),
+    extra('/.well-known/oauth-authorization-server'),
+    extra('/.well-known/jwks.json'),
+    {
+      method: 'POST',
+      path: '/oauth/token',
+      query: [],
+      body: [
+        'grant_type',
+        'scope',
+        'client_id',
+        'client_secret',
+        'client_assertion',
+        'client_assertion_type',
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/oauth/revoke',
+      query: [],
+      body: ['token', 'token_type_hint', 'client_id', 'client_secret'],
+    },
+    {
+      method: 'POST',
+      path: '/oauth/introspect',
+      query: [],
+      body: ['token', 'client_id', 'client_secret'],
+    },
+    extra('/oauth/{id}', 'POST'),
   );
   return ops;
 }
@@ -516,14 +544,27 @@ const SENSIBLE_2XX = [
   'image/png',
 ];
 
+const OAUTH_ENDPOINTS = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect']);
+
 function checkResponse(
   res: { statusCode: number; headers: Record<string, unknown>; body: string },
   method: Method,
+  path: string,
 ): void {
   const status = res.statusCode;
   const type = String((res.headers['content-type'] as string | undefined) ?? '');
   assert.ok(status < 500, `5xx: ${status} ${res.body.slice(0, 500)}`);
   assert.ok(status >= 200, `status ${status}`);
+  // The OAuth endpoints answer their own errors as RFC 6749 §5.2 says.
+  if (status >= 400 && OAUTH_ENDPOINTS.has(path) && !type.startsWith('application/problem+json')) {
+    assert.match(type, /^application\/json/, `an OAuth error is JSON: ${type}`);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    if (method === 'HEAD') return;
+    const body = JSON.parse(res.body) as Record<string, unknown>;
+    assert.match(String(body.error), /^[a-z_]+$/, 'an RFC 6749 error code');
+    assert.equal(typeof body.error_description, 'string');
+    return;
+  }
   if (status >= 400) {
     assert.match(type, /^application\/problem\+json/, `a ${status} is problem+json: ${type}`);
     if (method === 'HEAD') return;
@@ -662,14 +703,14 @@ describe('fuzz: every endpoint, hostile input', () => {
       fc.asyncProperty(requestArb(ops), async (r) => {
         const res = await send(r);
         if (!EXPLORE) {
-          checkResponse(res, r.method);
+          checkResponse(res, r.method, r.op.path);
           return;
         }
         const problem = res.statusCode >= 400 && r.method !== 'HEAD';
         const code = problem ? res.json<{ code?: string }>().code : '';
         console.log('STAT', r.method, r.op.path, res.statusCode, code);
         try {
-          checkResponse(res, r.method);
+          checkResponse(res, r.method, r.op.path);
         } catch (error) {
           console.log(
             'FAIL',
@@ -691,9 +732,9 @@ describe('fuzz: every endpoint, hostile input', () => {
         async (plan, requests) => {
           const account = await caller(plan);
           for (const r of requests) {
-            checkResponse(await send(r, account), r.method);
+            checkResponse(await send(r, account), r.method, r.op.path);
             if (r.method === 'POST' && r.idempotencyKey !== undefined) {
-              checkResponse(await send(r, account), r.method);
+              checkResponse(await send(r, account), r.method, r.op.path);
             }
           }
         },
@@ -709,7 +750,7 @@ describe('fuzz: every endpoint, hostile input', () => {
           const r = fc.sample(requestArb([op]), { numRuns: 1, seed: SEED })[0]!;
           const request = { ...r, method: op.method, credential: { kind: 'single', scope } };
           const res = await send({ ...request, encodeLetter } as FuzzRequest);
-          checkResponse(res, op.method);
+          checkResponse(res, op.method, op.path);
         }
       }
     }

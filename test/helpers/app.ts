@@ -18,6 +18,7 @@ export interface TestApp {
   notices: Awaited<ReturnType<typeof createServer>>['notices'];
   exportWorker: Awaited<ReturnType<typeof createServer>>['exportWorker'];
   releases: Awaited<ReturnType<typeof createServer>>['releases'];
+  oauth: Awaited<ReturnType<typeof createServer>>['oauth'];
   clock: ManualClock;
   db: Db;
   close(): Promise<void>;
@@ -66,6 +67,7 @@ export async function buildTestApp(
     notices: server.notices,
     exportWorker: server.exportWorker,
     releases: server.releases,
+    oauth: server.oauth,
     clock,
     db,
     async close() {

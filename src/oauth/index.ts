@@ -1,0 +1,7 @@
+export { oauthClientRoutes, OAuthClientSchema, NewOAuthClientSchema } from './client-routes.js';
+export { createOAuthClientService, type OAuthClientService } from './client-service.js';
+export { oauthServerRoutes } from './server-routes.js';
+export { OAuthTokenAuthority, looksLikeJwt, type AccountView } from './token-authority.js';
+export { createOAuthTokenService, type OAuthTokenService } from './token-service.js';
+export { withdrawSigningKey, signingKeys } from './repo.js';
+export { rotateSigningKey } from './signing.js';

@@ -1,0 +1,369 @@
+import { errors, jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
+import { AddressMatcher, type CredentialResolver, type Principal } from '../auth/index.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import type { Plan } from '../plans/index.js';
+import type { Db } from '../store/index.js';
+import { clientsChangedSince, revocationsSince, signingKeys, type ClientRow } from './repo.js';
+import {
+  rotateSigningKey,
+  privateKeyOf,
+  publishedKey,
+  SIGNING_ALG,
+  type PublishedKey,
+} from './signing.js';
+
+/** What the verifier needs of an account: as the credential cache holds it. */
+export interface AccountView {
+  readonly row: { readonly id: string; readonly responseSchema: Principal['responseSchema'] };
+  readonly plan: Plan;
+  readonly allowlist: AddressMatcher | null;
+}
+
+interface ClientEntry {
+  readonly row: ClientRow;
+  readonly allowlist: AddressMatcher | null;
+}
+
+/** A token whose signature and claims were verified once, remembered until it expires. */
+interface VerifiedToken {
+  readonly exp: number;
+  readonly jti: string;
+  readonly kid: string;
+  readonly clientId: string;
+  readonly scopes: ReadonlySet<string>;
+  /** The principal as last built, and the client and account entries it was built from. */
+  principal: Principal | undefined;
+  client: ClientEntry | undefined;
+  account: AccountView | undefined;
+}
+
+/** The claims of an access token issued here, once verified. */
+export interface AccessClaims extends JWTPayload {
+  readonly jti: string;
+  readonly exp: number;
+  readonly client_id: string;
+  readonly scope: string;
+}
+
+const OVERLAP_MS = 5_000;
+const REREAD_MS = 100;
+const REMEMBERED_TOKENS = 100_000;
+/** Looks like a JWS in compact form: three base64url parts, a JSON header first. */
+const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+export function looksLikeJwt(token: string): boolean {
+  return JWT_SHAPE.test(token);
+}
+
+/**
+ * The resource server's view of OAuth: live clients, the published signing keys and the
+ * revoked token ids in memory, and every verified access token until it expires. A request
+ * with a token seen before is decided from memory with no signature check and no database
+ * round trip; the first sight costs one ES256 verification. Changes made here apply at once and
+ * are announced (`onChange`); other instances' changes arrive through the change bus (refresh)
+ * or the poll.
+ */
+export class OAuthTokenAuthority implements CredentialResolver {
+  readonly #clients = new Map<string, ClientEntry>();
+  readonly #keys = new Map<string, PublishedKey>();
+  readonly #revoked = new Map<string, number>();
+  readonly #tokens = new Map<string, VerifiedToken>();
+  #since = new Date(0).toISOString();
+  #signer: { kid: string; key: CryptoKey } | undefined;
+  #refreshing: Promise<void> | undefined;
+  #again: Promise<void> | undefined;
+  #nextRereadAt = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      box: SecretBox;
+      logger: Logger;
+      issuer: string;
+      audience: string;
+      /** Access token lifetime, seconds. */
+      lifetimeS: number;
+      account: (id: string) => AccountView | undefined;
+      /** Every other credential (API keys, sessions). */
+      fallback: CredentialResolver;
+      onChange?: () => void;
+    },
+  ) {}
+
+  get issuer(): string {
+    return this.deps.issuer;
+  }
+
+  get audience(): string {
+    return this.deps.audience;
+  }
+
+  load(): Promise<void> {
+    return this.refresh();
+  }
+
+  resolve(token: string): Principal | undefined | Promise<Principal | undefined> {
+    if (!looksLikeJwt(token)) return this.deps.fallback.resolve(token);
+    const known = this.#tokens.get(token);
+    if (known !== undefined) return this.#principalOf(known);
+    return this.verify(token).then((verified) =>
+      verified === undefined ? undefined : this.#principalOf(verified),
+    );
+  }
+
+  /**
+   * Verifies a token's signature and claims and remembers it; undefined when it is not a valid
+   * access token of this server. A key or client this instance has not seen yet (made a
+   * moment ago elsewhere) starts one re-read, at most every REREAD_MS.
+   */
+  async verify(
+    token: string,
+    options: { ignoreExpiry?: boolean } = {},
+  ): Promise<VerifiedToken | undefined> {
+    let claims = await this.#check(token, options.ignoreExpiry === true);
+    if (claims === 'unknown') {
+      const now = this.deps.clock.now();
+      if (now < this.#nextRereadAt) return undefined;
+      this.#nextRereadAt = now + REREAD_MS;
+      await this.refresh().catch((error: unknown) =>
+        this.deps.logger.warn({ err: error }, 'OAuth re-read failed; serving what is in memory'),
+      );
+      claims = await this.#check(token, options.ignoreExpiry === true);
+    }
+    if (claims === undefined || claims === 'unknown') return undefined;
+    const verified: VerifiedToken = {
+      exp: claims.exp * 1000,
+      jti: claims.jti,
+      kid: claims.kid,
+      clientId: claims.client_id,
+      scopes: new Set(claims.scope.split(' ').filter((s) => s.length > 0)),
+      principal: undefined,
+      client: undefined,
+      account: undefined,
+    };
+    if (!options.ignoreExpiry) this.#remember(token, verified);
+    return verified;
+  }
+
+  async #check(
+    token: string,
+    ignoreExpiry: boolean,
+  ): Promise<(AccessClaims & { kid: string }) | 'unknown' | undefined> {
+    let unknownKid = false;
+    try {
+      const { payload, protectedHeader } = await jwtVerify<AccessClaims>(
+        token,
+        (header) => {
+          const key = header.kid === undefined ? undefined : this.#keys.get(header.kid);
+          if (key === undefined || key.row.withdrawnAt !== null) {
+            unknownKid = true;
+            throw new errors.JWKSNoMatchingKey();
+          }
+          return key.key;
+        },
+        {
+          issuer: this.deps.issuer,
+          audience: this.deps.audience,
+          typ: 'at+jwt',
+          algorithms: [SIGNING_ALG],
+          requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id', 'scope'],
+          currentDate: new Date(ignoreExpiry ? 0 : this.deps.clock.now()),
+          ...(ignoreExpiry ? { clockTolerance: Number.MAX_SAFE_INTEGER } : {}),
+        },
+      );
+      if (
+        typeof payload.jti !== 'string' ||
+        typeof payload.client_id !== 'string' ||
+        typeof payload.scope !== 'string' ||
+        payload.sub !== payload.client_id
+      )
+        return undefined;
+      if (!this.#clients.has(payload.client_id)) return 'unknown';
+      return { ...payload, kid: protectedHeader.kid! };
+    } catch {
+      return unknownKid ? 'unknown' : undefined;
+    }
+  }
+
+  #remember(token: string, verified: VerifiedToken): void {
+    if (this.#tokens.size >= REMEMBERED_TOKENS) {
+      const now = this.deps.clock.now();
+      for (const [t, v] of this.#tokens) if (v.exp <= now) this.#tokens.delete(t);
+      if (this.#tokens.size >= REMEMBERED_TOKENS) this.#tokens.clear();
+    }
+    this.#tokens.set(token, verified);
+  }
+
+  /** The principal of a verified token, or undefined when it no longer stands. */
+  #principalOf(token: VerifiedToken): Principal | undefined {
+    if (token.exp <= this.deps.clock.now()) return undefined;
+    if (this.#revoked.has(token.jti)) return undefined;
+    const key = this.#keys.get(token.kid);
+    if (key === undefined || key.row.withdrawnAt !== null) return undefined;
+    const client = this.#clients.get(token.clientId);
+    if (client === undefined) return undefined;
+    const account = this.deps.account(client.row.accountId);
+    if (account === undefined || !account.plan.oauth) return undefined;
+    if (token.principal === undefined || token.client !== client || token.account !== account) {
+      const { plan } = account;
+      token.client = client;
+      token.account = account;
+      token.principal = {
+        kind: 'oauth',
+        plan,
+        accountId: account.row.id,
+        keyId: null,
+        sessionId: null,
+        clientId: client.row.id,
+        scopes: token.scopes,
+        allowlists: plan.ipAllowlist
+          ? [account.allowlist, client.allowlist].filter((m): m is AddressMatcher => m !== null)
+          : [],
+        responseSchema: plan.customSchemas ? account.row.responseSchema : null,
+        limitBucket: `acct:${account.row.id}`,
+      };
+    }
+    return token.principal;
+  }
+
+  /** The key tokens are signed with now; the first one is made on first use. */
+  async signer(): Promise<{ kid: string; key: CryptoKey }> {
+    if (this.#signer !== undefined) return this.#signer;
+    let current = this.#current();
+    if (current === undefined) {
+      await this.refresh();
+      current = this.#current();
+    }
+    if (current === undefined) {
+      await this.rotate();
+      current = this.#current()!;
+    }
+    this.#signer = { kid: current.row.kid, key: await privateKeyOf(current.row, this.deps.box) };
+    return this.#signer;
+  }
+
+  #current(): PublishedKey | undefined {
+    let newest: PublishedKey | undefined;
+    for (const key of this.#keys.values())
+      if (key.row.retiredAt === null && key.row.withdrawnAt === null) newest = key;
+    return newest;
+  }
+
+  /** Adds a new signing key (the others are retired: published until their tokens expire). */
+  async rotate(): Promise<string> {
+    const kid = await rotateSigningKey(
+      this.deps.db,
+      this.deps.box,
+      new Date(this.deps.clock.now()),
+    );
+    await this.refresh();
+    this.deps.onChange?.();
+    return kid;
+  }
+
+  /** The JWK Set: keys not withdrawn, retired ones until their last token may have expired. */
+  jwks(): { keys: object[] } {
+    const now = this.deps.clock.now();
+    const keys: object[] = [];
+    for (const key of this.#keys.values()) {
+      const { retiredAt, withdrawnAt } = key.row;
+      if (withdrawnAt !== null) continue;
+      if (retiredAt !== null && Date.parse(retiredAt) + this.deps.lifetimeS * 1000 <= now) continue;
+      keys.push(key.row.publicJwk);
+    }
+    return { keys };
+  }
+
+  applyClient(row: ClientRow): void {
+    this.#applyClient(row);
+    this.deps.onChange?.();
+  }
+
+  #applyClient(row: ClientRow): void {
+    if (row.deletedAt !== null) {
+      this.#clients.delete(row.id);
+      return;
+    }
+    this.#clients.set(row.id, {
+      row,
+      allowlist: row.allowlist.length > 0 ? new AddressMatcher(row.allowlist) : null,
+    });
+  }
+
+  client(id: string): ClientRow | undefined {
+    return this.#clients.get(id)?.row;
+  }
+
+  /** A revocation made here: refused at once, announced to the other instances. */
+  applyRevocation(jti: string, expiresAt: number): void {
+    this.#revoked.set(jti, expiresAt);
+    this.deps.onChange?.();
+  }
+
+  isRevoked(jti: string): boolean {
+    return this.#revoked.has(jti);
+  }
+
+  /** Re-reads what changed; calls during a read get one more read after it. */
+  refresh(): Promise<void> {
+    if (this.#refreshing === undefined) {
+      this.#refreshing = this.#refresh().finally(() => (this.#refreshing = undefined));
+      return this.#refreshing;
+    }
+    this.#again ??= this.#refreshing
+      .catch(() => undefined)
+      .then(() => {
+        this.#again = undefined;
+        return this.refresh();
+      });
+    return this.#again;
+  }
+
+  async #refresh(): Promise<void> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const since = new Date(Date.parse(this.#since) - OVERLAP_MS).toISOString();
+    const [clients, revoked, keys] = await Promise.all([
+      clientsChangedSince(db, since),
+      revocationsSince(db, since, new Date(now).toISOString()),
+      signingKeys(db),
+    ]);
+    for (const row of clients) this.#applyClient(row);
+    for (const r of revoked) this.#revoked.set(r.jti, Date.parse(r.expiresAt));
+    for (const row of keys) {
+      const known = this.#keys.get(row.kid);
+      if (
+        known === undefined ||
+        known.row.retiredAt !== row.retiredAt ||
+        known.row.withdrawnAt !== row.withdrawnAt
+      )
+        this.#keys.set(row.kid, await publishedKey(row));
+    }
+    if (this.#signer !== undefined && this.#current()?.row.kid !== this.#signer.kid)
+      this.#signer = undefined;
+    for (const [jti, exp] of this.#revoked) if (exp <= now) this.#revoked.delete(jti);
+    const latest = [...clients.map((r) => r.updatedAt), ...revoked.map((r) => r.revokedAt)]
+      .sort()
+      .at(-1);
+    if (latest !== undefined && latest > this.#since) this.#since = latest;
+  }
+
+  watch(intervalMs: number): void {
+    this.stop();
+    this.#timer = setInterval(() => {
+      this.refresh().catch((error: unknown) =>
+        this.deps.logger.warn({ err: error }, 'OAuth refresh failed; serving what is in memory'),
+      );
+    }, intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

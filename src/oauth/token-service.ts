@@ -1,0 +1,287 @@
+import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
+import { randomBytes } from 'node:crypto';
+import { SCOPES } from '../auth/index.js';
+import { recordAudit } from '../audit/index.js';
+import type { Clock } from '../lib/clock.js';
+import { constantTimeEqual, sha256Hex } from '../lib/crypto.js';
+import type { RateLimiter } from '../limits/index.js';
+import type { Db } from '../store/index.js';
+import { OAuthError } from './oauth-error.js';
+import * as repo from './repo.js';
+import { SIGNING_ALG } from './signing.js';
+import type { OAuthTokenAuthority } from './token-authority.js';
+
+export const TOKEN_PATH = '/oauth/token';
+export const REVOKE_PATH = '/oauth/revoke';
+export const INTROSPECT_PATH = '/oauth/introspect';
+export const JWKS_PATH = '/.well-known/jwks.json';
+export const AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+] as const;
+const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const ASSERTION_ALGS = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'];
+/** Tokens a client may obtain per minute: a client asking for one per request is told so. */
+export const TOKENS_PER_MINUTE = 60;
+const TOKEN_RULE = { name: 'oauth-token', limit: TOKENS_PER_MINUTE, windowMs: 60_000 };
+
+/** What the client sent to authenticate: the Authorization header and the form. */
+export interface ClientCredentials {
+  authorization: string | undefined;
+  form: Readonly<Record<string, string>>;
+}
+
+export type OAuthTokenService = ReturnType<typeof createOAuthTokenService>;
+
+export function createOAuthTokenService(deps: {
+  db: Db;
+  clock: Clock;
+  limiter: RateLimiter;
+  authority: OAuthTokenAuthority;
+  lifetimeS: number;
+}) {
+  const { db, clock, limiter, authority } = deps;
+  const tokenEndpoint = `${authority.issuer}${TOKEN_PATH}`;
+
+  function invalidClient(description: string, basic: boolean): OAuthError {
+    return new OAuthError('invalid_client', description, 401, {
+      'www-authenticate': basic
+        ? 'Basic realm="salary-api"'
+        : 'Bearer realm="salary-api", error="invalid_client"',
+    });
+  }
+
+  /** The client the request authenticates as (RFC 6749 §2.3, RFC 7523); throws invalid_client. */
+  async function authenticate(c: ClientCredentials): Promise<repo.ClientRow> {
+    const basic = c.authorization?.match(/^Basic ([A-Za-z0-9+/=]+)$/i);
+    const { form } = c;
+    const methods = [
+      basic !== undefined && basic !== null,
+      form.client_secret !== undefined,
+      form.client_assertion !== undefined,
+    ].filter(Boolean).length;
+    if (methods > 1)
+      throw new OAuthError('invalid_request', 'Use exactly one client authentication method.');
+    if (basic) {
+      const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon < 0) throw invalidClient('Malformed Basic credentials.', true);
+      let id: string;
+      let secret: string;
+      try {
+        id = decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' '));
+        secret = decodeURIComponent(decoded.slice(colon + 1).replaceAll('+', ' '));
+      } catch {
+        throw invalidClient('Malformed Basic credentials.', true);
+      }
+      return secretClient(id, secret, 'client_secret_basic', true);
+    }
+    if (form.client_secret !== undefined)
+      return secretClient(form.client_id ?? '', form.client_secret, 'client_secret_post', false);
+    if (form.client_assertion !== undefined) return assertionClient(form);
+    throw invalidClient('Client authentication is required.', true);
+  }
+
+  async function secretClient(
+    id: string,
+    secret: string,
+    method: repo.AuthMethod,
+    basic: boolean,
+  ): Promise<repo.ClientRow> {
+    const row = await repo.findClient(db, id);
+    const hash = sha256Hex(secret);
+    const now = clock.now();
+    const matches =
+      row !== undefined &&
+      ((row.secretHash !== null && constantTimeEqual(hash, row.secretHash)) ||
+        (row.previousSecretHash !== null &&
+          row.previousSecretExpiresAt !== null &&
+          Date.parse(row.previousSecretExpiresAt) > now &&
+          constantTimeEqual(hash, row.previousSecretHash)));
+    if (!matches) throw invalidClient('Unknown client or wrong secret.', basic);
+    if (row.authMethod !== method)
+      throw invalidClient(`This client is registered for ${row.authMethod}.`, basic);
+    return row;
+  }
+
+  async function assertionClient(form: Readonly<Record<string, string>>): Promise<repo.ClientRow> {
+    if (form.client_assertion_type !== ASSERTION_TYPE)
+      throw new OAuthError('invalid_request', `client_assertion_type must be ${ASSERTION_TYPE}.`);
+    const assertion = form.client_assertion!;
+    const [, body] = assertion.split('.');
+    let claimed: unknown;
+    try {
+      claimed = (
+        JSON.parse(Buffer.from(body ?? '', 'base64url').toString('utf8')) as { sub?: unknown }
+      ).sub;
+    } catch {
+      throw invalidClient('The client assertion is not a JWT.', false);
+    }
+    const row = typeof claimed === 'string' ? await repo.findClient(db, claimed) : undefined;
+    if (row === undefined || row.authMethod !== 'private_key_jwt' || row.jwks === null)
+      throw invalidClient('Unknown client, or not registered for private_key_jwt.', false);
+    if (form.client_id !== undefined && form.client_id !== row.id)
+      throw invalidClient('client_id does not match the assertion.', false);
+    try {
+      const { payload } = await jwtVerify(assertion, createLocalJWKSet(row.jwks), {
+        issuer: row.id,
+        subject: row.id,
+        audience: [tokenEndpoint, authority.issuer],
+        algorithms: ASSERTION_ALGS,
+        requiredClaims: ['exp', 'jti'],
+        currentDate: new Date(clock.now()),
+        maxTokenAge: '10 minutes',
+      });
+      const fresh = await repo.claimAssertionJti(
+        db,
+        row.id,
+        String(payload.jti),
+        new Date(payload.exp! * 1000).toISOString(),
+        new Date(clock.now()).toISOString(),
+      );
+      if (!fresh) throw new Error('replayed');
+    } catch {
+      throw invalidClient(
+        'The client assertion is not valid (signature, iss, sub, aud, exp or a reused jti).',
+        false,
+      );
+    }
+    return row;
+  }
+
+  return {
+    authenticate,
+
+    /** RFC 6749 §4.4: an access token for an authenticated client. */
+    async token(c: ClientCredentials, ip: string | null) {
+      const { form } = c;
+      if (form.grant_type === undefined)
+        throw new OAuthError('invalid_request', 'grant_type is required.');
+      const client = await authenticate(c);
+      if (form.grant_type !== 'client_credentials')
+        throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.');
+      const requested = form.scope?.split(' ').filter((s) => s.length > 0);
+      const scopes = requested === undefined || requested.length === 0 ? client.scopes : requested;
+      const beyond = scopes.filter((s) => !client.scopes.includes(s));
+      if (beyond.length > 0)
+        throw new OAuthError('invalid_scope', `The client does not hold: ${beyond.join(', ')}.`);
+      const now = clock.now();
+      const decision = await limiter.consume(`oauth-client:${client.id}`, [TOKEN_RULE], now);
+      if (!decision.allowed)
+        throw new OAuthError(
+          'slow_down',
+          `At most ${TOKENS_PER_MINUTE} tokens a minute per client: reuse a token until it expires.`,
+          429,
+          { 'retry-after': String(decision.retryAfterSeconds) },
+        );
+      const { kid, key } = await authority.signer();
+      const iat = Math.floor(now / 1000);
+      const jti = randomBytes(16).toString('base64url');
+      const scope = [...new Set(scopes)].join(' ');
+      const accessToken = await new SignJWT({ client_id: client.id, scope })
+        .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'at+jwt' })
+        .setIssuer(authority.issuer)
+        .setSubject(client.id)
+        .setAudience(authority.audience)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + deps.lifetimeS)
+        .setJti(jti)
+        .sign(key);
+      await db.transaction((tx) =>
+        recordAudit(tx, {
+          accountId: client.accountId,
+          actor: `oauth_client:${client.id}`,
+          action: 'oauth.token_issue',
+          data: { client_id: client.id, jti, scope, kid },
+          ip,
+          at: new Date(now),
+        }),
+      );
+      return {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: deps.lifetimeS,
+        scope,
+      };
+    },
+
+    /** RFC 7009: the token is refused from now on; unknown or foreign tokens are ignored. */
+    async revoke(c: ClientCredentials, ip: string | null): Promise<void> {
+      const client = await authenticate(c);
+      const token = c.form.token;
+      if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
+      const hint = c.form.token_type_hint;
+      if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token')
+        throw new OAuthError('unsupported_token_type', 'Only access tokens are issued here.');
+      const verified = await authority.verify(token, { ignoreExpiry: true });
+      if (verified === undefined || verified.clientId !== client.id) return;
+      if (verified.exp <= clock.now() || authority.isRevoked(verified.jti)) return;
+      const at = new Date(clock.now());
+      await db.transaction(async (tx) => {
+        await repo.insertRevocation(tx, {
+          jti: verified.jti,
+          clientId: client.id,
+          expiresAt: new Date(verified.exp).toISOString(),
+          revokedAt: at.toISOString(),
+        });
+        await recordAudit(tx, {
+          accountId: client.accountId,
+          actor: `oauth_client:${client.id}`,
+          action: 'oauth.token_revoke',
+          data: { client_id: client.id, jti: verified.jti },
+          ip,
+          at,
+        });
+      });
+      authority.applyRevocation(verified.jti, verified.exp);
+    },
+
+    /** RFC 7662: what a token of the same account is; `active: false` for anything else. */
+    async introspect(c: ClientCredentials): Promise<Record<string, unknown>> {
+      const client = await authenticate(c);
+      const token = c.form.token;
+      if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
+      const verified = await authority.verify(token);
+      const owner = verified === undefined ? undefined : authority.client(verified.clientId);
+      if (
+        verified === undefined ||
+        owner === undefined ||
+        owner.accountId !== client.accountId ||
+        authority.isRevoked(verified.jti) ||
+        verified.exp <= clock.now()
+      )
+        return { active: false };
+      return {
+        active: true,
+        scope: [...verified.scopes].join(' '),
+        client_id: verified.clientId,
+        sub: verified.clientId,
+        token_type: 'Bearer',
+        exp: Math.floor(verified.exp / 1000),
+        iss: authority.issuer,
+        aud: authority.audience,
+        jti: verified.jti,
+      };
+    },
+
+    metadata() {
+      const issuer = authority.issuer;
+      return {
+        issuer,
+        token_endpoint: `${issuer}${TOKEN_PATH}`,
+        jwks_uri: `${issuer}${JWKS_PATH}`,
+        revocation_endpoint: `${issuer}${REVOKE_PATH}`,
+        introspection_endpoint: `${issuer}${INTROSPECT_PATH}`,
+        grant_types_supported: ['client_credentials'],
+        response_types_supported: [],
+        token_endpoint_auth_methods_supported: AUTH_METHODS,
+        token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+        revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+        introspection_endpoint_auth_methods_supported: AUTH_METHODS,
+        scopes_supported: SCOPES,
+        service_documentation: `${issuer}/docs`,
+      };
+    },
+  };
+}

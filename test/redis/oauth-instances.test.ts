@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
+import { call, LOOKUP, startInstance, until, type Instance } from '../helpers/instances.js';
+import { deleteKeys, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { loadBundledRelease, operatorServices, paidAccount, type Services } from './fixture.js';
+
+const enabled = (await redisAvailable()) && (await postgresAvailable());
+
+async function form(url: string, path: string, body: Record<string, string>, basic: string) {
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(basic).toString('base64')}`,
+    },
+    body: new URLSearchParams(body).toString(),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+describe(
+  'OAuth access tokens across two instances on PostgreSQL and Redis',
+  { skip: !enabled && 'no PostgreSQL or Redis' },
+  () => {
+    const prefix = uniquePrefix();
+    let pg: TestDb & { url: string };
+    let s: Services;
+    const instances: Instance[] = [];
+    const env = (): Record<string, string> => ({
+      DATABASE_URL: pg.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      PUBLIC_BASE_URL: 'https://api.example.test',
+      // Long polls: what arrives within a second arrives through Redis pub/sub.
+      CREDENTIAL_REFRESH_MS: '30000',
+      RELEASE_POLL_SECONDS: '3600',
+      WEBHOOK_POLL_MS: '600000',
+    });
+
+    before(async () => {
+      pg = await freshPostgres();
+      await loadBundledRelease(pg.db);
+      s = await operatorServices(pg.db, env());
+      instances.push(...(await Promise.all([0, 1].map(() => startInstance(env())))));
+    });
+
+    after(async () => {
+      await Promise.all(instances.map((i) => i.kill()));
+      await deleteKeys(TEST_REDIS_URL, prefix);
+      s?.cache.stop();
+      await pg?.cleanup();
+    });
+
+    it('a token issued on one works on the other; revoked on one, refused on the other within a second', async () => {
+      const [a, b] = instances as [Instance, Instance];
+      const { session } = await paidAccount(s, 'enterprise');
+      const created = await call(a.url, '/api/v1/oauth/clients', {
+        method: 'POST',
+        token: session,
+        body: { name: 'm2m', scopes: ['salary:read'] },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const { client_id: id, client_secret: secret } = created.body as {
+        client_id: string;
+        client_secret: string;
+      };
+      const issued = await form(
+        a.url,
+        '/oauth/token',
+        { grant_type: 'client_credentials' },
+        `${id}:${secret}`,
+      );
+      assert.equal(issued.status, 200, issued.text);
+      const token = (JSON.parse(issued.text) as { access_token: string }).access_token;
+      assert.equal((await call(b.url, LOOKUP, { token })).status, 200);
+      assert.equal((await call(a.url, LOOKUP, { token })).status, 200);
+
+      const revoked = await form(a.url, '/oauth/revoke', { token }, `${id}:${secret}`);
+      assert.equal(revoked.status, 200, revoked.text);
+      assert.equal((await call(a.url, LOOKUP, { token })).status, 401);
+      await until(async () => (await call(b.url, LOOKUP, { token })).status === 401, 1000);
+
+      // A client deleted on the other instance: its new token stops on both.
+      const second = await form(
+        b.url,
+        '/oauth/token',
+        { grant_type: 'client_credentials' },
+        `${id}:${secret}`,
+      );
+      const token2 = (JSON.parse(second.text) as { access_token: string }).access_token;
+      assert.equal((await call(a.url, LOOKUP, { token: token2 })).status, 200);
+      const deleted = await call(b.url, `/api/v1/oauth/clients/${id}`, {
+        method: 'DELETE',
+        token: session,
+      });
+      assert.equal(deleted.status, 204);
+      await until(async () => (await call(a.url, LOOKUP, { token: token2 })).status === 401, 1000);
+    });
+  },
+);
