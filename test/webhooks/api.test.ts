@@ -104,7 +104,11 @@ describe('webhooks API', () => {
     assert.equal(res.statusCode, 400);
     const body = res.json<{ invalid_params: Json[] }>();
     assert.equal(body.invalid_params[0]!.name, 'events');
-    assert.deepEqual(body.invalid_params[0]!.allowed, ['data.updated', 'export.completed', 'export.failed']);
+    assert.deepEqual(body.invalid_params[0]!.allowed, [
+      'data.updated',
+      'export.completed',
+      'export.failed',
+    ]);
     assert.equal((await create(business, receiver.url, [])).statusCode, 400);
   });
 
