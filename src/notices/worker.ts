@@ -1,5 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
+import { createPoller } from '../lib/poller.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/index.js';
 import * as repo from './repo.js';
@@ -67,9 +68,6 @@ export function createNoticeWorker(deps: {
   const random = deps.random ?? Math.random;
   const id = holderId();
   const domain = deps.from.replace(/^.*@/, '').replace(/>.*$/, '') || 'localhost';
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
-  let stopping = false;
 
   async function deliver(n: repo.ClaimedNotice): Promise<void> {
     const to = recipientsOf(n);
@@ -113,7 +111,7 @@ export function createNoticeWorker(deps: {
 
   async function runOnce(): Promise<number> {
     let sent = 0;
-    while (!stopping) {
+    while (!poller.stopping) {
       const now = clock.now();
       const [n] = await repo.claimDue(db, id, new Date(now), new Date(now + NOTICE_LEASE_MS), 1);
       if (n === undefined) break;
@@ -128,39 +126,8 @@ export function createNoticeWorker(deps: {
     return sent;
   }
 
-  return {
-    id,
-    runOnce() {
-      const next = (running ?? Promise.resolve(0)).catch(() => 0).then(runOnce);
-      running = next;
-      return next;
-    },
-    start(intervalMs) {
-      stopping = false;
-      const tick = (): void => {
-        timer = setTimeout(() => {
-          this.runOnce()
-            .catch((error: unknown) => logger.warn({ err: error }, 'notice worker run failed'))
-            .finally(() => {
-              if (!stopping) tick();
-            });
-        }, intervalMs);
-        timer.unref();
-      };
-      tick();
-    },
-    async stop(graceMs = 5_000) {
-      stopping = true;
-      clearTimeout(timer);
-      if (running === undefined) return;
-      let wait: NodeJS.Timeout | undefined;
-      await Promise.race([
-        running.catch(() => 0),
-        new Promise((resolve) => {
-          wait = setTimeout(resolve, graceMs);
-        }),
-      ]);
-      clearTimeout(wait);
-    },
-  };
+  const poller = createPoller(runOnce, (error: unknown) =>
+    logger.warn({ err: error }, 'notice worker run failed'),
+  );
+  return { id, runOnce: poller.runOnce, start: poller.start, stop: poller.stop };
 }
