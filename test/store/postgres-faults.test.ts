@@ -48,11 +48,12 @@ describe('PostgreSQL connections lost during transactions', { skip }, () => {
     { timeout: 30_000 },
   );
 
-  const createKey = (i: number) =>
+  const createKey = (i: number, timeoutMs?: number) =>
     call(instances[i]!.url, '/api/v1/keys', {
       method: 'POST',
       token: accounts[i]!.apiKey,
       body: { name: 'during a fault' },
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
 
   /** Opens a key creation on every instance, holds them inside their transactions, strikes. */
@@ -63,18 +64,39 @@ describe('PostgreSQL connections lost during transactions', { skip }, () => {
     await locker.query('SELECT id FROM accounts WHERE id = ANY($1) FOR UPDATE', [
       accounts.map((a) => a.accountId),
     ]);
-    const writes = instances.map((_, i) => createKey(i));
-    await until(
-      async () => {
-        const rows = await locker.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        return rows.rows[0]!.n >= instances.length;
-      },
-      10_000,
-      20,
+    // Each write waits on the lock until the fault: its own timeout outlasts the wait below,
+    // and an early answer is kept (not an unhandled rejection) so the failure says what it was.
+    const writes = instances.map((_, i) =>
+      createKey(i, 60_000).catch((error: unknown) => ({
+        status: 0,
+        headers: new Headers(),
+        body: `instance ${i}: ${String(error)}\n${instances[i]!.log()}`,
+      })),
     );
+    try {
+      await until(
+        async () => {
+          const rows = await locker.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          return rows.rows[0]!.n >= instances.length;
+        },
+        30_000,
+        20,
+      );
+    } catch (error) {
+      const waiting = await locker.query(
+        `SELECT pid, state, wait_event_type, wait_event, left(query, 120) AS query
+         FROM pg_stat_activity WHERE datname = current_database()`,
+      );
+      await locker.query('ROLLBACK');
+      await locker.end();
+      const early = await Promise.all(writes);
+      assert.fail(
+        `${String(error)}: not every write waited on the lock.\n${JSON.stringify(waiting.rows, null, 1)}\n${early.map((w) => `${w.status} ${JSON.stringify(w.body).slice(0, 2000)}`).join('\n')}`,
+      );
+    }
     await fault(locker);
     await locker.query('ROLLBACK');
     await locker.end();
@@ -94,35 +116,46 @@ describe('PostgreSQL connections lost during transactions', { skip }, () => {
     assert.ok(instances.every((i) => !/Unhandled 'error' event/.test(i.log())));
   }
 
-  it('answers 503 with Retry-After when the backends are terminated, and every instance writes again', async () => {
-    const answers = await strikeDuringTransactions(async (locker) => {
-      await locker.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-         WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-      );
-    });
-    for (const answer of answers) {
-      assert.equal(answer.status, 503, JSON.stringify(answer.body));
-      assert.ok(answer.headers.get('retry-after') !== null);
-    }
-    await assertRecovered();
-  });
+  // Bounded: a case that cannot finish must fail, not hold the suite (a lock left held once did).
+  const bounded = { timeout: 120_000 };
 
-  it('answers 503 with Retry-After while the network to PostgreSQL is cut, and recovers after', async () => {
-    const answers = await strikeDuringTransactions(async () => {
-      await proxy.cut();
-    });
-    for (const answer of answers) {
-      assert.equal(answer.status, 503, JSON.stringify(answer.body));
-      assert.ok(answer.headers.get('retry-after') !== null);
-    }
-    // Still cut: writes are refused cleanly, the processes stay up.
-    for (const [i] of instances.entries()) {
-      const refused = await createKey(i);
-      assert.equal(refused.status, 503, JSON.stringify(refused.body));
-      assert.ok(refused.headers.get('retry-after') !== null);
-    }
-    await proxy.open();
-    await assertRecovered();
-  });
+  it(
+    'answers 503 with Retry-After when the backends are terminated, and every instance writes again',
+    bounded,
+    async () => {
+      const answers = await strikeDuringTransactions(async (locker) => {
+        await locker.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        );
+      });
+      for (const answer of answers) {
+        assert.equal(answer.status, 503, JSON.stringify(answer.body));
+        assert.ok(answer.headers.get('retry-after') !== null);
+      }
+      await assertRecovered();
+    },
+  );
+
+  it(
+    'answers 503 with Retry-After while the network to PostgreSQL is cut, and recovers after',
+    bounded,
+    async () => {
+      const answers = await strikeDuringTransactions(async () => {
+        await proxy.cut();
+      });
+      for (const answer of answers) {
+        assert.equal(answer.status, 503, JSON.stringify(answer.body));
+        assert.ok(answer.headers.get('retry-after') !== null);
+      }
+      // Still cut: writes are refused cleanly, the processes stay up.
+      for (const [i] of instances.entries()) {
+        const refused = await createKey(i);
+        assert.equal(refused.status, 503, JSON.stringify(refused.body));
+        assert.ok(refused.headers.get('retry-after') !== null);
+      }
+      await proxy.open();
+      await assertRecovered();
+    },
+  );
 });
