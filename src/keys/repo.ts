@@ -196,3 +196,16 @@ export async function touchKeys(db: Queryable, lastUsed: Map<string, number>): P
     [ids, times],
   );
 }
+
+/** The IP allowlist of an OAuth client of the account (what its tokens may hand on to keys). */
+export async function findClientAllowlist(
+  db: Queryable,
+  accountId: string,
+  clientId: string,
+): Promise<string[] | undefined> {
+  const [row] = await db.query<{ allowlist: string[] }>(
+    'SELECT allowlist FROM oauth_clients WHERE id = $1 AND account_id = $2',
+    [clientId, accountId],
+  );
+  return row?.allowlist;
+}

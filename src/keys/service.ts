@@ -172,6 +172,15 @@ export function createKeyService(deps: {
 
   /** The rights the caller may hand on: a key's own scopes and allowlist bound what it manages. */
   async function authorityOf(principal: Principal): Promise<KeyAuthority> {
+    if (principal.clientId !== undefined) {
+      // An OAuth token is bound by its client's allowlist as a key is by its own.
+      const allowlist = await repo.findClientAllowlist(
+        db,
+        accountOf(principal),
+        principal.clientId,
+      );
+      return keyAuthority(principal, allowlist ?? null);
+    }
     if (principal.keyId === null) return keyAuthority(principal, null);
     const caller = await repo.findKey(db, accountOf(principal), principal.keyId);
     return keyAuthority(principal, caller?.allowlist ?? null);

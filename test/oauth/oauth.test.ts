@@ -128,6 +128,31 @@ describe('OAuth 2.0 client credentials', () => {
     assert.match(usage.body, new RegExp(c.client_id));
   });
 
+  it("a token creates no key usable beyond its client's allowlist", async () => {
+    const c = (
+      await createClient({
+        name: 'key maker',
+        scopes: ['keys:write', 'salary:read'],
+        allowlist: ['127.0.0.1/32'],
+        token_endpoint_auth_method: 'client_secret_post',
+      })
+    ).json<{ client_id: string; client_secret: string }>();
+    const token = await tokenFor(c.client_id, oauth.ClientSecretPost(c.client_secret));
+    const createKey = (body: Record<string, unknown>) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/keys',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { name: 'minted', scopes: ['salary:read'], ...body },
+      });
+    const wider = await createKey({ allowlist: ['192.0.2.0/24'] });
+    assert.equal(wider.statusCode, 403, wider.body);
+    assert.equal(wider.json().code, 'KEY_EXCEEDS_CALLER');
+    const inherited = await createKey({});
+    assert.equal(inherited.statusCode, 201, inherited.body);
+    assert.deepEqual(inherited.json().allowlist, ['127.0.0.1/32']);
+  });
+
   it('issues tokens with client_secret_post and narrows to a requested scope', async () => {
     const c = (
       await createClient({
