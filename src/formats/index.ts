@@ -67,6 +67,15 @@ async function collect(stream: Readable): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
+/** A table in one of the file formats as one buffer, however large (the render workers). */
+export async function renderWhole(
+  format: Exclude<Format, 'json'>,
+  table: Table,
+  name: { root: string; attributes?: Record<string, string> },
+): Promise<Buffer> {
+  return collect(await streamOf(format, table, name));
+}
+
 /**
  * A table in one of the file formats (everything but JSON), with its type and file name.
  * Every format is produced piece by piece; large tables go out as a stream.
