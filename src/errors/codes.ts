@@ -41,5 +41,13 @@ export const DOCS_BASE = 'https://docs.salary-api.eu/errors';
 
 /** The problem `type` URI of an error code, e.g. https://docs.salary-api.eu/errors#rate-limited */
 export function problemType(code: ErrorCode): string {
-  return `${DOCS_BASE}#${code.toLowerCase().replaceAll('_', '-')}`;
+  let type = problemTypes.get(code);
+  if (type === undefined) {
+    type = `${DOCS_BASE}#${code.toLowerCase().replaceAll('_', '-')}`;
+    problemTypes.set(code, type);
+  }
+  return type;
 }
+
+/** Built once per code: refusals are the cheapest requests an attacker can send. */
+const problemTypes = new Map<ErrorCode, string>();

@@ -20,8 +20,8 @@ import {
 import type { UsageRecorder } from '../usage/index.js';
 import type { AccessLog } from './access-log.js';
 import type { Authenticate } from './auth-hook.js';
-import { PROBLEM_JSON, problemDocument } from './problem.js';
-import type { QuotaHeaders, SpendQuota } from './quota.js';
+import { PROBLEM_JSON, problemJson } from './problem.js';
+import type { QuotaHeaders, SpendQuota, Spent } from './quota.js';
 
 /** Fastify's Ajv options; the fast path validates with the same compiler and options. */
 export const AJV_OPTIONS = {
@@ -203,7 +203,7 @@ export class FastLookup {
 
   #spend(answer: Answer, principal: Principal): void {
     let body: Body | undefined;
-    let spent: QuotaHeaders | Promise<QuotaHeaders>;
+    let spent: Spent | Promise<Spent>;
     try {
       if (principal.responseSchema !== null) return answer.fallback(answer.req, answer.res);
       body = this.#body(answer.route, answer.query, principal);
@@ -215,12 +215,17 @@ export class FastLookup {
     const found = body;
     if (spent instanceof Promise) {
       spent.then(
-        (headers) => this.#send(answer, principal, found, headers),
+        (result) => this.#answer(answer, principal, found, result),
         (error: unknown) => this.#refuse(answer, error, principal),
       );
     } else {
-      this.#send(answer, principal, found, spent);
+      this.#answer(answer, principal, found, spent);
     }
+  }
+
+  #answer(answer: Answer, principal: Principal, body: Body, spent: Spent): void {
+    if (spent instanceof AppError) this.#refuse(answer, spent, principal);
+    else this.#send(answer, principal, body, spent);
   }
 
   /**
@@ -262,7 +267,7 @@ export class FastLookup {
     if (!(error instanceof AppError) || error.status >= 500)
       return answer.fallback(answer.req, answer.res);
     const id = this.#deps.nextRequestId();
-    const json = JSON.stringify(problemDocument(error, answer.url, id));
+    const json = problemJson(error, answer.url, id);
     const headers: (string | number)[] = ['x-request-id', id];
     for (const name in error.headers) headers.push(name, error.headers[name]!);
     headers.push('content-type', PROBLEM_JSON, 'content-length', Buffer.byteLength(json));

@@ -53,6 +53,37 @@ export function problemDocument(error: AppError, url: string, requestId: string)
   };
 }
 
+/** Stands for the request id while a document is serialized; needs no escaping in JSON. */
+const REQUEST_ID_MARK = 'request-id-5b0e6c1f9d2a4c7e';
+
+/** The serialized document of an error and path, split around its request id. */
+interface SerializedProblem {
+  readonly instance: string;
+  readonly head: string;
+  readonly tail: string;
+}
+
+const serialized = new WeakMap<AppError, SerializedProblem>();
+
+/**
+ * `JSON.stringify(problemDocument(error, url, requestId))`, with the document serialized once
+ * per error object and path: a refusal thrown again and again (the unknown-credential 401, a
+ * 429 reused within its second) then costs two string concatenations. The request id is the
+ * server's own (`req_` and hex), which needs no escaping.
+ */
+export function problemJson(error: AppError, url: string, requestId: string): string {
+  const mark = url.indexOf('?');
+  const instance = mark === -1 ? url : url.slice(0, mark);
+  let known = serialized.get(error);
+  if (known === undefined || known.instance !== instance) {
+    const json = JSON.stringify(problemDocument(error, instance, REQUEST_ID_MARK));
+    const at = json.indexOf(`"${REQUEST_ID_MARK}"`) + 1;
+    known = { instance, head: json.slice(0, at), tail: json.slice(at + REQUEST_ID_MARK.length) };
+    serialized.set(error, known);
+  }
+  return known.head + requestId + known.tail;
+}
+
 function toAppError(error: unknown, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   if (isConnectionError(error)) {

@@ -3,6 +3,7 @@ import { addressBucket, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../metrics/index.js';
+import type { Plan } from '../plans/index.js';
 import {
   HOUR_MS,
   MemoryRateLimiter,
@@ -17,37 +18,31 @@ import {
 export type QuotaHeaders = Readonly<Record<string, string>> | undefined;
 
 /**
- * Spends one request of the principal's quota and returns the rate-limit headers to send;
- * throws (or rejects with) the 429 problem when the window is used up, which spends nothing.
+ * Spends one request of the principal's quota and returns the rate-limit headers to send, or
+ * the 429 problem (returned, not thrown: a flood past a limit is the refusal an attacker can
+ * repeat most cheaply, and a throw per request was a tenth of its cost) when the window is
+ * used up, which spends nothing.
  * A Free account's request also spends one of its client address's bucket (`ip`), the one
  * anonymous callers use, so signing up cannot multiply the anonymous allowance.
  * Synchronous with the in-process limiter; a promise with the shared (Redis) one.
  */
-export type SpendQuota = (principal: Principal, ip: string) => QuotaHeaders | Promise<QuotaHeaders>;
+export type SpendQuota = (principal: Principal, ip: string) => Spent | Promise<Spent>;
+
+/** The headers of an admitted request, or the refusal to send. */
+export type Spent = QuotaHeaders | AppError;
 
 /** Returns a promise only when the limiter is asynchronous (shared limits). */
 export type ConsumeQuota = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
 
 export function quotaSpender(limiter: RateLimiter, clock: Clock, metrics?: Metrics): SpendQuota {
-  const apply = (principal: Principal, decision: LimitDecision, now: number): QuotaHeaders => {
+  const refusals = new RefusalCache();
+  const apply = (principal: Principal, decision: LimitDecision, now: number): Spent => {
     const headers = rateLimitHeaders(decision, now);
     metrics?.limitDecision(
       principal.plan.id,
       !decision.allowed ? 'refused' : limiter.degraded === true ? 'fallback' : 'admitted',
     );
-    if (!decision.allowed) {
-      const allowance = decision.states
-        .map((s) => `${s.rule.limit} requests per ${s.rule.windowMs === HOUR_MS ? 'hour' : 'day'}`)
-        .join(' and ');
-      throw new AppError(
-        'RATE_LIMITED',
-        `The ${principal.plan.name} plan allows ${allowance}; the limit resets in ${decision.retryAfterSeconds} s.`,
-        {
-          headers,
-          extensions: { retry_after: decision.retryAfterSeconds, plan: principal.plan.id },
-        },
-      );
-    }
+    if (!decision.allowed) return refusals.get(principal, decision, headers);
     return headers;
   };
   // The in-process limiter decides synchronously: no promise on the hot path.
@@ -99,13 +94,48 @@ function tighter(a: LimitDecision, b: LimitDecision): LimitDecision {
  * after validation and plan checks, so refused requests (400, 401, 403, 404) never use quota.
  */
 export function quotaEnforcer(spend: SpendQuota): ConsumeQuota {
-  return (request, reply) => {
-    const spent = spend(request.principal, request.ip);
-    if (spent instanceof Promise) {
-      return spent.then((headers) => {
-        if (headers !== undefined) reply.headers(headers);
-      });
-    }
+  const set = (reply: FastifyReply, spent: Spent): void => {
+    if (spent instanceof AppError) throw spent;
     if (spent !== undefined) reply.headers(spent);
   };
+  return (request, reply) => {
+    const spent = spend(request.principal, request.ip);
+    if (spent instanceof Promise) return spent.then((s) => set(reply, s));
+    set(reply, spent);
+  };
+}
+
+/** Buckets whose refusal is remembered; beyond, the cache starts again (a flood of addresses). */
+const REFUSALS_REMEMBERED = 10_000;
+
+/**
+ * The 429 of a bucket, built once while its headers stay the same (they change each second,
+ * with Retry-After): a client hammering past its limit then gets the same error object, whose
+ * problem document the fast path also serializes once (`problemJson`).
+ */
+class RefusalCache {
+  readonly #byBucket = new Map<string, { key: string; plan: Plan; error: AppError }>();
+
+  get(principal: Principal, decision: LimitDecision, headers: Record<string, string>): AppError {
+    const key = `${headers['retry-after']} ${headers['ratelimit']}`;
+    const bucket = principal.limitBucket;
+    const known = this.#byBucket.get(bucket);
+    if (known !== undefined && known.key === key && known.plan === principal.plan) {
+      return known.error;
+    }
+    const allowance = decision.states
+      .map((s) => `${s.rule.limit} requests per ${s.rule.windowMs === HOUR_MS ? 'hour' : 'day'}`)
+      .join(' and ');
+    const error = new AppError(
+      'RATE_LIMITED',
+      `The ${principal.plan.name} plan allows ${allowance}; the limit resets in ${decision.retryAfterSeconds} s.`,
+      {
+        headers,
+        extensions: { retry_after: decision.retryAfterSeconds, plan: principal.plan.id },
+      },
+    );
+    if (this.#byBucket.size >= REFUSALS_REMEMBERED) this.#byBucket.clear();
+    this.#byBucket.set(bucket, { key, plan: principal.plan, error });
+    return error;
+  }
 }
