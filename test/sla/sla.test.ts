@@ -47,7 +47,7 @@ describe('SLA: a Business account with 5xx in some intervals', () => {
 
   before(async () => {
     const owned = await clonePglite();
-    cleanup = owned.cleanup;
+    cleanup = () => owned.cleanup();
     faulty = faultyDb(owned.db);
     t = await buildTestApp({ db: faulty, now: '2026-10-31T12:00:00Z', env: ENV });
     business = await accountOnPlan(t, 'business');
@@ -246,7 +246,7 @@ describe('SLA: a total outage seen by two instances on one database', () => {
 
   before(async () => {
     const owned = await clonePglite();
-    cleanup = owned.cleanup;
+    cleanup = () => owned.cleanup();
     a = await buildTestApp({ db: owned.db, now: '2026-10-31T12:00:00Z', env: ENV });
     b = await buildTestApp({ db: owned.db, now: '2026-10-31T12:00:00Z', env: ENV });
   });
