@@ -49,6 +49,7 @@ import {
   type SalaryDataStore,
   type SalaryService,
 } from '../salary/index.js';
+import { slaRoutes, slaSchemas, type SlaParts } from '../sla/index.js';
 import { AccessLog } from './access-log.js';
 import { authenticateByRoute, authenticator } from './auth-hook.js';
 import { AJV_OPTIONS, FastLookup } from './fast-lookup.js';
@@ -112,6 +113,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** The process logger (pino); none when omitted (tests). */
   logger?: FastifyBaseLogger;
+  /** Uptime SLA: counting, the customer's report, the status page (docs/sla.md). */
+  sla?: SlaParts;
 }
 
 const API_PREFIX = '/api/v1/';
@@ -136,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         trustProxy: config.trustProxy,
         accessLog,
         metrics: deps.metrics,
+        slaCount: deps.sla?.counter.countFn,
       })
     : undefined;
   const serverFactory: FastifyServerFactory | undefined =
@@ -201,6 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...billingSchemas,
     ...webhookSchemas,
     ...exportSchemas,
+    ...slaSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -243,6 +248,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
         reply.statusCode,
         deps.clock.now(),
+      );
+      deps.sla?.counter.count(
+        principal?.accountId ?? null,
+        reply.statusCode,
+        deps.clock.now(),
+        reply.elapsedTime,
       );
     }
     deps.metrics?.requests(request.method, request.routeOptions.url ?? '(unmatched)')(
@@ -320,6 +331,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metricsRoute(app, deps.metrics, config.metricsToken);
   await app.register(supportRoutes, { support: deps.support });
   await app.register(exportRoutes, { exports: deps.exports });
+  if (deps.sla !== undefined)
+    await app.register(slaRoutes, {
+      sla: deps.sla.service,
+      status: deps.sla.status,
+      db: deps.db,
+      clock: deps.clock,
+      plans: deps.plans,
+    });
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

@@ -99,6 +99,8 @@ export interface FastLookupDeps {
   accessLog: AccessLog | undefined;
   /** Request counts and latency, when metrics are on. */
   metrics?: Metrics | undefined;
+  /** The SLA's per-interval counts (docs/sla.md), when wired. */
+  slaCount?: ((accountId: string | null, status: number, at: number) => void) | undefined;
 }
 
 /**
@@ -297,6 +299,7 @@ export class FastLookup {
     const keyId = usageKeyOf(principal);
     const now = this.#deps.clock.now();
     this.#deps.recorder.record(accountId, keyId, answer.route.endpoint, status, now);
+    this.#deps.slaCount?.(accountId, status, now);
     answer.route.observe?.(status, (performance.now() - answer.started) / 1000);
     if (this.#deps.accessLog !== undefined) {
       this.#deps.accessLog.write({

@@ -63,6 +63,14 @@ import {
   type WebhookSender,
 } from '../webhooks/index.js';
 import {
+  createSlaService,
+  createStatusService,
+  Heartbeat,
+  SlaCounter,
+  type SlaParts,
+} from '../sla/index.js';
+import { serviceEventPublisher } from '../webhooks/index.js';
+import {
   createExportService,
   createExportWorker,
   createRunner,
@@ -335,6 +343,34 @@ export async function createServer(
   }, config.billingIntervalMs);
   billingTimer.unref();
 
+  // Uptime SLA (docs/sla.md): per-interval counts flushed like usage, the heartbeat, month close.
+  const slaCounter = new SlaCounter(db, logger);
+  slaCounter.start(config.usageFlushMs);
+  const slaHolder = holderId();
+  const heartbeat = new Heartbeat({ db, clock, logger, instanceId: slaHolder });
+  if (config.slaHeartbeatMs > 0) heartbeat.start(config.slaHeartbeatMs);
+  const sla: SlaParts = {
+    counter: slaCounter,
+    service: createSlaService({
+      db,
+      clock,
+      plans,
+      logger,
+      publish: accountEventPublisher(plans, clock),
+      counter: slaCounter,
+      holder: slaHolder,
+    }),
+    status: createStatusService({ db, clock, publish: serviceEventPublisher(plans, clock) }),
+  };
+  const slaTimer = setInterval(() => {
+    sla.service
+      .closeMonth()
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'SLA month close failed; retried next interval'),
+      );
+  }, config.billingIntervalMs);
+  slaTimer.unref();
+
   if (metrics !== undefined) {
     registerSources(metrics, {
       release: () => data.index?.release.version,
@@ -408,6 +444,7 @@ export async function createServer(
     oauthAuthority: oauth,
     secretKey,
     ...(metrics === undefined ? {} : { metrics }),
+    sla,
   });
   const metricsPort =
     metrics === undefined || config.metricsPort === undefined
@@ -441,6 +478,8 @@ export async function createServer(
     releases,
     oauth,
     metrics,
+    sla,
+    heartbeat,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
       if (metricsPort !== undefined) {
@@ -456,6 +495,9 @@ export async function createServer(
     drain: () => gate.drain(),
     async close() {
       clearInterval(billingTimer);
+      clearInterval(slaTimer);
+      heartbeat.stop();
+      slaCounter.stop();
       stopBackups?.();
       await worker.stop();
       await notices.stop();
@@ -470,6 +512,8 @@ export async function createServer(
         await new Promise((resolve) => metricsPort.close(resolve));
       await app.close();
       await recorder.flush();
+      await slaCounter.flush();
+      await heartbeat.write().catch(() => undefined);
       await limiter.close();
       await services.flushChanges();
       await shared?.close();
