@@ -5,3 +5,4 @@ export {
   type AuditEntry,
   type AuditRow,
 } from './service.js';
+export { verifyAuditPeriod, type ChainVerification, type ChainBreak, type ChainLink } from './verify.js';

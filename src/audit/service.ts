@@ -3,7 +3,7 @@ import { jsonColumn, type Queryable } from '../store/index.js';
 
 /** Arbitrary constant for pg_advisory_xact_lock: appends to the hash chain one at a time. */
 const AUDIT_LOCK = 7_405_112_027;
-const GENESIS = '0'.repeat(64);
+export const GENESIS = '0'.repeat(64);
 
 export interface AuditEntry {
   accountId: string | null;
@@ -54,7 +54,7 @@ export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<voi
   );
 }
 
-function entryHash(
+export function entryHash(
   prevHash: string,
   accountId: string | null,
   actor: string,
