@@ -143,3 +143,34 @@ export async function verifyAuditChain(db: Queryable): Promise<number | null> {
   }
   return null;
 }
+
+/** The most entries one export returns: a longer period is asked for in parts. */
+export const MAX_AUDIT_EXPORT = 100_000;
+
+/**
+ * The account's entries written in [from, to), oldest first, at most `limit` (one more than
+ * asked tells the caller the period holds more).
+ */
+export async function listAuditPeriod(
+  db: Queryable,
+  accountId: string,
+  period: { from?: Date | undefined; to?: Date | undefined },
+  limit = MAX_AUDIT_EXPORT,
+  order: 'oldest' | 'newest' = 'oldest',
+): Promise<AuditRow[]> {
+  const rows = await db.query<
+    AuditRow & { data: unknown; created_at: Date | string; id: number | string }
+  >(
+    `SELECT id, account_id, actor, action, data, ip, created_at FROM audit_log
+     WHERE account_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)
+       AND ($3::timestamptz IS NULL OR created_at < $3)
+     ORDER BY id ${order === 'oldest' ? 'ASC' : 'DESC'} LIMIT $4`,
+    [accountId, period.from?.toISOString() ?? null, period.to?.toISOString() ?? null, limit],
+  );
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    data: jsonColumn(r.data as Record<string, unknown> | string),
+    created_at: new Date(r.created_at).toISOString(),
+  }));
+}

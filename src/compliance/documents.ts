@@ -92,7 +92,9 @@ export function createComplianceDocuments(deps: ComplianceDeps) {
       gate(principal);
       const docs = await documentsVisibleTo(db, principal.accountId as string);
       const current = currentIds(docs);
-      return docs.filter((d) => d.withdrawnAt === null).map((d) => publicDocument(d, current.has(d.id)));
+      return docs
+        .filter((d) => d.withdrawnAt === null)
+        .map((d) => publicDocument(d, current.has(d.id)));
     },
 
     /** A stamped copy; its download is in the audit log before a byte of it is sent. */
@@ -124,7 +126,8 @@ export function createComplianceDocuments(deps: ComplianceDeps) {
         documentContent(db, id),
         recipientOf(db, accountId),
       ]);
-      if (content === undefined) throw new AppError('NOT_FOUND', `There is no compliance document ${id}.`);
+      if (content === undefined)
+        throw new AppError('NOT_FOUND', `There is no compliance document ${id}.`);
       const at = new Date(clock.now());
       const downloadId = prefixedId('copy');
       const bytes = await pdf.stamp(content, stampText(recipient, accountId, at, downloadId));

@@ -20,7 +20,7 @@ const TITLE = 16;
 /** Renders the report with the standard Helvetica fonts (no font files to ship). */
 export async function renderReport(report: ReportDocument): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
-  doc.setTitle(drawableTitle(report.title));
+  doc.setTitle(report.title);
   const regular = await doc.embedFont(StandardFonts.Helvetica);
   const bold = await doc.embedFont(StandardFonts.HelveticaBold);
   const width = A4[0] - 2 * MARGIN;
@@ -62,8 +62,4 @@ export async function renderReport(report: ReportDocument): Promise<Uint8Array> 
     });
   });
   return doc.save();
-}
-
-function drawableTitle(title: string): string {
-  return title.replace(/[\u0000-\u001f]/g, ' ');
 }

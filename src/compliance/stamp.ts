@@ -41,7 +41,10 @@ function stampPage(page: PDFPage, font: PDFFont, text: string): void {
   const angle = rotation === 90 || rotation === 180 || rotation === 270 ? rotation : 0;
   const sideways = angle === 90 || angle === 270;
   const visualWidth = (sideways ? box.height : box.width) - 2 * MARGIN;
-  const size = Math.max(MIN_SIZE, Math.min(MAX_SIZE, visualWidth / font.widthOfTextAtSize(text, 1)));
+  const size = Math.max(
+    MIN_SIZE,
+    Math.min(MAX_SIZE, visualWidth / font.widthOfTextAtSize(text, 1)),
+  );
   const lines = wrap(font, text, size, visualWidth);
   const leading = size * 1.25;
   // A viewer turns the page by `angle` clockwise; the stamp is drawn turned the same way

@@ -41,7 +41,11 @@ function invalid(name: string, reason: string): AppError {
 
 function validDate(name: string, value: string): string {
   const date = new Date(`${value}T00:00:00Z`);
-  if (!DATE.test(value) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value)
+  if (
+    !DATE.test(value) ||
+    Number.isNaN(date.getTime()) ||
+    date.toISOString().slice(0, 10) !== value
+  )
     throw invalid(name, `"${value}" is not a date (YYYY-MM-DD)`);
   return value;
 }
@@ -73,7 +77,10 @@ export function createDocumentStore(deps: { db: Db; clock: Clock }) {
         throw invalid('title', 'must be 1 to 200 characters');
       const series = input.series ?? seriesOf(title);
       if (!SERIES.test(series) || series.length > 80)
-        throw invalid('series', `"${series}" must be lower-case words joined by hyphens, at most 80 characters`);
+        throw invalid(
+          'series',
+          `"${series}" must be lower-case words joined by hyphens, at most 80 characters`,
+        );
       const description = input.description?.trim() || null;
       if (description !== null && description.length > 2000)
         throw invalid('description', 'at most 2,000 characters');
@@ -99,7 +106,8 @@ export function createDocumentStore(deps: { db: Db; clock: Clock }) {
           'SELECT id FROM accounts WHERE lower(email) = lower($1)',
           [input.accountEmail],
         );
-        if (rows[0] === undefined) throw invalid('account', `no account with e-mail ${input.accountEmail}`);
+        if (rows[0] === undefined)
+          throw invalid('account', `no account with e-mail ${input.accountEmail}`);
         accountId = rows[0].id;
       }
       const at = new Date(clock.now());
@@ -152,7 +160,12 @@ export function createDocumentStore(deps: { db: Db; clock: Clock }) {
           accountId: doc.accountId,
           actor: 'operator',
           action: 'compliance.document_withdrawn',
-          data: { document_id: id, series: doc.series, version: doc.version, reason: doc.withdrawnReason },
+          data: {
+            document_id: id,
+            series: doc.series,
+            version: doc.version,
+            reason: doc.withdrawnReason,
+          },
           at,
         });
         return doc;

@@ -33,6 +33,13 @@ import type { Db } from '../store/index.js';
 import { supportRoutes, type SupportService } from '../support/index.js';
 import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
 import { exportRoutes, exportSchemas, type ExportService } from '../exports/index.js';
+import {
+  complianceRoutes,
+  complianceSchemas,
+  type AccessReviews,
+  type ComplianceDocuments,
+  type PdfPool,
+} from '../compliance/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
 import type { Config } from '../config/index.js';
@@ -112,6 +119,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** The process logger (pino); none when omitted (tests). */
   logger?: FastifyBaseLogger;
+  /** Compliance documents and access reviews (Enterprise), their PDFs made in worker threads. */
+  compliance: { documents: ComplianceDocuments; reviews: AccessReviews; pdf: PdfPool };
 }
 
 const API_PREFIX = '/api/v1/';
@@ -201,6 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...billingSchemas,
     ...webhookSchemas,
     ...exportSchemas,
+    ...complianceSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -320,6 +330,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metricsRoute(app, deps.metrics, config.metricsToken);
   await app.register(supportRoutes, { support: deps.support });
   await app.register(exportRoutes, { exports: deps.exports });
+  await app.register(complianceRoutes, deps.compliance);
+  app.addHook('onClose', () => deps.compliance.pdf.close());
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },
