@@ -17,6 +17,7 @@ export const SCOPES = [
   'exports:write',
   'oauth:read',
   'oauth:write',
+  'compliance:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -33,6 +33,13 @@ import type { Db } from '../store/index.js';
 import { supportRoutes, type SupportService } from '../support/index.js';
 import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
 import { exportRoutes, exportSchemas, type ExportService } from '../exports/index.js';
+import {
+  complianceRoutes,
+  complianceSchemas,
+  type AccessReviews,
+  type ComplianceDocuments,
+  type PdfPool,
+} from '../compliance/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
 import type { Config } from '../config/index.js';
@@ -115,6 +122,8 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
   /** Uptime SLA: counting, the customer's report, the status page (docs/sla.md). */
   sla?: SlaParts;
+  /** Compliance documents and access reviews (Enterprise), their PDFs made in worker threads. */
+  compliance: { documents: ComplianceDocuments; reviews: AccessReviews; pdf: PdfPool };
 }
 
 const API_PREFIX = '/api/v1/';
@@ -206,6 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...webhookSchemas,
     ...exportSchemas,
     ...slaSchemas,
+    ...complianceSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -339,6 +349,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       clock: deps.clock,
       plans: deps.plans,
     });
+  await app.register(complianceRoutes, deps.compliance);
+  app.addHook('onClose', () => deps.compliance.pdf.close());
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

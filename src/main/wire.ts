@@ -76,6 +76,7 @@ import {
   createRunner,
   releaseAllRunClaims,
 } from '../exports/index.js';
+import { createAccessReviews, createComplianceDocuments, PdfPool } from '../compliance/index.js';
 
 /** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
 export function createLogger(config: Config, buffered = false): pino.Logger {
@@ -405,6 +406,13 @@ export async function createServer(
   });
   if (config.exportPollMs > 0) exportWorker.start(config.exportPollMs);
 
+  const pdf = new PdfPool();
+  const compliance = {
+    documents: createComplianceDocuments({ db, clock, plans, pdf }),
+    reviews: createAccessReviews({ db, clock, plans }),
+    pdf,
+  };
+
   const app = await buildApp({
     config,
     clock,
@@ -445,6 +453,7 @@ export async function createServer(
     secretKey,
     ...(metrics === undefined ? {} : { metrics }),
     sla,
+    compliance,
   });
   const metricsPort =
     metrics === undefined || config.metricsPort === undefined
