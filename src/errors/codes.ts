@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   DEPENDENCY_UNAVAILABLE: { status: 503, title: 'Service temporarily unavailable' },
   SHUTTING_DOWN: { status: 503, title: 'Server is shutting down' },
   DOWNLOADS_BUSY: { status: 503, title: 'Busy with large downloads' },
+  CUSTOM_ENDPOINT_LIMIT_REACHED: { status: 409, title: 'Custom endpoint limit reached' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -62,6 +62,13 @@ import { quotaEnforcer, quotaSpender } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
 import { bodyShapeProblem, finiteQuery, textGuard } from './text-guard.js';
+import {
+  customEndpointRoutes,
+  type CustomEndpointRegistry,
+  type CustomEndpointService,
+} from '../custom-endpoints/index.js';
+import { licenseeDocuments, licenseRoutes, type LicenseRegistry } from '../licensing/index.js';
+import { createSalaryResponder } from '../salary/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -112,6 +119,11 @@ export interface AppDeps {
   metrics?: Metrics;
   /** The process logger (pino); none when omitted (tests). */
   logger?: FastifyBaseLogger;
+  /** Enterprise custom endpoints: their definitions, and all of them in memory. */
+  customEndpoints: CustomEndpointService;
+  customEndpointRegistry: CustomEndpointRegistry;
+  /** Data licences and licensees' host names, in memory. */
+  licenses: LicenseRegistry;
 }
 
 const API_PREFIX = '/api/v1/';
@@ -136,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         trustProxy: config.trustProxy,
         accessLog,
         metrics: deps.metrics,
+        ownAnswer: (principal) => deps.licenses.labelling(principal.accountId) !== null,
       })
     : undefined;
   const serverFactory: FastifyServerFactory | undefined =
@@ -240,7 +253,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.recorder.record(
         principal?.accountId ?? null,
         usageKeyOf(principal),
-        `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
+        request.usageEndpoint ?? `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
         reply.statusCode,
         deps.clock.now(),
       );
@@ -282,6 +295,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
+  licenseeDocuments(app, deps.licenses);
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 
@@ -293,12 +307,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('downloads', downloads);
   const renderer = new RenderPool();
   app.addHook('onClose', () => renderer.close());
+  const files = new FileCache();
+  const labelling = (accountId: string | null) => deps.licenses.labelling(accountId);
   await app.register(salaryRoutes, {
     salary: deps.salary,
     consumeQuota,
     downloads,
     renderer,
-    files: new FileCache(),
+    files,
+    labelling,
   });
   await app.register(accountRoutes, {
     accounts: deps.accounts,
@@ -320,6 +337,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metricsRoute(app, deps.metrics, config.metricsToken);
   await app.register(supportRoutes, { support: deps.support });
   await app.register(exportRoutes, { exports: deps.exports });
+  await app.register(customEndpointRoutes, {
+    service: deps.customEndpoints,
+    registry: deps.customEndpointRegistry,
+    responder: createSalaryResponder({
+      salary: deps.salary,
+      consumeQuota,
+      downloads,
+      renderer,
+      files,
+      labelling,
+    }),
+    data: deps.data,
+    plans: deps.plans,
+    baseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
+    label: (accountId) => {
+      const license = deps.licenses.license(accountId);
+      return license === undefined
+        ? null
+        : { licensee: license.licensee, whiteLabel: license.whiteLabel };
+    },
+  });
+  await app.register(licenseRoutes, { registry: deps.licenses, clock: deps.clock });
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

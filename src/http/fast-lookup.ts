@@ -99,6 +99,8 @@ export interface FastLookupDeps {
   accessLog: AccessLog | undefined;
   /** Request counts and latency, when metrics are on. */
   metrics?: Metrics | undefined;
+  /** Accounts whose answers are not the standard body (white-label): Fastify takes them. */
+  ownAnswer?: (principal: Principal) => boolean;
 }
 
 /**
@@ -206,6 +208,8 @@ export class FastLookup {
     let spent: Spent | Promise<Spent>;
     try {
       if (principal.responseSchema !== null) return answer.fallback(answer.req, answer.res);
+      if (this.#deps.ownAnswer?.(principal) === true)
+        return answer.fallback(answer.req, answer.res);
       body = this.#body(answer.route, answer.query, principal);
       if (body === undefined) return answer.fallback(answer.req, answer.res);
       spent = this.#deps.spendQuota(principal, answer.ip);
