@@ -70,6 +70,13 @@ import { quotaEnforcer, quotaSpender } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
 import { bodyShapeProblem, finiteQuery, textGuard } from './text-guard.js';
+import {
+  customEndpointRoutes,
+  type CustomEndpointRegistry,
+  type CustomEndpointService,
+} from '../custom-endpoints/index.js';
+import { licenseeDocuments, licenseRoutes, type LicenseRegistry } from '../licensing/index.js';
+import { createSalaryResponder } from '../salary/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -124,6 +131,11 @@ export interface AppDeps {
   sla?: SlaParts;
   /** Compliance documents and access reviews (Enterprise), their PDFs made in worker threads. */
   compliance: { documents: ComplianceDocuments; reviews: AccessReviews; pdf: PdfPool };
+  /** Enterprise custom endpoints: their definitions, and all of them in memory. */
+  customEndpoints: CustomEndpointService;
+  customEndpointRegistry: CustomEndpointRegistry;
+  /** Data licences and licensees' host names, in memory. */
+  licenses: LicenseRegistry;
 }
 
 const API_PREFIX = '/api/v1/';
@@ -149,6 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         accessLog,
         metrics: deps.metrics,
         slaCount: deps.sla?.counter.countFn,
+        ownAnswer: (principal) => deps.licenses.labelling(principal.accountId) !== null,
       })
     : undefined;
   const serverFactory: FastifyServerFactory | undefined =
@@ -255,7 +268,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.recorder.record(
         principal?.accountId ?? null,
         usageKeyOf(principal),
-        `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
+        request.usageEndpoint ?? `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
         reply.statusCode,
         deps.clock.now(),
       );
@@ -303,6 +316,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
+  licenseeDocuments(app, deps.licenses);
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 
@@ -314,12 +328,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('downloads', downloads);
   const renderer = new RenderPool();
   app.addHook('onClose', () => renderer.close());
+  const files = new FileCache();
+  const labelling = (accountId: string | null) => deps.licenses.labelling(accountId);
   await app.register(salaryRoutes, {
     salary: deps.salary,
     consumeQuota,
     downloads,
     renderer,
-    files: new FileCache(),
+    files,
+    labelling,
   });
   await app.register(accountRoutes, {
     accounts: deps.accounts,
@@ -351,6 +368,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   await app.register(complianceRoutes, deps.compliance);
   app.addHook('onClose', () => deps.compliance.pdf.close());
+  await app.register(customEndpointRoutes, {
+    service: deps.customEndpoints,
+    registry: deps.customEndpointRegistry,
+    responder: createSalaryResponder({
+      salary: deps.salary,
+      consumeQuota,
+      downloads,
+      renderer,
+      files,
+      labelling,
+    }),
+    data: deps.data,
+    plans: deps.plans,
+    baseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
+    label: (accountId) => {
+      const license = deps.licenses.license(accountId);
+      return license === undefined
+        ? null
+        : { licensee: license.licensee, whiteLabel: license.whiteLabel };
+    },
+  });
+  await app.register(licenseRoutes, { registry: deps.licenses, clock: deps.clock });
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

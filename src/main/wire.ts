@@ -77,6 +77,8 @@ import {
   releaseAllRunClaims,
 } from '../exports/index.js';
 import { createAccessReviews, createComplianceDocuments, PdfPool } from '../compliance/index.js';
+import { CustomEndpointRegistry, createCustomEndpointService } from '../custom-endpoints/index.js';
+import { LicenseRegistry } from '../licensing/index.js';
 
 /** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
 export function createLogger(config: Config, buffered = false): pino.Logger {
@@ -211,6 +213,9 @@ export async function createServices(
   };
 }
 
+/** Licences change by the operator's hand and are announced; the poll is only the backstop. */
+const LICENSE_POLL_MS = 10_000;
+
 /** Wires every part of the API process together over one database. */
 export async function createServer(
   config: Config,
@@ -308,10 +313,23 @@ export async function createServer(
   await data.refresh();
   data.watch(config.releasePollMs);
   cache.watch(config.credentialRefreshMs);
+  // Custom endpoints and data licences (Enterprise): in memory, re-read when announced.
+  const customEndpointRegistry = new CustomEndpointRegistry({ db, logger });
+  await customEndpointRegistry.load();
+  customEndpointRegistry.watch(config.credentialRefreshMs);
+  const licenses = new LicenseRegistry({ db, logger });
+  await licenses.refresh();
+  licenses.watch(LICENSE_POLL_MS);
+  const refreshEnterprise = (): void => {
+    Promise.all([customEndpointRegistry.refresh(), licenses.refresh()]).catch((error: unknown) =>
+      logger.warn({ err: error }, 'enterprise refresh after a change failed; the poll retries'),
+    );
+  };
   // Another instance changed a key, plan or allowlist, or the CLI loaded a release: look now.
   // A release also brought webhook deliveries (written with it): send them now, not at the
   // next poll; the claim lets exactly one instance have each.
   await shared?.bus.subscribe((topic) => {
+    if (topic === 'enterprise') return refreshEnterprise();
     const refreshed =
       topic === 'credentials' ? Promise.all([cache.refresh(), oauth.refresh()]) : data.refresh();
     refreshed.catch((error: unknown) =>
@@ -451,6 +469,15 @@ export async function createServer(
     }),
     oauthAuthority: oauth,
     secretKey,
+    customEndpoints: createCustomEndpointService({
+      db,
+      clock,
+      plans,
+      registry: customEndpointRegistry,
+      ...(shared === undefined ? {} : { announce: () => void shared.bus.publish('enterprise') }),
+    }),
+    customEndpointRegistry,
+    licenses,
     ...(metrics === undefined ? {} : { metrics }),
     sla,
     compliance,
@@ -514,6 +541,8 @@ export async function createServer(
       await exportWorker.stop();
       data.stop();
       cache.stop();
+      customEndpointRegistry.stop();
+      licenses.stop();
       oauth.stop();
       recorder.stop();
       gate.refuse();
