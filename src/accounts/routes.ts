@@ -11,7 +11,8 @@ import {
 import { stringify } from 'csv-stringify/sync';
 import { StringEnum } from '../lib/string-enum.js';
 import { safeCell } from '../lib/csv-cell.js';
-import { actorOf, allowlistProblems } from '../auth/index.js';
+import { actorOf } from '../auth/index.js';
+import { setAllowlist } from './allowlist.js';
 import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { Clock } from '../lib/clock.js';
@@ -154,22 +155,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       },
       config: { auth: { access: 'account', scope: 'account:write' } },
     },
-    async (request) => {
-      const { principal } = request;
-      const list = request.body.allowlist;
-      assertPlanHas(plans, principal.plan, (p) => p.ipAllowlist, 'IP allowlists');
-      const problems = allowlistProblems(list);
-      if (problems.length > 0)
-        throw AppError.invalidParams([{ name: 'allowlist', reason: problems.join('; ') }]);
-      const account = await changeAccount(
-        principal,
-        { allowlist: list },
-        'accounts.set_allowlist',
-        { allowlist: list },
-        request.ip,
-      );
-      return publicAccount(account);
-    },
+    async (request) =>
+      publicAccount(
+        await setAllowlist(
+          { db, clock, plans, cache },
+          request.principal,
+          request.body.allowlist,
+          request.ip,
+        ),
+      ),
   );
 
   const SchemaBody = Type.Object(

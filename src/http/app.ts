@@ -42,6 +42,7 @@ import {
 } from '../compliance/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
+import { dashboardRoutes } from '../dashboard/index.js';
 import type { Config } from '../config/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -390,6 +391,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   await app.register(licenseRoutes, { registry: deps.licenses, clock: deps.clock });
+  // The customer dashboard (issue 14): server-rendered pages over the same services.
+  await app.register(dashboardRoutes, {
+    accounts: deps.accounts,
+    cache: deps.cache,
+    keys: deps.keys,
+    usage: deps.usage,
+    subscriptions: deps.subscriptions,
+    webhooks: deps.webhooks,
+    plans: deps.plans,
+    clock: deps.clock,
+    db: deps.db,
+    secretKey: deps.secretKey,
+  });
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },
