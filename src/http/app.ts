@@ -345,6 +345,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     cache: deps.cache,
     plans: deps.plans,
+    supportOf: (account) => deps.support.supportOf(account),
   });
   await app.register(keyRoutes, { keys: deps.keys });
   await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });

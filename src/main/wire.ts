@@ -12,6 +12,7 @@ import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { purgeIdempotencyKeys } from '../http/idempotency.js';
 import { shutdownGate } from '../http/shutdown-gate.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
+import { queueGraceNotices } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
 import { bufferedStdout } from '../lib/log-destination.js';
@@ -358,6 +359,10 @@ export async function createServer(
     // Idempotency rows past their 24 hours; every instance may do it, the delete is the same.
     purgeIdempotencyKeys(db, clock.now()).catch((error: unknown) =>
       logger.warn({ err: error }, 'idempotency purge failed; retried next interval'),
+    );
+    // Rotated keys about to stop working, still in use: their accounts are told once.
+    queueGraceNotices(db, new Date(clock.now())).catch((error: unknown) =>
+      logger.warn({ err: error }, 'rotation grace notices failed; retried next interval'),
     );
   }, config.billingIntervalMs);
   billingTimer.unref();
