@@ -187,7 +187,7 @@ export class FastLookup {
     const answer: Answer = { req, url, res, fallback, route, query, ip, started };
     let principal: Principal | Promise<Principal>;
     try {
-      principal = this.#deps.authenticate(req.headers.authorization, ip, route.auth);
+      principal = this.#deps.authenticate(req.headers.authorization, ip, route.auth, req);
     } catch (error) {
       return this.#refuse(answer, error, null);
     }

@@ -22,6 +22,9 @@ import {
   createOAuthClientService,
   createOAuthTokenService,
   OAuthTokenAuthority,
+  DpopProofs,
+  memoryReplayGuard,
+  redisReplayGuard,
 } from '../oauth/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { startBackupSchedule } from '../backup/index.js';
@@ -304,6 +307,15 @@ export async function createServer(
     lifetimeS: config.oauthTokenTtlSeconds,
     account: (id) => cache.account(id),
     fallback: cache,
+    // DPoP proofs: a proof's jti is refused again on every instance when Redis is shared.
+    dpop: new DpopProofs({
+      clock,
+      issuer,
+      replay:
+        shared === undefined
+          ? memoryReplayGuard()
+          : redisReplayGuard(shared.redis, config.redisKeyPrefix),
+    }),
     ...(services.announce === undefined ? {} : { onChange: services.announce }),
   });
   await oauth.load();
