@@ -17,6 +17,7 @@ import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js'
 import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
 import { backupCommand, restoreCommand } from './cli-backup.js';
 import { doctorCommand } from './cli-doctor.js';
+import { SLA_USAGE, slaCommand } from './cli-sla.js';
 import { runPrimary, WorkersError } from './cluster.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
@@ -36,6 +37,7 @@ Commands:
                         manifest, the SHA-256 and the migration level first
 ${ACCOUNT_USAGE}
 ${OAUTH_USAGE}
+${SLA_USAGE}
 
 Configuration comes from the environment; see the README.`;
 
@@ -60,6 +62,17 @@ async function main(argv: string[]): Promise<number> {
         name: { type: 'string' },
         'manager-email': { type: 'string' },
         workers: { type: 'string' },
+        // Uptime SLA and status page (cli-sla.ts).
+        title: { type: 'string' },
+        component: { type: 'string' },
+        status: { type: 'string' },
+        message: { type: 'string' },
+        start: { type: 'string' },
+        end: { type: 'string' },
+        url: { type: 'string' },
+        key: { type: 'string' },
+        bands: { type: 'string' },
+        month: { type: 'string' },
       },
     });
   } catch (error) {
@@ -99,6 +112,11 @@ async function main(argv: string[]): Promise<number> {
     case 'invoice':
     case 'billing':
       return accountCommand(config, positionals, values);
+    case 'probe':
+    case 'incident':
+    case 'maintenance':
+    case 'sla':
+      return slaCommand(config, positionals, values);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
