@@ -50,6 +50,15 @@ export function openApiOptions(config: Config): SwaggerOptions {
             'OAuth 2.0 client credentials (Enterprise): clients that obtain short-lived access tokens at /oauth/token.',
         },
         { name: 'Operations', description: 'Health and readiness.' },
+        {
+          name: 'SLA',
+          description:
+            'Measured uptime per account and month, and the credits applied automatically (Business and Enterprise); the rule is docs/sla.md.',
+        },
+        {
+          name: 'Status',
+          description: 'Public service status: components, daily uptime, incidents, maintenance.',
+        },
       ],
       components: {
         securitySchemes: {
