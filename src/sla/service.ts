@@ -184,6 +184,7 @@ export function createSlaService(deps: {
             availability: formatPercent(measurement.uptime),
             target: formatPercent(target),
             amount_cents: cents,
+            currency: 'EUR',
           },
         },
         new Date(now),
