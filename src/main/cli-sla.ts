@@ -17,7 +17,7 @@ import { accountEventPublisher, serviceEventPublisher } from '../webhooks/index.
 import { CliUsageError } from './cli-accounts.js';
 import { createLogger, openMigratedDatabase } from './wire.js';
 
-export const SLA_USAGE = `  probe --url URL [--key K] [--name N]
+export const SLA_USAGE = `  probe --url URL [--key K | PROBE_API_KEY=K] [--name N]
                         Check URL's /ready and one lookup every 30 s and record the results for
                         the SLA (run it elsewhere than the API; needs DATABASE_URL)
   incident open --title T --component api|releases|webhooks|exports [--status investigating|identified|monitoring] [--message M]
@@ -68,6 +68,8 @@ export async function slaCommand(config: Config, args: string[], flags: SlaFlags
   const status = createStatusService({ db, clock, publish: serviceEventPublisher(plans, clock) });
   try {
     if (group === 'probe') {
+      // PROBE_API_KEY keeps the key out of the process list.
+      const apiKey = flags.key ?? process.env['PROBE_API_KEY'];
       const controller = new AbortController();
       const stop = () => controller.abort();
       process.once('SIGTERM', stop);
@@ -78,7 +80,7 @@ export async function slaCommand(config: Config, args: string[], flags: SlaFlags
         logger,
         baseUrl: flags.url!,
         prober: flags.name ?? hostname(),
-        ...(flags.key === undefined ? {} : { apiKey: flags.key }),
+        ...(apiKey === undefined ? {} : { apiKey }),
         signal: controller.signal,
         onResult: (r) =>
           logger.info(
