@@ -6,6 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
 import { call, startInstance, until, type Instance } from '../helpers/instances.js';
 import { runCli, spawnCli } from '../helpers/process.js';
+import pino from 'pino';
+import { findAccountByEmail } from '../../src/accounts/index.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { resolvePlans } from '../../src/plans/index.js';
+import { createSlaService, monthOf } from '../../src/sla/index.js';
 
 describe('SLA processes on PostgreSQL', async () => {
   const enabled = await postgresAvailable();
@@ -43,6 +48,11 @@ describe('SLA processes on PostgreSQL', async () => {
 
   it('instances beat; killed, the probe records failures; alive, successes', { skip }, async () => {
     const env = { DATABASE_URL: pg.url, SLA_HEARTBEAT_SECONDS: '1' };
+    const created = await runCli(
+      ['account', 'create', '--email', 'quiet@example.com', '--plan', 'business', '--json'],
+      { DATABASE_URL: pg.url, SECRET_KEY: 'test-secret-key-0123456789abcdefghijklmnop' },
+    );
+    assert.equal(created.code, 0, created.stderr);
     instances.push(await startInstance(env), await startInstance(env));
     await until(
       async () => {
@@ -59,6 +69,7 @@ describe('SLA processes on PostgreSQL', async () => {
     assert.deepEqual(await probesOf('probe-alive'), [{ ok: 1, failed: 0, last_error: null }]);
 
     for (const i of instances) await i.kill();
+    const killedAt = Date.now();
     const beatsAtKill = await pg.db.query<{ n: number }>(
       'SELECT sum(beats)::int AS n FROM sla_heartbeats',
     );
@@ -72,6 +83,26 @@ describe('SLA processes on PostgreSQL', async () => {
       'SELECT sum(beats)::int AS n FROM sla_heartbeats',
     );
     assert.deepEqual(beatsLater, beatsAtKill);
+
+    // On a clock 20 minutes after the kill, the intervals since then had no instance alive:
+    // down for an account that sent nothing.
+    const clock = new ManualClock(killedAt + 20 * 60_000);
+    const sla = createSlaService({
+      db: pg.db,
+      clock,
+      plans: resolvePlans({}),
+      logger: pino({ level: 'silent' }),
+      publish: () => Promise.resolve(0),
+    });
+    const account = await findAccountByEmail(pg.db, 'quiet@example.com');
+    const figures = await sla.monthFor(account!, monthOf(killedAt));
+    const gap = figures!.measurement.down;
+    assert.ok(gap.length >= 3, `${gap.length} intervals down`);
+    assert.ok(gap.every((d) => d.reason === 'no_instance_alive' && d.errorRate === 100));
+    assert.ok(
+      gap.every((d) => d.start >= killedAt - 5 * 60_000),
+      'nothing down before the kill',
+    );
   });
 
   it(
