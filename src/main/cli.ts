@@ -18,6 +18,7 @@ import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
 import { COMPLIANCE_USAGE, complianceCommand } from './cli-compliance.js';
 import { backupCommand, restoreCommand } from './cli-backup.js';
 import { doctorCommand } from './cli-doctor.js';
+import { SLA_USAGE, slaCommand } from './cli-sla.js';
 import { runPrimary, WorkersError } from './cluster.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
@@ -38,6 +39,7 @@ Commands:
 ${ACCOUNT_USAGE}
 ${OAUTH_USAGE}
 ${COMPLIANCE_USAGE}
+${SLA_USAGE}
 
 Configuration comes from the environment; see the README.`;
 
@@ -69,6 +71,16 @@ async function main(argv: string[]): Promise<number> {
         series: { type: 'string' },
         description: { type: 'string' },
         reason: { type: 'string' },
+        // Uptime SLA and status page (cli-sla.ts); `title` is shared with compliance.
+        component: { type: 'string' },
+        status: { type: 'string' },
+        message: { type: 'string' },
+        start: { type: 'string' },
+        end: { type: 'string' },
+        url: { type: 'string' },
+        key: { type: 'string' },
+        bands: { type: 'string' },
+        month: { type: 'string' },
       },
     });
   } catch (error) {
@@ -110,6 +122,11 @@ async function main(argv: string[]): Promise<number> {
     case 'invoice':
     case 'billing':
       return accountCommand(config, positionals, values);
+    case 'probe':
+    case 'incident':
+    case 'maintenance':
+    case 'sla':
+      return slaCommand(config, positionals, values);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
