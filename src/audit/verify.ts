@@ -79,7 +79,8 @@ export async function verifyAuditPeriod(
     [first],
   );
   const anchorRow = before[0];
-  result.anchor = anchorRow === undefined ? null : { id: Number(anchorRow.id), hash: anchorRow.hash };
+  result.anchor =
+    anchorRow === undefined ? null : { id: Number(anchorRow.id), hash: anchorRow.hash };
   let prev = anchorRow?.hash ?? GENESIS;
   let cursor = Number(first);
   const end = Number(last);
