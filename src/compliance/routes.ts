@@ -6,6 +6,7 @@ import type { AccessReviews } from './access-review.js';
 import type { ComplianceDocuments } from './documents.js';
 import type { PdfPool } from './pdf-pool.js';
 import { reviewCsv, reviewReport } from './review-render.js';
+import { AccessReviewSchema } from './review-schema.js';
 
 export const ComplianceDocumentSchema = Type.Object(
   {
@@ -133,7 +134,7 @@ export const complianceRoutes: FastifyPluginAsyncTypebox<ComplianceRoutesOptions
           200: {
             description: 'The review.',
             content: {
-              'application/json': { schema: Type.Object({}, { additionalProperties: true }) },
+              'application/json': { schema: Type.Ref('AccessReview') },
               'text/csv': { schema: { type: 'string' } },
               'application/pdf': { schema: { type: 'string', format: 'binary' } },
             },
@@ -168,4 +169,4 @@ export const complianceRoutes: FastifyPluginAsyncTypebox<ComplianceRoutesOptions
   );
 };
 
-export const complianceSchemas = [ComplianceDocumentSchema];
+export const complianceSchemas = [ComplianceDocumentSchema, AccessReviewSchema];

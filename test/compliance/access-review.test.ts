@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { AccessReviewSchema } from '../../src/compliance/review-schema.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { pageTexts } from '../helpers/pdf.js';
@@ -48,6 +51,13 @@ describe('access review and audit-log export and verification', () => {
     const res = await get('/api/v1/compliance/access-review', ent.session);
     assert.equal(res.statusCode, 200, res.body);
     const review = res.json();
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    (addFormatsModule as unknown as (a: Ajv) => void)(ajv);
+    const valid = ajv.compile(AccessReviewSchema);
+    assert.ok(
+      valid(review),
+      `the review matches its OpenAPI schema: ${ajv.errorsText(valid.errors)}`,
+    );
     assert.equal(review.account.id, ent.accountId);
     assert.equal(review.period.to, '2026-11-22T12:15:00.000Z');
     assert.equal(review.period.from, '2026-08-24T12:15:00.000Z', '90 days by default');
