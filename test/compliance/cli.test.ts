@@ -4,8 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { buildTestApp } from '../helpers/app.js';
+import { accountOnPlan } from '../helpers/accounts.js';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
-import { samplePdf } from '../helpers/pdf.js';
+import { pageTexts, samplePdf } from '../helpers/pdf.js';
 import { runCli } from '../helpers/process.js';
 
 const work = mkdtempSync(join(tmpdir(), 'salary-api-compliance-'));
@@ -103,6 +105,55 @@ describe('salary-api compliance (CLI) on PostgreSQL', async () => {
       const unknown = await cli(['withdraw', 'cdoc_nope']);
       assert.equal(unknown.code, 1);
       assert.match(unknown.stderr, /no compliance document cdoc_nope/);
+    },
+  );
+
+  it(
+    'the API on PostgreSQL serves what the CLI added, stamped, and verifies the chain',
+    { skip },
+    async () => {
+      const t = await buildTestApp({ db: pg.db });
+      try {
+        const ent = await accountOnPlan(t, 'enterprise');
+        const file = join(work, 'pentest.pdf');
+        writeFileSync(file, await samplePdf(2, 'Pentest'));
+        const added = await cli([
+          'add',
+          file,
+          '--title',
+          'Penetration test summary',
+          '--period-start',
+          '2026-06-01',
+          '--period-end',
+          '2026-06-30',
+          '--email',
+          ent.email,
+          '--json',
+        ]);
+        assert.equal(added.code, 0, added.stderr);
+        const id = (JSON.parse(added.stdout) as { id: string }).id;
+        const auth = { authorization: `Bearer ${ent.apiKey}` };
+        const res = await t.app.inject({
+          url: `/api/v1/compliance/documents/${id}`,
+          headers: auth,
+        });
+        assert.equal(res.statusCode, 200, res.body.slice(0, 300));
+        const copy = res.headers['x-copy-id'] as string;
+        for (const text of await pageTexts(res.rawPayload))
+          assert.ok(
+            text.replaceAll('\n', ' ').includes(`(${ent.accountId}) on `) && text.includes(copy),
+          );
+        t.clock.advance(1000); // the period ends now, exclusive: the download is a second ago
+        const review = await t.app.inject({
+          url: '/api/v1/compliance/access-review',
+          headers: auth,
+        });
+        assert.equal(review.statusCode, 200, review.body);
+        assert.equal(review.json().audit_log.verification.valid, true);
+        assert.equal(review.json().audit_log.actions['compliance.document_downloaded'], 1);
+      } finally {
+        await t.close();
+      }
     },
   );
 });
