@@ -28,7 +28,11 @@ export const ComplianceDocumentSchema = Type.Object(
 );
 
 const REVIEW_FORMATS = ['json', 'csv', 'pdf'] as const;
-const MEDIA = { json: 'application/json', csv: 'text/csv; charset=utf-8', pdf: 'application/pdf' };
+const MEDIA = {
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  pdf: 'application/pdf',
+};
 
 /** The format asked for by `format=`, else by Accept (CSV or PDF named there), else JSON. */
 function reviewFormat(

@@ -135,6 +135,7 @@ describe('access review and audit-log export and verification', () => {
   it('the audit log: CSV export of a period, verify=true on JSON and CSV', async () => {
     const json = await get('/api/v1/account/audit-log?verify=true&limit=5', ent.session);
     assert.equal(json.statusCode, 200, json.body);
+    assert.equal(json.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(json.json().verification.valid, true);
     assert.equal(json.json().verification.first_broken, null);
     assert.ok(json.json().data.length <= 5);
