@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import {
   listAudit,
   listAuditPeriod,
@@ -11,14 +11,15 @@ import {
 import { stringify } from 'csv-stringify/sync';
 import { StringEnum } from '../lib/string-enum.js';
 import { safeCell } from '../lib/csv-cell.js';
-import { actorOf, allowlistProblems } from '../auth/index.js';
+import { actorOf } from '../auth/index.js';
+import { setAllowlist } from './allowlist.js';
 import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { Clock } from '../lib/clock.js';
 import type { CredentialCache } from '../keys/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
-import { updateAccount, type ResponseSchema } from './repo.js';
+import { updateAccount, type AccountRow, type ResponseSchema } from './repo.js';
 import { SCHEMA_SOURCE_FIELDS, schemaProblems } from '../salary/index.js';
 import type { Principal } from '../auth/index.js';
 import {
@@ -27,7 +28,9 @@ import {
   AuditEntrySchema,
   ChainVerificationSchema,
   CredentialsSchema,
+  PasswordChangeSchema,
   SessionSchema,
+  SupportSchema,
 } from './schemas.js';
 import { publicAccount, type AccountService } from './service.js';
 
@@ -37,6 +40,8 @@ export interface AccountRoutesOptions {
   clock: Clock;
   cache: CredentialCache;
   plans: Readonly<Record<PlanId, Plan>>;
+  /** The support channel and response target of an account's plan, shown with the account. */
+  supportOf: (account: AccountRow) => Static<typeof SupportSchema>;
 }
 
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (app, opts) => {
@@ -132,12 +137,51 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         operationId: 'getAccount',
         tags,
         summary: 'The account',
-        description: 'The account of the session or API key used.',
-        response: { 200: Type.Ref('Account'), ...problemResponses(401) },
+        description:
+          'The account of the session or API key used, with the support channel and response target of its plan (and the account manager of an Enterprise account).',
+        response: {
+          200: Type.Object({ ...AccountSchema.properties, support: SupportSchema }),
+          ...problemResponses(401),
+        },
       },
       config: { auth: { access: 'account', scope: 'account:read' } },
     },
-    async (request) => publicAccount(await accounts.get(request.principal.accountId as string)),
+    async (request) => {
+      const account = await accounts.get(request.principal.accountId as string);
+      return {
+        ...publicAccount(account),
+        support: opts.supportOf(account),
+      };
+    },
+  );
+
+  app.post(
+    '/api/v1/account/password',
+    {
+      schema: {
+        operationId: 'changePassword',
+        tags,
+        summary: 'Change the password',
+        description:
+          'Needs the current password (wrong ones are throttled like failed log-ins: 429 with Retry-After). Every other session of the account ends at once; the session used for the change stays valid. The account is told by e-mail.',
+        body: PasswordChangeSchema,
+        response: {
+          200: Type.Object({
+            sessions_revoked: Type.Integer({ description: 'Other sessions that were ended.' }),
+          }),
+          ...problemResponses(400, 401, 403, 429),
+        },
+      },
+      config: { auth: { access: 'account', scope: 'account:write' } },
+    },
+    async (request) =>
+      accounts.changePassword(
+        request.principal.accountId as string,
+        request.principal.sessionId,
+        request.body,
+        actorOf(request.principal),
+        request.ip,
+      ),
   );
 
   app.put(
@@ -154,22 +198,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       },
       config: { auth: { access: 'account', scope: 'account:write' } },
     },
-    async (request) => {
-      const { principal } = request;
-      const list = request.body.allowlist;
-      assertPlanHas(plans, principal.plan, (p) => p.ipAllowlist, 'IP allowlists');
-      const problems = allowlistProblems(list);
-      if (problems.length > 0)
-        throw AppError.invalidParams([{ name: 'allowlist', reason: problems.join('; ') }]);
-      const account = await changeAccount(
-        principal,
-        { allowlist: list },
-        'accounts.set_allowlist',
-        { allowlist: list },
-        request.ip,
-      );
-      return publicAccount(account);
-    },
+    async (request) =>
+      publicAccount(
+        await setAllowlist(
+          { db, clock, plans, cache },
+          request.principal,
+          request.body.allowlist,
+          request.ip,
+        ),
+      ),
   );
 
   const SchemaBody = Type.Object(

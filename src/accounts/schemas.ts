@@ -76,3 +76,29 @@ export const ChainVerificationSchema = Type.Object({
   anchor: ChainLinkSchema,
   head: ChainLinkSchema,
 });
+
+export const PasswordChangeSchema = Type.Object(
+  {
+    current_password: Type.String({ minLength: 1, maxLength: 256 }),
+    new_password: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'At least 12 characters, not the e-mail address, not the current password.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** The support an account's plan sells (docs/support.md). */
+export const SupportSchema = Type.Object({
+  channel: Type.String({
+    description: 'community, e-mail, priority e-mail or dedicated account manager.',
+  }),
+  response_target: Type.Union([Type.String(), Type.Null()], {
+    description: 'How soon support answers; null on Free (community support).',
+  }),
+  community_url: Type.Optional(Type.String({ description: 'Free: where to ask.' })),
+  account_manager: Type.Optional(
+    Type.Object({ name: Type.Union([Type.String(), Type.Null()]), email: Type.String() }),
+  ),
+});

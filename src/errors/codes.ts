@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   DOWNLOADS_BUSY: { status: 503, title: 'Busy with large downloads' },
   // Compliance documents (issue 16).
   DOCUMENT_WITHDRAWN: { status: 410, title: 'Document withdrawn' },
+  CUSTOM_ENDPOINT_LIMIT_REACHED: { status: 409, title: 'Custom endpoint limit reached' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -12,6 +12,7 @@ import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { purgeIdempotencyKeys } from '../http/idempotency.js';
 import { shutdownGate } from '../http/shutdown-gate.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
+import { queueGraceNotices } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
 import { bufferedStdout } from '../lib/log-destination.js';
@@ -21,6 +22,9 @@ import {
   createOAuthClientService,
   createOAuthTokenService,
   OAuthTokenAuthority,
+  DpopProofs,
+  memoryReplayGuard,
+  redisReplayGuard,
 } from '../oauth/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { startBackupSchedule } from '../backup/index.js';
@@ -63,12 +67,22 @@ import {
   type WebhookSender,
 } from '../webhooks/index.js';
 import {
+  createSlaService,
+  createStatusService,
+  Heartbeat,
+  SlaCounter,
+  type SlaParts,
+} from '../sla/index.js';
+import { serviceEventPublisher } from '../webhooks/index.js';
+import {
   createExportService,
   createExportWorker,
   createRunner,
   releaseAllRunClaims,
 } from '../exports/index.js';
 import { createAccessReviews, createComplianceDocuments, PdfPool } from '../compliance/index.js';
+import { CustomEndpointRegistry, createCustomEndpointService } from '../custom-endpoints/index.js';
+import { LicenseRegistry } from '../licensing/index.js';
 
 /** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
 export function createLogger(config: Config, buffered = false): pino.Logger {
@@ -203,6 +217,9 @@ export async function createServices(
   };
 }
 
+/** Licences change by the operator's hand and are announced; the poll is only the backstop. */
+const LICENSE_POLL_MS = 10_000;
+
 /** Wires every part of the API process together over one database. */
 export async function createServer(
   config: Config,
@@ -290,6 +307,15 @@ export async function createServer(
     lifetimeS: config.oauthTokenTtlSeconds,
     account: (id) => cache.account(id),
     fallback: cache,
+    // DPoP proofs: a proof's jti is refused again on every instance when Redis is shared.
+    dpop: new DpopProofs({
+      clock,
+      issuer,
+      replay:
+        shared === undefined
+          ? memoryReplayGuard()
+          : redisReplayGuard(shared.redis, config.redisKeyPrefix),
+    }),
     ...(services.announce === undefined ? {} : { onChange: services.announce }),
   });
   await oauth.load();
@@ -300,10 +326,23 @@ export async function createServer(
   await data.refresh();
   data.watch(config.releasePollMs);
   cache.watch(config.credentialRefreshMs);
+  // Custom endpoints and data licences (Enterprise): in memory, re-read when announced.
+  const customEndpointRegistry = new CustomEndpointRegistry({ db, logger });
+  await customEndpointRegistry.load();
+  customEndpointRegistry.watch(config.credentialRefreshMs);
+  const licenses = new LicenseRegistry({ db, logger });
+  await licenses.refresh();
+  licenses.watch(LICENSE_POLL_MS);
+  const refreshEnterprise = (): void => {
+    Promise.all([customEndpointRegistry.refresh(), licenses.refresh()]).catch((error: unknown) =>
+      logger.warn({ err: error }, 'enterprise refresh after a change failed; the poll retries'),
+    );
+  };
   // Another instance changed a key, plan or allowlist, or the CLI loaded a release: look now.
   // A release also brought webhook deliveries (written with it): send them now, not at the
   // next poll; the claim lets exactly one instance have each.
   await shared?.bus.subscribe((topic) => {
+    if (topic === 'enterprise') return refreshEnterprise();
     const refreshed =
       topic === 'credentials' ? Promise.all([cache.refresh(), oauth.refresh()]) : data.refresh();
     refreshed.catch((error: unknown) =>
@@ -333,8 +372,40 @@ export async function createServer(
     purgeIdempotencyKeys(db, clock.now()).catch((error: unknown) =>
       logger.warn({ err: error }, 'idempotency purge failed; retried next interval'),
     );
+    // Rotated keys about to stop working, still in use: their accounts are told once.
+    queueGraceNotices(db, new Date(clock.now())).catch((error: unknown) =>
+      logger.warn({ err: error }, 'rotation grace notices failed; retried next interval'),
+    );
   }, config.billingIntervalMs);
   billingTimer.unref();
+
+  // Uptime SLA (docs/sla.md): per-interval counts flushed like usage, the heartbeat, month close.
+  const slaCounter = new SlaCounter(db, logger);
+  slaCounter.start(config.usageFlushMs);
+  const slaHolder = holderId();
+  const heartbeat = new Heartbeat({ db, clock, logger, instanceId: slaHolder });
+  if (config.slaHeartbeatMs > 0) heartbeat.start(config.slaHeartbeatMs);
+  const sla: SlaParts = {
+    counter: slaCounter,
+    service: createSlaService({
+      db,
+      clock,
+      plans,
+      logger,
+      publish: accountEventPublisher(plans, clock),
+      counter: slaCounter,
+      holder: slaHolder,
+    }),
+    status: createStatusService({ db, clock, publish: serviceEventPublisher(plans, clock) }),
+  };
+  const slaTimer = setInterval(() => {
+    sla.service
+      .closeMonth()
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'SLA month close failed; retried next interval'),
+      );
+  }, config.billingIntervalMs);
+  slaTimer.unref();
 
   if (metrics !== undefined) {
     registerSources(metrics, {
@@ -415,7 +486,17 @@ export async function createServer(
     }),
     oauthAuthority: oauth,
     secretKey,
+    customEndpoints: createCustomEndpointService({
+      db,
+      clock,
+      plans,
+      registry: customEndpointRegistry,
+      ...(shared === undefined ? {} : { announce: () => void shared.bus.publish('enterprise') }),
+    }),
+    customEndpointRegistry,
+    licenses,
     ...(metrics === undefined ? {} : { metrics }),
+    sla,
     compliance,
   });
   const metricsPort =
@@ -450,6 +531,8 @@ export async function createServer(
     releases,
     oauth,
     metrics,
+    sla,
+    heartbeat,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
       if (metricsPort !== undefined) {
@@ -465,6 +548,9 @@ export async function createServer(
     drain: () => gate.drain(),
     async close() {
       clearInterval(billingTimer);
+      clearInterval(slaTimer);
+      heartbeat.stop();
+      slaCounter.stop();
       stopBackups?.();
       await worker.stop();
       await notices.stop();
@@ -472,6 +558,8 @@ export async function createServer(
       await exportWorker.stop();
       data.stop();
       cache.stop();
+      customEndpointRegistry.stop();
+      licenses.stop();
       oauth.stop();
       recorder.stop();
       gate.refuse();
@@ -479,6 +567,8 @@ export async function createServer(
         await new Promise((resolve) => metricsPort.close(resolve));
       await app.close();
       await recorder.flush();
+      await slaCounter.flush();
+      await heartbeat.write().catch(() => undefined);
       await limiter.close();
       await services.flushChanges();
       await shared?.close();

@@ -47,6 +47,7 @@ const NEEDS: Record<string, Need> = {
   'POST /api/v1/support/requests': ['account', 'account:write'],
   'GET /api/v1/account/contacts': ['account', 'account:read'],
   'PATCH /api/v1/account/contacts': ['account', 'account:write'],
+  'POST /api/v1/account/password': ['account', 'account:write'],
   'POST /api/v1/oauth/clients': ['account', 'oauth:write'],
   'GET /api/v1/oauth/clients': ['account', 'oauth:read'],
   'GET /api/v1/oauth/clients/{id}': ['account', 'oauth:read'],
