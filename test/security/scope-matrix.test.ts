@@ -72,6 +72,10 @@ const NEEDS: Record<string, Need> = {
   'DELETE /api/v1/exports/{id}': ['account', 'exports:write'],
   'POST /api/v1/exports/{id}/run': ['account', 'exports:write'],
   'GET /api/v1/exports/{id}/runs': ['account', 'exports:read'],
+  // Compliance (issue 16).
+  'GET /api/v1/compliance/documents': ['account', 'compliance:read'],
+  'GET /api/v1/compliance/documents/{id}': ['account', 'compliance:read'],
+  'GET /api/v1/compliance/access-review': ['account', 'compliance:read'],
 };
 
 /** Ending the caller's own subscription and session come last, so the others run first. */
