@@ -14,6 +14,7 @@ import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
 import { webhookPublisher } from '../webhooks/index.js';
 import { BackupFormatError, RestoreRefused } from '../backup/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
+import { LICENSE_USAGE, licenseCommand } from './cli-licensing.js';
 import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
 import { backupCommand, restoreCommand } from './cli-backup.js';
 import { doctorCommand } from './cli-doctor.js';
@@ -35,6 +36,7 @@ Commands:
   restore FILE          Replace the embedded database with a backup (server stopped); checks the
                         manifest, the SHA-256 and the migration level first
 ${ACCOUNT_USAGE}
+${LICENSE_USAGE}
 ${OAUTH_USAGE}
 
 Configuration comes from the environment; see the README.`;
@@ -60,6 +62,13 @@ async function main(argv: string[]): Promise<number> {
         name: { type: 'string' },
         'manager-email': { type: 'string' },
         workers: { type: 'string' },
+        licensee: { type: 'string' },
+        attribution: { type: 'string' },
+        'white-label': { type: 'boolean' },
+        'permitted-use': { type: 'string' },
+        'term-end': { type: 'string' },
+        host: { type: 'string' },
+        remove: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -73,6 +82,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'doctor') return doctorCommand(values.json);
   const config = loadConfig();
+  if (command === 'account' && (sub === 'license' || sub === 'host'))
+    return licenseCommand(config, positionals, values);
   switch (command) {
     case 'serve': {
       if (values.workers === undefined || cluster.isWorker) return serve(config);

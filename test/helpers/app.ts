@@ -19,6 +19,7 @@ export interface TestApp {
   exportWorker: Awaited<ReturnType<typeof createServer>>['exportWorker'];
   releases: Awaited<ReturnType<typeof createServer>>['releases'];
   oauth: Awaited<ReturnType<typeof createServer>>['oauth'];
+  licenses: Awaited<ReturnType<typeof createServer>>['licenses'];
   clock: ManualClock;
   db: Db;
   close(): Promise<void>;
@@ -68,6 +69,7 @@ export async function buildTestApp(
     exportWorker: server.exportWorker,
     releases: server.releases,
     oauth: server.oauth,
+    licenses: server.licenses,
     clock,
     db,
     async close() {
