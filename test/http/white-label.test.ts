@@ -169,6 +169,29 @@ describe('white-label data licensing', () => {
     }
   });
 
+  it('a host name mapped to the account titles the docs page’s OpenAPI document with the licensee', async () => {
+    await licenses.mapHost('Data.Acme-Pay.example:443', wl.accountId, wl.accountId);
+    for (const path of ['/api/v1/openapi.json', '/docs/json']) {
+      const mapped = await t.app.inject({ url: path, headers: { host: 'data.acme-pay.example' } });
+      assert.equal(mapped.statusCode, 200, path);
+      const doc = mapped.json<{ info: { title: string }; servers: { url: string }[] }>();
+      assert.equal(doc.info.title, 'Acme Pay Insights data API');
+      assert.deepEqual(doc.servers, [{ url: 'https://data.acme-pay.example' }]);
+      assert.doesNotMatch(JSON.stringify(doc.info), OUR_NAME);
+      const ours = await t.app.inject({ url: path, headers: { host: 'api.example.org' } });
+      assert.match(ours.json<{ info: { title: string } }>().info.title, /European Salary Data/);
+    }
+    const page = await t.app.inject({ url: '/docs/', headers: { host: 'data.acme-pay.example' } });
+    assert.equal(page.statusCode, 200);
+    assert.doesNotMatch(page.body, OUR_NAME);
+    await licenses.mapHost('data.acme-pay.example', null, wl.accountId);
+    const unmapped = await t.app.inject({
+      url: '/api/v1/openapi.json',
+      headers: { host: 'data.acme-pay.example' },
+    });
+    assert.match(unmapped.json<{ info: { title: string } }>().info.title, /European Salary Data/);
+  });
+
   const skip = existsSync(SSHD) ? false : `${SSHD} is not installed (.ci/run installs it)`;
   it(
     'a scheduled bulk export (every format) and its webhook event never name this service',
