@@ -50,6 +50,11 @@ export function openApiOptions(config: Config): SwaggerOptions {
             'OAuth 2.0 client credentials (Enterprise): clients that obtain short-lived access tokens at /oauth/token.',
         },
         { name: 'Operations', description: 'Health and readiness.' },
+        {
+          name: 'Custom endpoints',
+          description:
+            'Saved queries an Enterprise account publishes at /api/v1/custom/{slug}, with their own OpenAPI document.',
+        },
       ],
       components: {
         securitySchemes: {
