@@ -71,6 +71,14 @@ const NEEDS: Record<string, Need> = {
   'DELETE /api/v1/exports/{id}': ['account', 'exports:write'],
   'POST /api/v1/exports/{id}/run': ['account', 'exports:write'],
   'GET /api/v1/exports/{id}/runs': ['account', 'exports:read'],
+  'GET /api/v1/custom-endpoints': ['account', 'account:read'],
+  'POST /api/v1/custom-endpoints': ['account', 'account:write'],
+  'GET /api/v1/custom-endpoints/{id}': ['account', 'account:read'],
+  'PUT /api/v1/custom-endpoints/{id}': ['account', 'account:write'],
+  'DELETE /api/v1/custom-endpoints/{id}': ['account', 'account:write'],
+  'GET /api/v1/custom/openapi.json': ['account', 'account:read'],
+  'GET /api/v1/custom/{slug}': ['data', 'salary:read'],
+  'GET /api/v1/account/license': ['account', 'account:read'],
 };
 
 /** Ending the caller's own subscription and session come last, so the others run first. */
