@@ -6,7 +6,12 @@ import type { Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { Plan, PlanId } from '../plans/index.js';
-import { salaryFileStream, type SalaryService, type Selection } from '../salary/index.js';
+import {
+  salaryFileStream,
+  type Labelling,
+  type SalaryService,
+  type Selection,
+} from '../salary/index.js';
 import type { Db } from '../store/index.js';
 import { DeliveryError } from './delivery-error.js';
 import type { ExportRow, RunRow } from './repo.js';
@@ -67,6 +72,8 @@ export function createRunner(deps: {
   salary: SalaryService;
   plans: Readonly<Record<PlanId, Plan>>;
   allowPrivateTargets: boolean;
+  /** A white-label account's labelling: its files name the licensee, never this service. */
+  labelling?: (accountId: string) => Labelling | null;
 }) {
   const { db, box, salary, plans } = deps;
 
@@ -102,7 +109,11 @@ export function createRunner(deps: {
       const data = result.data.filter((r) => r.year >= from);
       result = { ...result, data, meta: { ...result.meta, count: data.length } };
     }
-    return { stream: await salaryFileStream(result, format, schema), rows: result.data.length };
+    const labelling = deps.labelling?.(account.id) ?? null;
+    return {
+      stream: await salaryFileStream(result, format, schema, labelling),
+      rows: result.data.length,
+    };
   }
 
   return {

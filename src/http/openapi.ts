@@ -64,6 +64,11 @@ export function openApiOptions(config: Config): SwaggerOptions {
           name: 'Status',
           description: 'Public service status: components, daily uptime, incidents, maintenance.',
         },
+        {
+          name: 'Custom endpoints',
+          description:
+            'Saved queries an Enterprise account publishes at /api/v1/custom/{slug}, with their own OpenAPI document.',
+        },
       ],
       components: {
         securitySchemes: {

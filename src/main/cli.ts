@@ -14,6 +14,7 @@ import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
 import { webhookPublisher } from '../webhooks/index.js';
 import { BackupFormatError, RestoreRefused } from '../backup/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
+import { LICENSE_USAGE, licenseCommand } from './cli-licensing.js';
 import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
 import { COMPLIANCE_USAGE, complianceCommand } from './cli-compliance.js';
 import { backupCommand, restoreCommand } from './cli-backup.js';
@@ -37,6 +38,7 @@ Commands:
   restore FILE          Replace the embedded database with a backup (server stopped); checks the
                         manifest, the SHA-256 and the migration level first
 ${ACCOUNT_USAGE}
+${LICENSE_USAGE}
 ${OAUTH_USAGE}
 ${COMPLIANCE_USAGE}
 ${SLA_USAGE}
@@ -81,6 +83,13 @@ async function main(argv: string[]): Promise<number> {
         key: { type: 'string' },
         bands: { type: 'string' },
         month: { type: 'string' },
+        licensee: { type: 'string' },
+        attribution: { type: 'string' },
+        'white-label': { type: 'boolean' },
+        'permitted-use': { type: 'string' },
+        'term-end': { type: 'string' },
+        host: { type: 'string' },
+        remove: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -94,6 +103,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'doctor') return doctorCommand(values.json);
   const config = loadConfig();
+  if (command === 'account' && (sub === 'license' || sub === 'host'))
+    return licenseCommand(config, positionals, values);
   switch (command) {
     case 'serve': {
       if (values.workers === undefined || cluster.isWorker) return serve(config);

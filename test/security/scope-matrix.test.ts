@@ -76,6 +76,14 @@ const NEEDS: Record<string, Need> = {
   'GET /api/v1/compliance/documents': ['account', 'compliance:read'],
   'GET /api/v1/compliance/documents/{id}': ['account', 'compliance:read'],
   'GET /api/v1/compliance/access-review': ['account', 'compliance:read'],
+  'GET /api/v1/custom-endpoints': ['account', 'account:read'],
+  'POST /api/v1/custom-endpoints': ['account', 'account:write'],
+  'GET /api/v1/custom-endpoints/{id}': ['account', 'account:read'],
+  'PUT /api/v1/custom-endpoints/{id}': ['account', 'account:write'],
+  'DELETE /api/v1/custom-endpoints/{id}': ['account', 'account:write'],
+  'GET /api/v1/custom/openapi.json': ['account', 'account:read'],
+  'GET /api/v1/custom/{slug}': ['data', 'salary:read'],
+  'GET /api/v1/account/license': ['account', 'account:read'],
 };
 
 /** Ending the caller's own subscription and session come last, so the others run first. */
