@@ -5,8 +5,11 @@
 
   function localTimes() {
     var fmt = new Intl.DateTimeFormat(undefined, {
-      dateStyle: 'medium',
-      timeStyle: 'short',
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
       timeZoneName: 'short',
     });
     document.querySelectorAll('time[data-local]').forEach(function (el) {
