@@ -133,21 +133,21 @@ export function overview(rows: readonly UsageRow[], quota: UsageQuota, now: numb
   return {
     windows: [
       summarize('Last 24 hours', rows, hourEnd - DAY),
-      summarize('Last 7 days', rows, hourEnd - 7 * DAY),
-      summarize('Last 30 days', rows, hourEnd - 30 * DAY),
+      // Days are UTC days, today included, as in the daily chart and the API's usage report.
+      summarize('Last 7 days', rows, dayEnd - 7 * DAY),
+      summarize('Last 30 days', rows, dayEnd - 30 * DAY),
     ],
     hourly: classSeries(rows, hourEnd - DAY, hourEnd, HOUR),
     daily: classSeries(rows, dayEnd - 30 * DAY, dayEnd, DAY),
-    endpoints: topEndpoints(rows, hourEnd - 30 * DAY, 5),
+    endpoints: topEndpoints(rows, dayEnd - 30 * DAY, 5),
     projection: projectQuota(quota, now),
   };
 }
 
-/** The rows the overview needs: from the start of the hour 30 days back (the oldest shown). */
+/** The rows the overview needs: the last 30 UTC days (which hold the last 24 hours). */
 export function overviewRange(now: number): { from: number; to: number } {
-  const hourEnd = Math.floor(now / HOUR) * HOUR + HOUR;
   const dayEnd = Math.floor(now / DAY) * DAY + DAY;
-  return { from: Math.min(hourEnd, dayEnd) - 30 * DAY, to: Math.max(hourEnd, dayEnd) };
+  return { from: dayEnd - 30 * DAY, to: dayEnd };
 }
 
 export type Breakdown = 'endpoint' | 'key' | 'status' | 'class';
