@@ -118,22 +118,31 @@ describe('projectQuota', () => {
 
 describe('overview', () => {
   it('has 24 hourly and 30 daily points ending with the current hour and day', () => {
-    const rows = [
-      row('2026-11-22T10:00:00Z', 200, 3),
-      row('2026-10-24T00:00:00Z', 200, 5),
-      row('2026-10-23T23:00:00Z', 200, 7), // before the 30 UTC days
+    const hourly = [row('2026-11-22T10:00:00Z', 200, 3), row('2026-11-21T11:00:00Z', 429, 2)];
+    const daily = [
+      row('2026-11-22T00:00:00Z', 200, 3),
+      row('2026-11-21T00:00:00Z', 429, 2),
+      row('2026-11-16T00:00:00Z', 500, 4), // the seventh UTC day back, today included
+      row('2026-11-15T00:00:00Z', 200, 6),
+      row('2026-10-24T00:00:00Z', 200, 5, { endpoint: 'GET /api/v1/countries' }),
     ];
-    const view = overview(rows, dayQuota(3), NOW);
+    const view = overview(hourly, daily, dayQuota(3), NOW);
     assert.equal(view.hourly.length, 24);
+    assert.equal(view.hourly[0]?.start, Date.parse('2026-11-21T11:00:00Z'));
+    assert.equal(view.hourly[0]?.byClass['429'], 2);
     assert.equal(view.hourly.at(-1)?.start, Date.parse('2026-11-22T10:00:00Z'));
     assert.equal(view.hourly.at(-1)?.byClass['2xx'], 3);
     assert.equal(view.daily.length, 30);
     assert.equal(view.daily[0]?.start, Date.parse('2026-10-24T00:00:00Z'));
+    assert.equal(view.daily[0]?.byClass['2xx'], 5);
     assert.deepEqual(
       view.windows.map((w) => w.total),
-      [3, 3, 8],
+      [5, 9, 20],
     );
-    assert.equal(view.daily[0]?.byClass['2xx'], 5);
+    assert.deepEqual(view.endpoints, [
+      { endpoint: 'GET /api/v1/salary', total: 15, errors: 6 },
+      { endpoint: 'GET /api/v1/countries', total: 5, errors: 0 },
+    ]);
   });
 });
 
