@@ -114,22 +114,27 @@ function* jsonChunks(result: SalaryResult): Generator<string> {
 
 /**
  * A result as the bytes of a file in `format` (JSON included), produced piece by piece: the
- * same writers as the HTTP responses, for exports that deliver it elsewhere.
+ * same writers as the HTTP responses, for exports that deliver it elsewhere. With `pool`, a
+ * file format is written by a worker thread (the main thread keeps serving meanwhile) and
+ * held whole; JSON is written here a chunk of records at a time either way.
  */
 export async function salaryFileStream(
   result: SalaryResult,
   format: Format,
   schema: CustomSchema | null,
+  pool?: RenderPool,
 ): Promise<Readable> {
   const table = schema === null ? salaryTable(result) : applySchema(salaryTable(result), schema);
   if (format === 'json') {
     const data = schema === null ? result : { ...result, data: table.rows as SalaryResult['data'] };
     return Readable.from(jsonChunks(data));
   }
-  const file = await renderTable(format, table, {
+  const name = {
     base: 'export',
     root: 'salaries',
     attributes: { release: result.meta.release.version },
-  });
+  };
+  if (pool !== undefined) return Readable.from([await pool.render(format, table, name)]);
+  const file = await renderTable(format, table, name);
   return file.body instanceof Readable ? file.body : Readable.from([file.body]);
 }

@@ -72,6 +72,7 @@ const NEEDS: Record<string, Need> = {
   'DELETE /api/v1/exports/{id}': ['account', 'exports:write'],
   'POST /api/v1/exports/{id}/run': ['account', 'exports:write'],
   'GET /api/v1/exports/{id}/runs': ['account', 'exports:read'],
+  'GET /api/v1/exports/files/{run_id}': 'public',
 };
 
 /** Ending the caller's own subscription and session come last, so the others run first. */
