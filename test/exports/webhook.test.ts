@@ -11,6 +11,7 @@ import { answer, startReceiver, type Receiver, type Received } from '../helpers/
 import { verifyAt } from '../helpers/webhooks.js';
 
 const DAY = 86_400_000;
+const METRICS_TOKEN = 'metrics-token-0123456789';
 
 interface Announcement {
   type: string;
@@ -36,7 +37,11 @@ describe('exports delivered to a webhook destination', () => {
 
   before(async () => {
     t = await buildTestApp({
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', EXPORT_HEARTBEAT_MS: '100' },
+      env: {
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        EXPORT_HEARTBEAT_MS: '100',
+        METRICS_TOKEN: METRICS_TOKEN,
+      },
     });
     key = (await accountOnPlan(t, 'enterprise')).apiKey!;
     receiver = await startReceiver();
@@ -275,6 +280,26 @@ describe('exports delivered to a webhook destination', () => {
     } finally {
       receiver.respondWith(answer(200));
     }
+  });
+
+  it('counts and times the attempts in /metrics', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    assert.equal(res.statusCode, 200);
+    const value = (labels: string) =>
+      Number(
+        new RegExp(`^salary_api_export_runs_total\\{${labels}\\} (\\d+)$`, 'm').exec(
+          res.body,
+        )?.[1] ?? 0,
+      );
+    // So far: six runs succeeded (one after a retry); one gave up after four retries.
+    assert.equal(value('result="succeeded",destination="webhook"'), 6, res.body);
+    assert.equal(value('result="retry",destination="webhook"'), 5);
+    assert.equal(value('result="failed",destination="webhook"'), 1);
+    assert.match(res.body, /^salary_api_export_run_seconds_count\{destination="webhook"\} \d+$/m);
   });
 
   it('tests a webhook destination with a signed ping', async () => {
