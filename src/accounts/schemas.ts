@@ -47,6 +47,36 @@ export const AuditEntrySchema = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
+const ChainLinkSchema = Type.Union([
+  Type.Object({ id: Type.Integer(), hash: Type.String() }),
+  Type.Null(),
+]);
+
+/** The outcome of walking the audit log's hash chain over a period (`verify=true`). */
+export const ChainVerificationSchema = Type.Object({
+  valid: Type.Boolean({
+    description: 'Every entry of the period matches its hash and links to the one before.',
+  }),
+  from: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  entries_checked: Type.Integer({
+    description: "Entries walked: the chain is one for the service, every account's entries.",
+  }),
+  first_broken: Type.Union([
+    Type.Object({
+      id: Type.Integer(),
+      created_at: Type.String({ format: 'date-time' }),
+      reason: Type.Union([Type.Literal('hash'), Type.Literal('link')], {
+        description:
+          '`hash`: the entry was altered; `link`: an entry before it was removed or inserted.',
+      }),
+    }),
+    Type.Null(),
+  ]),
+  anchor: ChainLinkSchema,
+  head: ChainLinkSchema,
+});
+
 export const PasswordChangeSchema = Type.Object(
   {
     current_password: Type.String({ minLength: 1, maxLength: 256 }),

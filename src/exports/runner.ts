@@ -117,7 +117,7 @@ export function createRunner(deps: {
       result = { ...result, data, meta: { ...result.meta, count: data.length } };
     }
     return {
-      stream: await salaryFileStream(result, format, schema, deps.pool),
+      stream: await salaryFileStream(result, format, schema, null, deps.pool),
       rows: result.data.length,
     };
   }

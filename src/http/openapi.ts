@@ -50,6 +50,11 @@ export function openApiOptions(config: Config): SwaggerOptions {
             'OAuth 2.0 client credentials (Enterprise): clients that obtain short-lived access tokens at /oauth/token.',
         },
         { name: 'Operations', description: 'Health and readiness.' },
+        {
+          name: 'Compliance',
+          description:
+            "SOC 2 evidence (Enterprise): the operator's compliance documents, stamped per download, and the user access review.",
+        },
       ],
       components: {
         securitySchemes: {

@@ -15,6 +15,7 @@ import { webhookPublisher } from '../webhooks/index.js';
 import { BackupFormatError, RestoreRefused } from '../backup/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
 import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
+import { COMPLIANCE_USAGE, complianceCommand } from './cli-compliance.js';
 import { backupCommand, restoreCommand } from './cli-backup.js';
 import { doctorCommand } from './cli-doctor.js';
 import { runPrimary, WorkersError } from './cluster.js';
@@ -36,6 +37,7 @@ Commands:
                         manifest, the SHA-256 and the migration level first
 ${ACCOUNT_USAGE}
 ${OAUTH_USAGE}
+${COMPLIANCE_USAGE}
 
 Configuration comes from the environment; see the README.`;
 
@@ -60,6 +62,13 @@ async function main(argv: string[]): Promise<number> {
         name: { type: 'string' },
         'manager-email': { type: 'string' },
         workers: { type: 'string' },
+        // compliance add / withdraw
+        title: { type: 'string' },
+        'period-start': { type: 'string' },
+        'period-end': { type: 'string' },
+        series: { type: 'string' },
+        description: { type: 'string' },
+        reason: { type: 'string' },
       },
     });
   } catch (error) {
@@ -95,6 +104,8 @@ async function main(argv: string[]): Promise<number> {
     case 'restore':
       if (sub === undefined) throw new UsageError('restore takes FILE');
       return restoreCommand(config, sub, values.json);
+    case 'compliance':
+      return complianceCommand(config, sub, arg, values);
     case 'account':
     case 'invoice':
     case 'billing':

@@ -22,6 +22,9 @@ import {
   createOAuthClientService,
   createOAuthTokenService,
   OAuthTokenAuthority,
+  DpopProofs,
+  memoryReplayGuard,
+  redisReplayGuard,
 } from '../oauth/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { startBackupSchedule } from '../backup/index.js';
@@ -64,11 +67,22 @@ import {
   type WebhookSender,
 } from '../webhooks/index.js';
 import {
+  createSlaService,
+  createStatusService,
+  Heartbeat,
+  SlaCounter,
+  type SlaParts,
+} from '../sla/index.js';
+import { serviceEventPublisher } from '../webhooks/index.js';
+import {
   createExportService,
   createExportWorker,
   createRunner,
   releaseAllRunClaims,
 } from '../exports/index.js';
+import { createAccessReviews, createComplianceDocuments, PdfPool } from '../compliance/index.js';
+import { CustomEndpointRegistry, createCustomEndpointService } from '../custom-endpoints/index.js';
+import { LicenseRegistry } from '../licensing/index.js';
 import { createDownloadLinks } from '../exports/index.js';
 import { RenderPool } from '../formats/index.js';
 
@@ -205,6 +219,9 @@ export async function createServices(
   };
 }
 
+/** Licences change by the operator's hand and are announced; the poll is only the backstop. */
+const LICENSE_POLL_MS = 10_000;
+
 /** Wires every part of the API process together over one database. */
 export async function createServer(
   config: Config,
@@ -292,6 +309,15 @@ export async function createServer(
     lifetimeS: config.oauthTokenTtlSeconds,
     account: (id) => cache.account(id),
     fallback: cache,
+    // DPoP proofs: a proof's jti is refused again on every instance when Redis is shared.
+    dpop: new DpopProofs({
+      clock,
+      issuer,
+      replay:
+        shared === undefined
+          ? memoryReplayGuard()
+          : redisReplayGuard(shared.redis, config.redisKeyPrefix),
+    }),
     ...(services.announce === undefined ? {} : { onChange: services.announce }),
   });
   await oauth.load();
@@ -302,10 +328,23 @@ export async function createServer(
   await data.refresh();
   data.watch(config.releasePollMs);
   cache.watch(config.credentialRefreshMs);
+  // Custom endpoints and data licences (Enterprise): in memory, re-read when announced.
+  const customEndpointRegistry = new CustomEndpointRegistry({ db, logger });
+  await customEndpointRegistry.load();
+  customEndpointRegistry.watch(config.credentialRefreshMs);
+  const licenses = new LicenseRegistry({ db, logger });
+  await licenses.refresh();
+  licenses.watch(LICENSE_POLL_MS);
+  const refreshEnterprise = (): void => {
+    Promise.all([customEndpointRegistry.refresh(), licenses.refresh()]).catch((error: unknown) =>
+      logger.warn({ err: error }, 'enterprise refresh after a change failed; the poll retries'),
+    );
+  };
   // Another instance changed a key, plan or allowlist, or the CLI loaded a release: look now.
   // A release also brought webhook deliveries (written with it): send them now, not at the
   // next poll; the claim lets exactly one instance have each.
   await shared?.bus.subscribe((topic) => {
+    if (topic === 'enterprise') return refreshEnterprise();
     const refreshed =
       topic === 'credentials' ? Promise.all([cache.refresh(), oauth.refresh()]) : data.refresh();
     refreshed.catch((error: unknown) =>
@@ -341,6 +380,34 @@ export async function createServer(
     );
   }, config.billingIntervalMs);
   billingTimer.unref();
+
+  // Uptime SLA (docs/sla.md): per-interval counts flushed like usage, the heartbeat, month close.
+  const slaCounter = new SlaCounter(db, logger);
+  slaCounter.start(config.usageFlushMs);
+  const slaHolder = holderId();
+  const heartbeat = new Heartbeat({ db, clock, logger, instanceId: slaHolder });
+  if (config.slaHeartbeatMs > 0) heartbeat.start(config.slaHeartbeatMs);
+  const sla: SlaParts = {
+    counter: slaCounter,
+    service: createSlaService({
+      db,
+      clock,
+      plans,
+      logger,
+      publish: accountEventPublisher(plans, clock),
+      counter: slaCounter,
+      holder: slaHolder,
+    }),
+    status: createStatusService({ db, clock, publish: serviceEventPublisher(plans, clock) }),
+  };
+  const slaTimer = setInterval(() => {
+    sla.service
+      .closeMonth()
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'SLA month close failed; retried next interval'),
+      );
+  }, config.billingIntervalMs);
+  slaTimer.unref();
 
   if (metrics !== undefined) {
     registerSources(metrics, {
@@ -395,6 +462,13 @@ export async function createServer(
   });
   if (config.exportPollMs > 0) exportWorker.start(config.exportPollMs);
 
+  const pdf = new PdfPool();
+  const compliance = {
+    documents: createComplianceDocuments({ db, clock, plans, pdf }),
+    reviews: createAccessReviews({ db, clock, plans }),
+    pdf,
+  };
+
   const app = await buildApp({
     config,
     clock,
@@ -433,7 +507,18 @@ export async function createServer(
     }),
     oauthAuthority: oauth,
     secretKey,
+    customEndpoints: createCustomEndpointService({
+      db,
+      clock,
+      plans,
+      registry: customEndpointRegistry,
+      ...(shared === undefined ? {} : { announce: () => void shared.bus.publish('enterprise') }),
+    }),
+    customEndpointRegistry,
+    licenses,
     ...(metrics === undefined ? {} : { metrics }),
+    sla,
+    compliance,
   });
   const metricsPort =
     metrics === undefined || config.metricsPort === undefined
@@ -467,6 +552,8 @@ export async function createServer(
     releases,
     oauth,
     metrics,
+    sla,
+    heartbeat,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
       if (metricsPort !== undefined) {
@@ -482,6 +569,9 @@ export async function createServer(
     drain: () => gate.drain(),
     async close() {
       clearInterval(billingTimer);
+      clearInterval(slaTimer);
+      heartbeat.stop();
+      slaCounter.stop();
       stopBackups?.();
       await worker.stop();
       await notices.stop();
@@ -490,6 +580,8 @@ export async function createServer(
       await exportRenderer.close();
       data.stop();
       cache.stop();
+      customEndpointRegistry.stop();
+      licenses.stop();
       oauth.stop();
       recorder.stop();
       gate.refuse();
@@ -497,6 +589,8 @@ export async function createServer(
         await new Promise((resolve) => metricsPort.close(resolve));
       await app.close();
       await recorder.flush();
+      await slaCounter.flush();
+      await heartbeat.write().catch(() => undefined);
       await limiter.close();
       await services.flushChanges();
       await shared?.close();

@@ -63,11 +63,6 @@ export function createUsageService(deps: {
         byKey[key] = (byKey[key] ?? 0) + r.count;
       }
 
-      const rules = planRules(principal.plan);
-      const state =
-        rules.length === 0
-          ? undefined
-          : (await limiter.peek(principal.limitBucket, rules, now)).states[0];
       return {
         from: new Date(from).toISOString(),
         to: new Date(to).toISOString(),
@@ -77,20 +72,47 @@ export function createUsageService(deps: {
         by_endpoint: byEndpoint,
         by_status: byStatus,
         by_key: byKey,
-        quota:
-          state === undefined
-            ? { limit: null, used: null, remaining: null, window: null, resets_at: null }
-            : {
-                limit: state.rule.limit,
-                used: state.rule.limit - state.remaining,
-                remaining: state.remaining,
-                window: state.rule.windowMs === DAY_MS ? 'day' : 'hour',
-                resets_at: new Date(state.resetAt).toISOString(),
-              },
+        quota: await quota(principal, now),
       };
     },
+
+    /**
+     * The hourly rows behind the report (written and still in memory) for [from, to), epoch ms
+     * on hour boundaries, and the quota: what the dashboard's view models are computed from.
+     */
+    async rows(principal: Principal, from: number, to: number) {
+      assertPlanHas(plans, principal.plan, (p) => p.usageAnalytics, 'Usage analytics');
+      const accountId = principal.accountId as string;
+      const rows = merge([
+        ...(await usageBetween(db, accountId, from, to)),
+        ...recorder.pending(accountId).filter((r) => r.hour >= from && r.hour < to),
+      ]);
+      return { rows, quota: await quota(principal, clock.now()) };
+    },
   };
+
+  async function quota(principal: Principal, now: number): Promise<UsageQuota> {
+    const rules = planRules(principal.plan);
+    const state =
+      rules.length === 0
+        ? undefined
+        : (await limiter.peek(principal.limitBucket, rules, now)).states[0];
+    return state === undefined
+      ? { limit: null, used: null, remaining: null, window: null, resets_at: null }
+      : {
+          limit: state.rule.limit,
+          used: state.rule.limit - state.remaining,
+          remaining: state.remaining,
+          window: state.rule.windowMs === DAY_MS ? 'day' : 'hour',
+          resets_at: new Date(state.resetAt).toISOString(),
+        };
+  }
 }
+
+/** Today's (or this hour's) quota of the account; all null when the plan has no limit. */
+export type UsageQuota =
+  | { limit: null; used: null; remaining: null; window: null; resets_at: null }
+  | { limit: number; used: number; remaining: number; window: 'day' | 'hour'; resets_at: string };
 export type UsageService = ReturnType<typeof createUsageService>;
 
 const FIRST_DAY = '1970-01-01';

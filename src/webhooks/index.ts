@@ -2,6 +2,7 @@ export {
   createWebhookService,
   webhookPublisher,
   accountEventPublisher,
+  serviceEventPublisher,
   EVENT_TYPES,
   SECRET_ROTATION_GRACE_MS,
   TEST_SEND_RULE,

@@ -19,6 +19,8 @@ export interface TestApp {
   exportWorker: Awaited<ReturnType<typeof createServer>>['exportWorker'];
   releases: Awaited<ReturnType<typeof createServer>>['releases'];
   oauth: Awaited<ReturnType<typeof createServer>>['oauth'];
+  sla: Awaited<ReturnType<typeof createServer>>['sla'];
+  heartbeat: Awaited<ReturnType<typeof createServer>>['heartbeat'];
   clock: ManualClock;
   db: Db;
   close(): Promise<void>;
@@ -68,6 +70,8 @@ export async function buildTestApp(
     exportWorker: server.exportWorker,
     releases: server.releases,
     oauth: server.oauth,
+    sla: server.sla,
+    heartbeat: server.heartbeat,
     clock,
     db,
     async close() {
