@@ -145,6 +145,36 @@ describe('exports delivered to a webhook destination', () => {
     assert.ok(run.rows > 1000);
   });
 
+  it("also tells the account's webhook endpoints that subscribe, with the same download link", async () => {
+    const endpoint = await startReceiver();
+    try {
+      const res = await call('POST', '/api/v1/webhooks', {
+        url: endpoint.url,
+        events: ['export.completed'],
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const hook = res.json<{ id: string; secret: string }>();
+      const created = await createExport({
+        name: 'to endpoints too',
+        query: { kind: 'country', country: 'NL', years: 'current' },
+      });
+      const run = await runNow(created.id);
+      assert.equal(run.status, 'succeeded', run.error ?? '');
+      await t.worker.runOnce();
+      const toEndpoint = endpoint.received
+        .map((r) => ({ r, body: JSON.parse(r.body) as Announcement }))
+        .filter(({ body }) => body.data.run_id === run.id);
+      assert.equal(toEndpoint.length, 1);
+      verifyAt(hook.secret, toEndpoint[0]!.r, t.clock.now());
+      const direct = announcement(created.secret, run.id);
+      assert.equal(toEndpoint[0]!.body.data.download_url, direct.data.download_url);
+      assert.equal((await download(direct.data.download_url!)).statusCode, 200);
+      await call('DELETE', `/api/v1/webhooks/${hook.id}`);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
   it('Parquet, gzip-compressed, read back by hyparquet', async () => {
     const created = await createExport({ name: 'parquet', format: 'parquet', compression: 'gzip' });
     const run = await runNow(created.id);
@@ -295,8 +325,8 @@ describe('exports delivered to a webhook destination', () => {
           res.body,
         )?.[1] ?? 0,
       );
-    // So far: six runs succeeded (one after a retry); one gave up after four retries.
-    assert.equal(value('result="succeeded",destination="webhook"'), 6, res.body);
+    // So far: seven runs succeeded (one after a retry); one gave up after four retries.
+    assert.equal(value('result="succeeded",destination="webhook"'), 7, res.body);
     assert.equal(value('result="retry",destination="webhook"'), 5);
     assert.equal(value('result="failed",destination="webhook"'), 1);
     assert.match(res.body, /^salary_api_export_run_seconds_count\{destination="webhook"\} \d+$/m);
