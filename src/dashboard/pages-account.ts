@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { setAllowlist } from '../accounts/index.js';
 import { listAudit } from '../audit/index.js';
+import { actorOf } from '../auth/index.js';
 import { flashOf, type DashboardTools } from './context.js';
 import { markup } from './html.js';
 import { BASE, page, time, type Flash } from './layout.js';
 
-const DONE: Record<string, string> = { allowlist: 'The IP allowlist was saved.' };
+const DONE: Record<string, string> = {
+  allowlist: 'The IP allowlist was saved.',
+  password: 'The password was changed; every other session was signed out.',
+};
 
 /** GET/POST /dashboard/account…: the account, its IP allowlist and its audit log. */
 export function accountPages(app: FastifyInstance, tools: DashboardTools): void {
@@ -61,9 +65,36 @@ ${account.allowlist.join('\n')}</textarea>
       }
       <h2>Password</h2>
       <p>
-        Passwords are changed by support for now: there is no self-service password change in the
-        API yet.
+        Changing the password signs out every other session of the account, and the account is told
+        by e-mail.
       </p>
+      <form method="post" action="${BASE}/account/password" class="stack">
+        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        <label for="current_password">Current password</label>
+        <input
+          id="current_password"
+          name="current_password"
+          type="password"
+          required
+          maxlength="256"
+          autocomplete="current-password"
+        />
+        <label for="new_password">New password</label>
+        <input
+          id="new_password"
+          name="new_password"
+          type="password"
+          required
+          minlength="12"
+          maxlength="256"
+          autocomplete="new-password"
+          aria-describedby="new-password-help"
+        />
+        <p id="new-password-help" class="muted">
+          At least 12 characters, not a common password, not your e-mail address.
+        </p>
+        <button type="submit">Change the password</button>
+      </form>
       <h2>Audit log</h2>
       <div class="table-wrap">
         <table id="audit">
@@ -97,6 +128,28 @@ ${account.allowlist.join('\n')}</textarea>
   app.get('/dashboard/account', async (request, reply) => {
     const done = DONE[String((request.query as Record<string, unknown>)['done'])];
     return render(request, reply, 200, done === undefined ? undefined : { kind: 'ok', text: done });
+  });
+
+  app.post('/dashboard/account/password', async (request, reply) => {
+    const body = (request.body as Record<string, unknown> | undefined) ?? {};
+    const field = (name: string): string => {
+      const v = body[name];
+      return typeof v === 'string' ? v.slice(0, 256) : '';
+    };
+    const { principal } = request.dashboard;
+    try {
+      await deps.accounts.changePassword(
+        principal.accountId as string,
+        principal.sessionId,
+        { current_password: field('current_password'), new_password: field('new_password') },
+        actorOf(principal),
+        request.ip,
+      );
+      return tools.redirect(reply, '/account?done=password');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, flash);
+    }
   });
 
   app.post('/dashboard/account/allowlist', async (request, reply) => {

@@ -83,6 +83,8 @@ import {
 import { createAccessReviews, createComplianceDocuments, PdfPool } from '../compliance/index.js';
 import { CustomEndpointRegistry, createCustomEndpointService } from '../custom-endpoints/index.js';
 import { LicenseRegistry } from '../licensing/index.js';
+import { createDownloadLinks } from '../exports/index.js';
+import { RenderPool } from '../formats/index.js';
 
 /** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
 export function createLogger(config: Config, buffered = false): pino.Logger {
@@ -423,26 +425,45 @@ export async function createServer(
   }
   const salary = createSalaryService({ data, plans });
   const exportBox = createSecretBox(secretKey, 'export-destinations');
+  const exportLinks = createDownloadLinks(secretKey, issuer);
   const exports = createExportService({
     db,
     clock,
     box: exportBox,
     plans,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    sender,
+    links: exportLinks,
   });
+  // Export files are written in a worker thread of their own (runs go one at a time), so an
+  // export never holds the main thread that serves lookups.
+  const exportRenderer = new RenderPool(1);
   const exportWorker = createExportWorker({
     db,
     clock,
     logger,
     publish: accountEventPublisher(plans, clock),
+    heartbeatMs: config.exportHeartbeatMs,
     runner: createRunner({
       db,
+      clock,
       box: exportBox,
       salary,
       plans,
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       labelling,
+      sender,
+      links: exportLinks,
+      pool: exportRenderer,
     }),
+    ...(metrics === undefined
+      ? {}
+      : {
+          onAttempt: (result, destination, seconds) => {
+            metrics.exportRuns.inc({ result, destination });
+            metrics.exportRunSeconds.observe({ destination }, seconds);
+          },
+        }),
   });
   if (config.exportPollMs > 0) exportWorker.start(config.exportPollMs);
 
@@ -562,6 +583,7 @@ export async function createServer(
       await notices.stop();
       transport.close();
       await exportWorker.stop();
+      await exportRenderer.close();
       data.stop();
       cache.stop();
       customEndpointRegistry.stop();

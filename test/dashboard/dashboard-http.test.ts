@@ -244,4 +244,33 @@ describe('dashboard over HTTP', () => {
     assert.equal(revoke.statusCode, 404);
     assert.equal((await t.services.keys.list(b.accountId))[0]!.status, 'active');
   });
+  it('changes the password from the account page: other sessions end, this one stays', async () => {
+    const a = await accountOnPlan(t, 'developer');
+    const mine = new Jar();
+    const other = new Jar();
+    await signIn(mine, a.email);
+    await signIn(other, a.email);
+    const page = await get(mine, '/dashboard/account');
+    assert.match(page.body, /action="\/dashboard\/account\/password"/);
+
+    const wrong = await post(mine, '/dashboard/account/password', {
+      _csrf: csrfOf(page.body),
+      current_password: 'not the password at all',
+      new_password: 'a brand new passphrase',
+    });
+    assert.equal(wrong.statusCode, 400);
+    assert.match(wrong.body, /current_password/);
+
+    const done = await post(mine, '/dashboard/account/password', {
+      _csrf: csrfOf(page.body),
+      current_password: 'a long enough passphrase',
+      new_password: 'a brand new passphrase',
+    });
+    assert.equal(done.statusCode, 303, done.body);
+    const after = await get(mine, '/dashboard/account?done=password');
+    assert.equal(after.statusCode, 200);
+    assert.match(after.body, /password was changed/);
+    assert.notEqual((await get(other, '/dashboard/account')).statusCode, 200);
+    await signIn(new Jar(), a.email, 'a brand new passphrase');
+  });
 });

@@ -84,6 +84,7 @@ const NEEDS: Record<string, Need> = {
   'GET /api/v1/custom/openapi.json': ['account', 'account:read'],
   'GET /api/v1/custom/{slug}': ['data', 'salary:read'],
   'GET /api/v1/account/license': ['account', 'account:read'],
+  'GET /api/v1/exports/files/{run_id}': 'public',
 };
 
 /** Ending the caller's own subscription and session come last, so the others run first. */
