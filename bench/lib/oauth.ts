@@ -10,7 +10,9 @@ import { BenchFailure } from './failure.js';
  * different random signature per request (randomTokenScript adds 43 characters), each token is
  * new, so what is measured is the refusal before any crypto, not the refused-token cache.
  */
-export const RANDOM_JWT_PREFIX = `${Buffer.from('{"alg":"ES256","typ":"at+jwt","kid":"bench-unknown"}').toString('base64url')}.${Buffer.from('{"sub":"ocl_bench"}').toString('base64url')}.`;
+// {"alg":"ES256","typ":"at+jwt","kid":"bench-unknown"} . {"sub":"ocl_bench"} .
+export const RANDOM_JWT_PREFIX =
+  'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImJlbmNoLXVua25vd24ifQ.eyJzdWIiOiJvY2xfYmVuY2gifQ.' as const;
 
 /** A one-hour access token (salary:read) of a client the Enterprise key creates. */
 export async function oauthAccessToken(baseUrl: string, enterpriseKey: string): Promise<string> {
