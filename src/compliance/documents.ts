@@ -4,6 +4,7 @@ import { actorOf, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
+import { findLicense } from '../licensing/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import type { PdfPool } from './pdf-pool.js';
@@ -162,10 +163,15 @@ export function createComplianceDocuments(deps: ComplianceDeps) {
 
 export type ComplianceDocuments = ReturnType<typeof createComplianceDocuments>;
 
-/** Whom a copy is stamped for: the account's e-mail address. */
+/**
+ * Whom a copy is stamped for: the licensee named in the account's data licence when the operator
+ * recorded one (read at the download, so a licence changed a moment ago counts), otherwise the
+ * account's e-mail address.
+ */
 export async function recipientOf(db: Db, accountId: string): Promise<string> {
-  const rows = await db.query<{ email: string }>('SELECT email FROM accounts WHERE id = $1', [
-    accountId,
+  const [license, rows] = await Promise.all([
+    findLicense(db, accountId),
+    db.query<{ email: string }>('SELECT email FROM accounts WHERE id = $1', [accountId]),
   ]);
-  return rows[0]?.email ?? accountId;
+  return license?.licensee ?? rows[0]?.email ?? accountId;
 }

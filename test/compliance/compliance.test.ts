@@ -196,6 +196,24 @@ describe('compliance documents and access review', () => {
     assert.equal(copies[0].original_sha256, soc2v2.sha256);
   });
 
+  it("a licensed account's copies name its licensee", async () => {
+    await t.db.query(
+      `INSERT INTO account_licenses (account_id, licensee, attribution, white_label, created_at, updated_at)
+       VALUES ($1, 'Ørsted Holding A/S', 'Data: Ørsted', true, $2, $2)`,
+      [other.accountId, new Date(t.clock.now()).toISOString()],
+    );
+    const res = await get(`/api/v1/compliance/documents/${pentest.id}`, other.apiKey);
+    assert.equal(res.statusCode, 200, res.body.slice(0, 300));
+    const [text] = await pageTexts(res.rawPayload);
+    assert.ok(
+      text!
+        .replaceAll('\n', ' ')
+        .includes(`provided to Ørsted Holding A/S (${other.accountId}) on`),
+      text,
+    );
+    assert.ok(!text!.includes(other.email), 'the licensee, not the e-mail address');
+  });
+
   it('never serves the original bytes', async () => {
     const original = await samplePdf(1, 'Pentest');
     const res = await get(`/api/v1/compliance/documents/${pentest.id}`, ent.apiKey);
