@@ -80,7 +80,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
           oauth2: {
             type: 'oauth2',
             description:
-              'OAuth 2.0 client credentials (Enterprise): send the access token as `Authorization: Bearer <token>`. See /.well-known/oauth-authorization-server.',
+              'OAuth 2.0 client credentials (Enterprise): send the access token as `Authorization: Bearer <token>`; a DPoP-bound token (RFC 9449, `token_type: DPoP`) as `Authorization: DPoP <token>` with a fresh `DPoP` proof header on every request. See /.well-known/oauth-authorization-server and docs/oauth.md.',
             flows: {
               clientCredentials: {
                 tokenUrl: `${config.publicBaseUrl?.replace(/\/$/, '') ?? `http://${config.host}:${config.port}`}/oauth/token`,

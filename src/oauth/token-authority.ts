@@ -66,6 +66,8 @@ const REMEMBERED_TOKENS = 100_000;
 /** Tokens refused (by SHA-256): a bad token sent again is refused with no signature check. */
 const REFUSED_TTL_MS = 60_000;
 const REFUSED_TOKENS = 10_000;
+/** An ES256 signature: 64 bytes, 86 base64url characters. */
+const ES256_SIGNATURE_CHARS = 86;
 /** Looks like a JWS in compact form: three base64url parts, a JSON header first. */
 const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -74,10 +76,11 @@ export function looksLikeJwt(token: string): boolean {
 }
 
 /**
- * The `kid` of a token whose header could be one of ours (ES256, at+jwt); undefined for
- * anything else. Costs a base64url decode and a JSON parse of the header, no crypto.
+ * The `kid` of a token whose header could be one of ours (ES256, at+jwt, a 64-byte signature);
+ * undefined for anything else. Costs a base64url decode and a JSON parse of the header, no crypto.
  */
 function ownKidOf(token: string): string | undefined {
+  if (token.length - token.lastIndexOf('.') - 1 !== ES256_SIGNATURE_CHARS) return undefined;
   try {
     const header = JSON.parse(
       Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8'),

@@ -422,8 +422,13 @@ const credential: fc.Arbitrary<Credential> = fc.oneof(
           'Bearer ' + 'a'.repeat(600),
           'Bearer a b',
           '',
+          // DPoP (RFC 9449): the scheme with no token, an API key, a JWT-shaped token.
+          'DPoP',
+          'DPoP sk_live_' + 'A'.repeat(43),
+          'DPoP eyJhbGciOiJFUzI1NiJ9.eyJ9.' + 'A'.repeat(86),
         ),
         headerString.map((s) => `Bearer ${s}`),
+        headerString.map((s) => `DPoP ${s}`),
         headerString,
       )
       .map((header) => ({ kind: 'garbage', header }) as const),
@@ -525,6 +530,10 @@ const requestArb = (ops: Operation[]) =>
         3,
       ),
       forwardedFor: sometimes(fc.constantFrom('1.2.3.4', 'garbage', '::1, 10.0.0.1', ''), 4),
+      dpop: sometimes(
+        fc.oneof(fc.constantFrom('x.y.z', 'eyJ0eXAiOiJkcG9wK2p3dCJ9.e30.', ''), headerString),
+        6,
+      ),
       remote: fc.ipV4(),
       body:
         op.body.length > 0
@@ -679,6 +688,7 @@ describe('fuzz: every endpoint, hostile input', () => {
     if (r.contentType !== undefined) headers['content-type'] = r.contentType;
     if (r.idempotencyKey !== undefined) headers['idempotency-key'] = r.idempotencyKey;
     if (r.forwardedFor !== undefined) headers['x-forwarded-for'] = r.forwardedFor;
+    if (r.dpop !== undefined) headers.dpop = r.dpop;
     let payload: string | undefined;
     if (r.body.kind === 'raw') payload = r.body.text;
     if (r.body.kind === 'object') {

@@ -86,6 +86,10 @@ describe('refused access tokens cost no crypto the second time', () => {
       ['alg HS256', `${header({ alg: 'HS256', typ: 'at+jwt', kid })}.${body}.${sig}`],
       ['typ JWT', `${header({ alg: 'ES256', typ: 'JWT', kid })}.${body}.${sig}`],
       ['no kid', `${header({ alg: 'ES256', typ: 'at+jwt' })}.${body}.${sig}`],
+      [
+        'short signature',
+        `${header({ alg: 'ES256', typ: 'at+jwt', kid })}.${body}.${sig.slice(4)}`,
+      ],
       ['header not JSON', `eyJub3Q.${body}.${sig}`],
       [
         'random',
