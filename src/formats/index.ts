@@ -7,8 +7,9 @@ import { xlsxStream } from './xlsx.js';
 import { xmlChunks } from './xml.js';
 
 export { chunksOf, type Table, type Column, type ColumnType, type Cell } from './table.js';
-export { XML_NAMESPACE } from './xml.js';
-export { RenderPool, type FileFormat } from './render-pool.js';
+export { NEUTRAL_XML_NAMESPACE, XML_NAMESPACE } from './xml.js';
+export { RenderPool, type FileFormat, type FileName } from './render-pool.js';
+import type { FileName } from './render-pool.js';
 
 export const MEDIA_TYPES: Readonly<Record<Format, string>> = Object.freeze({
   json: 'application/json',
@@ -47,7 +48,7 @@ export function fileMeta(
 async function streamOf(
   format: Exclude<Format, 'json'>,
   table: Table,
-  name: { root: string; attributes?: Record<string, string> },
+  name: FileName,
 ): Promise<Readable> {
   switch (format) {
     case 'csv':
@@ -55,7 +56,7 @@ async function streamOf(
     case 'xml':
       return Readable.from(xmlChunks(table, name.root, name.attributes ?? {}));
     case 'xlsx':
-      return xlsxStream(table, name.root);
+      return xlsxStream(table, name.root, name.creator);
     case 'parquet':
       return parquetStream(table);
   }
@@ -71,7 +72,7 @@ async function collect(stream: Readable): Promise<Buffer> {
 export async function renderWhole(
   format: Exclude<Format, 'json'>,
   table: Table,
-  name: { root: string; attributes?: Record<string, string> },
+  name: FileName,
 ): Promise<Buffer> {
   return collect(await streamOf(format, table, name));
 }
@@ -83,7 +84,7 @@ export async function renderWhole(
 export async function renderTable(
   format: Exclude<Format, 'json'>,
   table: Table,
-  name: { base: string; root: string; attributes?: Record<string, string> },
+  name: FileName & { base: string },
 ): Promise<Rendered> {
   const stream = await streamOf(format, table, name);
   return {

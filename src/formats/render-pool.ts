@@ -8,6 +8,8 @@ export type FileFormat = Exclude<Format, 'json'>;
 export interface FileName {
   readonly root: string;
   readonly attributes?: Record<string, string>;
+  /** Who the file names as its author (an Excel workbook's creator); this service when omitted. */
+  readonly creator?: string;
 }
 
 /** What a render worker receives: the table as JSON bytes (one transfer, no deep clone). */

@@ -27,10 +27,14 @@ function numFmt(column: Column): Partial<ExcelJS.Style> {
  * ROWS_PER_TURN rows it lets the event loop run, so a large workbook never stalls other
  * requests (a full archive is seconds of work).
  */
-export function xlsxStream(table: Table, sheetName: string): Readable {
+export function xlsxStream(
+  table: Table,
+  sheetName: string,
+  creator = 'European Salary Data API',
+): Readable {
   const out = new PassThrough();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true });
-  workbook.creator = 'European Salary Data API';
+  workbook.creator = creator;
   workbook.created = new Date(0);
   const sheet = workbook.addWorksheet(sheetName.slice(0, 31), {
     views: [{ state: 'frozen', ySplit: 1 }],

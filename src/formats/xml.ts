@@ -2,6 +2,8 @@ import { XMLBuilder } from 'fast-xml-parser';
 import { chunksOf, type Table } from './table.js';
 
 export const XML_NAMESPACE = 'https://salary-api.eu/schema/v1';
+/** The namespace of white-label files: the same schema, named by no provider. */
+export const NEUTRAL_XML_NAMESPACE = 'urn:x-licensed-data:pay-percentiles:v1';
 
 const ENTITIES: Record<string, string> = {
   '&': '&amp;',

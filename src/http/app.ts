@@ -33,8 +33,16 @@ import type { Db } from '../store/index.js';
 import { supportRoutes, type SupportService } from '../support/index.js';
 import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
 import { exportRoutes, exportSchemas, type ExportService } from '../exports/index.js';
+import {
+  complianceRoutes,
+  complianceSchemas,
+  type AccessReviews,
+  type ComplianceDocuments,
+  type PdfPool,
+} from '../compliance/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
+import { dashboardRoutes } from '../dashboard/index.js';
 import type { Config } from '../config/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -63,6 +71,13 @@ import { quotaEnforcer, quotaSpender } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
 import { bodyShapeProblem, finiteQuery, textGuard } from './text-guard.js';
+import {
+  customEndpointRoutes,
+  type CustomEndpointRegistry,
+  type CustomEndpointService,
+} from '../custom-endpoints/index.js';
+import { licenseeDocuments, licenseRoutes, type LicenseRegistry } from '../licensing/index.js';
+import { createSalaryResponder } from '../salary/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -115,6 +130,13 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
   /** Uptime SLA: counting, the customer's report, the status page (docs/sla.md). */
   sla?: SlaParts;
+  /** Compliance documents and access reviews (Enterprise), their PDFs made in worker threads. */
+  compliance: { documents: ComplianceDocuments; reviews: AccessReviews; pdf: PdfPool };
+  /** Enterprise custom endpoints: their definitions, and all of them in memory. */
+  customEndpoints: CustomEndpointService;
+  customEndpointRegistry: CustomEndpointRegistry;
+  /** Data licences and licensees' host names, in memory. */
+  licenses: LicenseRegistry;
 }
 
 const API_PREFIX = '/api/v1/';
@@ -140,6 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         accessLog,
         metrics: deps.metrics,
         slaCount: deps.sla?.counter.countFn,
+        ownAnswer: (principal) => deps.licenses.labelling(principal.accountId) !== null,
       })
     : undefined;
   const serverFactory: FastifyServerFactory | undefined =
@@ -206,6 +229,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...webhookSchemas,
     ...exportSchemas,
     ...slaSchemas,
+    ...complianceSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -245,7 +269,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.recorder.record(
         principal?.accountId ?? null,
         usageKeyOf(principal),
-        `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
+        request.usageEndpoint ?? `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
         reply.statusCode,
         deps.clock.now(),
       );
@@ -293,6 +317,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
+  licenseeDocuments(app, deps.licenses);
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 
@@ -304,12 +329,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('downloads', downloads);
   const renderer = new RenderPool();
   app.addHook('onClose', () => renderer.close());
+  const files = new FileCache();
+  const labelling = (accountId: string | null) => deps.licenses.labelling(accountId);
   await app.register(salaryRoutes, {
     salary: deps.salary,
     consumeQuota,
     downloads,
     renderer,
-    files: new FileCache(),
+    files,
+    labelling,
   });
   await app.register(accountRoutes, {
     accounts: deps.accounts,
@@ -317,6 +345,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     cache: deps.cache,
     plans: deps.plans,
+    supportOf: (account) => deps.support.supportOf(account),
   });
   await app.register(keyRoutes, { keys: deps.keys });
   await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
@@ -339,6 +368,43 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       clock: deps.clock,
       plans: deps.plans,
     });
+  await app.register(complianceRoutes, deps.compliance);
+  app.addHook('onClose', () => deps.compliance.pdf.close());
+  await app.register(customEndpointRoutes, {
+    service: deps.customEndpoints,
+    registry: deps.customEndpointRegistry,
+    responder: createSalaryResponder({
+      salary: deps.salary,
+      consumeQuota,
+      downloads,
+      renderer,
+      files,
+      labelling,
+    }),
+    data: deps.data,
+    plans: deps.plans,
+    baseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
+    label: (accountId) => {
+      const license = deps.licenses.license(accountId);
+      return license === undefined
+        ? null
+        : { licensee: license.licensee, whiteLabel: license.whiteLabel };
+    },
+  });
+  await app.register(licenseRoutes, { registry: deps.licenses, clock: deps.clock });
+  // The customer dashboard (issue 14): server-rendered pages over the same services.
+  await app.register(dashboardRoutes, {
+    accounts: deps.accounts,
+    cache: deps.cache,
+    keys: deps.keys,
+    usage: deps.usage,
+    subscriptions: deps.subscriptions,
+    webhooks: deps.webhooks,
+    plans: deps.plans,
+    clock: deps.clock,
+    db: deps.db,
+    secretKey: deps.secretKey,
+  });
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

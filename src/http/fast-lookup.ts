@@ -101,6 +101,8 @@ export interface FastLookupDeps {
   metrics?: Metrics | undefined;
   /** The SLA's per-interval counts (docs/sla.md), when wired. */
   slaCount?: ((accountId: string | null, status: number, at: number) => void) | undefined;
+  /** Accounts whose answers are not the standard body (white-label): Fastify takes them. */
+  ownAnswer?: (principal: Principal) => boolean;
 }
 
 /**
@@ -185,7 +187,7 @@ export class FastLookup {
     const answer: Answer = { req, url, res, fallback, route, query, ip, started };
     let principal: Principal | Promise<Principal>;
     try {
-      principal = this.#deps.authenticate(req.headers.authorization, ip, route.auth);
+      principal = this.#deps.authenticate(req.headers.authorization, ip, route.auth, req);
     } catch (error) {
       return this.#refuse(answer, error, null);
     }
@@ -208,6 +210,8 @@ export class FastLookup {
     let spent: Spent | Promise<Spent>;
     try {
       if (principal.responseSchema !== null) return answer.fallback(answer.req, answer.res);
+      if (this.#deps.ownAnswer?.(principal) === true)
+        return answer.fallback(answer.req, answer.res);
       body = this.#body(answer.route, answer.query, principal);
       if (body === undefined) return answer.fallback(answer.req, answer.res);
       spent = this.#deps.spendQuota(principal, answer.ip);

@@ -14,7 +14,9 @@ import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
 import { webhookPublisher } from '../webhooks/index.js';
 import { BackupFormatError, RestoreRefused } from '../backup/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
+import { LICENSE_USAGE, licenseCommand } from './cli-licensing.js';
 import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
+import { COMPLIANCE_USAGE, complianceCommand } from './cli-compliance.js';
 import { backupCommand, restoreCommand } from './cli-backup.js';
 import { doctorCommand } from './cli-doctor.js';
 import { SLA_USAGE, slaCommand } from './cli-sla.js';
@@ -36,7 +38,9 @@ Commands:
   restore FILE          Replace the embedded database with a backup (server stopped); checks the
                         manifest, the SHA-256 and the migration level first
 ${ACCOUNT_USAGE}
+${LICENSE_USAGE}
 ${OAUTH_USAGE}
+${COMPLIANCE_USAGE}
 ${SLA_USAGE}
 
 Configuration comes from the environment; see the README.`;
@@ -62,8 +66,14 @@ async function main(argv: string[]): Promise<number> {
         name: { type: 'string' },
         'manager-email': { type: 'string' },
         workers: { type: 'string' },
-        // Uptime SLA and status page (cli-sla.ts).
+        // compliance add / withdraw
         title: { type: 'string' },
+        'period-start': { type: 'string' },
+        'period-end': { type: 'string' },
+        series: { type: 'string' },
+        description: { type: 'string' },
+        reason: { type: 'string' },
+        // Uptime SLA and status page (cli-sla.ts); `title` is shared with compliance.
         component: { type: 'string' },
         status: { type: 'string' },
         message: { type: 'string' },
@@ -73,6 +83,13 @@ async function main(argv: string[]): Promise<number> {
         key: { type: 'string' },
         bands: { type: 'string' },
         month: { type: 'string' },
+        licensee: { type: 'string' },
+        attribution: { type: 'string' },
+        'white-label': { type: 'boolean' },
+        'permitted-use': { type: 'string' },
+        'term-end': { type: 'string' },
+        host: { type: 'string' },
+        remove: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -86,6 +103,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'doctor') return doctorCommand(values.json);
   const config = loadConfig();
+  if (command === 'account' && (sub === 'license' || sub === 'host'))
+    return licenseCommand(config, positionals, values);
   switch (command) {
     case 'serve': {
       if (values.workers === undefined || cluster.isWorker) return serve(config);
@@ -108,6 +127,8 @@ async function main(argv: string[]): Promise<number> {
     case 'restore':
       if (sub === undefined) throw new UsageError('restore takes FILE');
       return restoreCommand(config, sub, values.json);
+    case 'compliance':
+      return complianceCommand(config, sub, arg, values);
     case 'account':
     case 'invoice':
     case 'billing':

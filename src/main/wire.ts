@@ -12,6 +12,7 @@ import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { purgeIdempotencyKeys } from '../http/idempotency.js';
 import { shutdownGate } from '../http/shutdown-gate.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
+import { queueGraceNotices } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
 import { bufferedStdout } from '../lib/log-destination.js';
@@ -21,6 +22,9 @@ import {
   createOAuthClientService,
   createOAuthTokenService,
   OAuthTokenAuthority,
+  DpopProofs,
+  memoryReplayGuard,
+  redisReplayGuard,
 } from '../oauth/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { startBackupSchedule } from '../backup/index.js';
@@ -76,6 +80,11 @@ import {
   createRunner,
   releaseAllRunClaims,
 } from '../exports/index.js';
+import { createAccessReviews, createComplianceDocuments, PdfPool } from '../compliance/index.js';
+import { CustomEndpointRegistry, createCustomEndpointService } from '../custom-endpoints/index.js';
+import { LicenseRegistry } from '../licensing/index.js';
+import { createDownloadLinks } from '../exports/index.js';
+import { RenderPool } from '../formats/index.js';
 
 /** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
 export function createLogger(config: Config, buffered = false): pino.Logger {
@@ -210,6 +219,9 @@ export async function createServices(
   };
 }
 
+/** Licences change by the operator's hand and are announced; the poll is only the backstop. */
+const LICENSE_POLL_MS = 10_000;
+
 /** Wires every part of the API process together over one database. */
 export async function createServer(
   config: Config,
@@ -238,6 +250,11 @@ export async function createServer(
     ...(shared === undefined ? {} : { bus: shared.bus }),
   });
   const { plans, cache } = services;
+  // Data licences and licensees' host names: in memory, re-read when announced.
+  const licenses = new LicenseRegistry({ db, logger });
+  await licenses.refresh();
+  licenses.watch(LICENSE_POLL_MS);
+  const labelling = (accountId: string) => licenses.labelling(accountId);
   const metrics =
     config.metricsToken === undefined && config.metricsPort === undefined
       ? undefined
@@ -254,6 +271,7 @@ export async function createServer(
     sender,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     limiter,
+    labelling,
   });
   const worker = createWebhookWorker({
     db,
@@ -262,6 +280,7 @@ export async function createServer(
     sender,
     logger,
     concurrency: config.webhookConcurrency,
+    labelling,
     ...(metrics === undefined
       ? {}
       : {
@@ -297,6 +316,15 @@ export async function createServer(
     lifetimeS: config.oauthTokenTtlSeconds,
     account: (id) => cache.account(id),
     fallback: cache,
+    // DPoP proofs: a proof's jti is refused again on every instance when Redis is shared.
+    dpop: new DpopProofs({
+      clock,
+      issuer,
+      replay:
+        shared === undefined
+          ? memoryReplayGuard()
+          : redisReplayGuard(shared.redis, config.redisKeyPrefix),
+    }),
     ...(services.announce === undefined ? {} : { onChange: services.announce }),
   });
   await oauth.load();
@@ -307,10 +335,20 @@ export async function createServer(
   await data.refresh();
   data.watch(config.releasePollMs);
   cache.watch(config.credentialRefreshMs);
+  // Custom endpoints (Enterprise): in memory, re-read when announced.
+  const customEndpointRegistry = new CustomEndpointRegistry({ db, logger });
+  await customEndpointRegistry.load();
+  customEndpointRegistry.watch(config.credentialRefreshMs);
+  const refreshEnterprise = (): void => {
+    Promise.all([customEndpointRegistry.refresh(), licenses.refresh()]).catch((error: unknown) =>
+      logger.warn({ err: error }, 'enterprise refresh after a change failed; the poll retries'),
+    );
+  };
   // Another instance changed a key, plan or allowlist, or the CLI loaded a release: look now.
   // A release also brought webhook deliveries (written with it): send them now, not at the
   // next poll; the claim lets exactly one instance have each.
   await shared?.bus.subscribe((topic) => {
+    if (topic === 'enterprise') return refreshEnterprise();
     const refreshed =
       topic === 'credentials' ? Promise.all([cache.refresh(), oauth.refresh()]) : data.refresh();
     refreshed.catch((error: unknown) =>
@@ -339,6 +377,10 @@ export async function createServer(
     // Idempotency rows past their 24 hours; every instance may do it, the delete is the same.
     purgeIdempotencyKeys(db, clock.now()).catch((error: unknown) =>
       logger.warn({ err: error }, 'idempotency purge failed; retried next interval'),
+    );
+    // Rotated keys about to stop working, still in use: their accounts are told once.
+    queueGraceNotices(db, new Date(clock.now())).catch((error: unknown) =>
+      logger.warn({ err: error }, 'rotation grace notices failed; retried next interval'),
     );
   }, config.billingIntervalMs);
   billingTimer.unref();
@@ -383,27 +425,54 @@ export async function createServer(
   }
   const salary = createSalaryService({ data, plans });
   const exportBox = createSecretBox(secretKey, 'export-destinations');
+  const exportLinks = createDownloadLinks(secretKey, issuer);
   const exports = createExportService({
     db,
     clock,
     box: exportBox,
     plans,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    sender,
+    links: exportLinks,
   });
+  // Export files are written in a worker thread of their own (runs go one at a time), so an
+  // export never holds the main thread that serves lookups.
+  const exportRenderer = new RenderPool(1);
   const exportWorker = createExportWorker({
     db,
     clock,
     logger,
     publish: accountEventPublisher(plans, clock),
+    heartbeatMs: config.exportHeartbeatMs,
     runner: createRunner({
       db,
+      clock,
       box: exportBox,
       salary,
       plans,
       allowPrivateTargets: config.webhookAllowPrivateTargets,
+      labelling,
+      sender,
+      links: exportLinks,
+      pool: exportRenderer,
     }),
+    ...(metrics === undefined
+      ? {}
+      : {
+          onAttempt: (result, destination, seconds) => {
+            metrics.exportRuns.inc({ result, destination });
+            metrics.exportRunSeconds.observe({ destination }, seconds);
+          },
+        }),
   });
   if (config.exportPollMs > 0) exportWorker.start(config.exportPollMs);
+
+  const pdf = new PdfPool();
+  const compliance = {
+    documents: createComplianceDocuments({ db, clock, plans, pdf }),
+    reviews: createAccessReviews({ db, clock, plans }),
+    pdf,
+  };
 
   const app = await buildApp({
     config,
@@ -443,8 +512,18 @@ export async function createServer(
     }),
     oauthAuthority: oauth,
     secretKey,
+    customEndpoints: createCustomEndpointService({
+      db,
+      clock,
+      plans,
+      registry: customEndpointRegistry,
+      ...(shared === undefined ? {} : { announce: () => void shared.bus.publish('enterprise') }),
+    }),
+    customEndpointRegistry,
+    licenses,
     ...(metrics === undefined ? {} : { metrics }),
     sla,
+    compliance,
   });
   const metricsPort =
     metrics === undefined || config.metricsPort === undefined
@@ -480,6 +559,7 @@ export async function createServer(
     metrics,
     sla,
     heartbeat,
+    licenses,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
       if (metricsPort !== undefined) {
@@ -503,8 +583,11 @@ export async function createServer(
       await notices.stop();
       transport.close();
       await exportWorker.stop();
+      await exportRenderer.close();
       data.stop();
       cache.stop();
+      customEndpointRegistry.stop();
+      licenses.stop();
       oauth.stop();
       recorder.stop();
       gate.refuse();

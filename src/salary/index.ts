@@ -20,3 +20,12 @@ export { EXTRA_FIELD_NAMES, FULL_TIME_HOURS_PER_YEAR } from './fields.js';
 export { SCHEMA_SOURCE_FIELDS, schemaProblems, type CustomSchema } from './custom-schema.js';
 export { FileCache, FILE_CACHE_BYTES, type CachedFile } from './file-cache.js';
 export { DownloadGate, DOWNLOADS_PER_ACCOUNT, DOWNLOADS_PER_PROCESS } from './download-gate.js';
+export { type Labelling } from './respond.js';
+export {
+  createSalaryResponder,
+  type SalaryResponder,
+  type SalaryResponderOptions,
+} from './responder.js';
+export { SalaryMetaSchema, SalaryRecordSchema, type SalaryMeta } from './schemas.js';
+export { SALARY_COLUMNS } from './table.js';
+export { EXTRA_FIELDS } from './fields.js';

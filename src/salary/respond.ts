@@ -4,6 +4,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   chunksOf,
   fileMeta,
+  NEUTRAL_XML_NAMESPACE,
+  type FileName,
   renderTable,
   type FileFormat,
   type RenderPool,
@@ -19,6 +21,22 @@ import { salaryTable } from './table.js';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
+ * How a white-label account's data is labelled: its licensee's attribution where this
+ * service's name would be (meta, the XML root, the workbook's author); no provider named.
+ */
+export interface Labelling {
+  readonly licensee: string;
+  readonly attribution: string;
+}
+
+/** The result with the licensee's attribution in its meta (white-label accounts). */
+export function labelled(result: SalaryResult, labelling: Labelling | null): SalaryResult {
+  return labelling === null
+    ? result
+    : { ...result, meta: { ...result.meta, attribution: labelling.attribution } };
+}
+
+/**
  * Sends a result of at most STREAM_ABOVE_ROWS records as JSON (through the route's serializer)
  * or as a named file in the chosen format; larger ones are written whole once and cached
  * (renderSalaryJson, renderSalaryFile).
@@ -29,7 +47,9 @@ export async function sendSalaryResult(
   format: Format,
   filenameBase: string,
   schema: CustomSchema | null = null,
+  labelling: Labelling | null = null,
 ): Promise<FastifyReply> {
+  result = labelled(result, labelling);
   if (schema !== null) {
     const table = applySchema(salaryTable(result), schema);
     const custom = { ...result, data: table.rows as SalaryResult['data'] };
@@ -37,15 +57,33 @@ export async function sendSalaryResult(
       // The account's own field names: not the route's schema, so serialised here.
       return reply.type(JSON_TYPE).send(Readable.from(jsonChunks(custom)));
     }
-    return sendFile(reply, format, table, result, filenameBase);
+    return sendFile(reply, format, table, result, filenameBase, labelling);
   }
   if (format === 'json') return reply.send({ data: result.data, meta: result.meta });
-  return sendFile(reply, format, salaryTable(result), result, filenameBase);
+  return sendFile(reply, format, salaryTable(result), result, filenameBase, labelling);
 }
 
-/** How salary files are named inside: the XML root and sheet, the release attribute. */
-function fileName(result: SalaryResult, base: string) {
-  return { base, root: 'salaries', attributes: { release: result.meta.release.version } };
+/**
+ * How salary files are named inside: the XML root and sheet, the release attribute; for a
+ * white-label account a neutral namespace, the attribution and the licensee as author.
+ */
+export function fileName(
+  result: SalaryResult,
+  base: string,
+  labelling: Labelling | null = null,
+): FileName & { base: string } {
+  const attributes = { release: result.meta.release.version };
+  if (labelling === null) return { base, root: 'salaries', attributes };
+  return {
+    base,
+    root: 'salaries',
+    attributes: {
+      xmlns: NEUTRAL_XML_NAMESPACE,
+      ...attributes,
+      attribution: labelling.attribution,
+    },
+    creator: labelling.licensee,
+  };
 }
 
 async function sendFile(
@@ -54,8 +92,12 @@ async function sendFile(
   table: Table,
   result: SalaryResult,
   filenameBase: string,
+  labelling: Labelling | null,
 ): Promise<FastifyReply> {
-  return sendRendered(reply, await renderTable(format, table, fileName(result, filenameBase)));
+  return sendRendered(
+    reply,
+    await renderTable(format, table, fileName(result, filenameBase, labelling)),
+  );
 }
 
 /** Sends a whole body, a file as an attachment under its name. */
@@ -76,7 +118,9 @@ export function sendRendered(
 export async function renderSalaryJson(
   result: SalaryResult,
   schema: CustomSchema | null,
+  labelling: Labelling | null = null,
 ): Promise<CachedFile> {
+  result = labelled(result, labelling);
   const shaped =
     schema === null
       ? result
@@ -96,9 +140,10 @@ export async function renderSalaryFile(
   format: FileFormat,
   filenameBase: string,
   schema: CustomSchema | null,
+  labelling: Labelling | null = null,
 ): Promise<CachedFile> {
   const table = schema === null ? salaryTable(result) : applySchema(salaryTable(result), schema);
-  const body = await pool.render(format, table, fileName(result, filenameBase));
+  const body = await pool.render(format, table, fileName(result, filenameBase, labelling));
   return { body, ...fileMeta(format, filenameBase) };
 }
 
@@ -114,22 +159,25 @@ function* jsonChunks(result: SalaryResult): Generator<string> {
 
 /**
  * A result as the bytes of a file in `format` (JSON included), produced piece by piece: the
- * same writers as the HTTP responses, for exports that deliver it elsewhere.
+ * same writers as the HTTP responses, for exports that deliver it elsewhere. With `pool`, a
+ * file format is written by a worker thread (the main thread keeps serving meanwhile) and
+ * held whole; JSON is written here a chunk of records at a time either way.
  */
 export async function salaryFileStream(
   result: SalaryResult,
   format: Format,
   schema: CustomSchema | null,
+  labelling: Labelling | null = null,
+  pool?: RenderPool,
 ): Promise<Readable> {
+  result = labelled(result, labelling);
   const table = schema === null ? salaryTable(result) : applySchema(salaryTable(result), schema);
   if (format === 'json') {
     const data = schema === null ? result : { ...result, data: table.rows as SalaryResult['data'] };
     return Readable.from(jsonChunks(data));
   }
-  const file = await renderTable(format, table, {
-    base: 'export',
-    root: 'salaries',
-    attributes: { release: result.meta.release.version },
-  });
+  const name = fileName(result, 'export', labelling);
+  if (pool !== undefined) return Readable.from([await pool.render(format, table, name)]);
+  const file = await renderTable(format, table, name);
   return file.body instanceof Readable ? file.body : Readable.from([file.body]);
 }

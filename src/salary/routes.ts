@@ -1,20 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { COUNTRY_CODES } from '../catalog/countries.js';
 import { JOB_SLUGS } from '../catalog/jobs.js';
-import { MEDIA_TYPES, STREAM_ABOVE_ROWS, type RenderPool } from '../formats/index.js';
+import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { ConsumeQuota } from '../http/quota.js';
 import type { CheapPathRoute } from '../http/fast-lookup.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
-import { negotiateFormat } from './format.js';
-import { withSchemaFields } from './custom-schema.js';
-import {
-  JSON_TYPE,
-  renderSalaryFile,
-  renderSalaryJson,
-  sendRendered,
-  sendSalaryResult,
-} from './respond.js';
+import type { Labelling } from './respond.js';
+import { createSalaryResponder } from './responder.js';
 import type { FileCache } from './file-cache.js';
 import {
   BulkArchiveQuerySchema,
@@ -24,13 +17,9 @@ import {
   SalaryQuerySchema,
   SalaryResponseSchema,
 } from './schemas.js';
-import type { PreparedSelection, Selection, SalaryService } from './service.js';
 import type { DownloadGate } from './download-gate.js';
-import type { SalaryMeta } from './schemas.js';
-import type { Format } from '../plans/index.js';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SalaryService } from './service.js';
 import type { RouteAuth } from '../auth/index.js';
-import type { CustomSchema } from './custom-schema.js';
 
 export interface SalaryRoutesOptions {
   salary: SalaryService;
@@ -40,6 +29,8 @@ export interface SalaryRoutesOptions {
   renderer: RenderPool;
   /** Large files already written, per release. */
   files: FileCache;
+  /** A white-label account's labelling (null: this service's own). */
+  labelling?: (accountId: string | null) => Labelling | null;
 }
 
 const okResponse = {
@@ -88,97 +79,8 @@ const suffix = (...parts: (string | number | undefined)[]): string =>
     .join('');
 
 export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = async (app, opts) => {
-  const { salary, consumeQuota, downloads, renderer, files } = opts;
-
-  /**
-   * Select (validation and plan checks), spend quota, then answer in the negotiated format.
-   * A cached standard JSON body with an in-process limiter is answered synchronously (no
-   * promise on the hot path); everything else returns a promise.
-   */
-  function serve(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    selection: Selection & { format?: Format },
-    filename: (meta: SalaryMeta) => string,
-  ): undefined | Promise<void> {
-    const feature = request.routeOptions.config.planFeature;
-    const format = negotiateFormat(selection.format, request.headers.accept);
-    const schema = request.principal.responseSchema;
-    if (format === 'json' && schema === null) {
-      const body = salary.standardJson(selection, request.principal, { feature });
-      if (body !== undefined) {
-        const spent = consumeQuota(request, reply);
-        if (spent === undefined) {
-          reply.type(JSON_TYPE).send(body);
-          return undefined;
-        }
-        return spent.then(() => {
-          reply.type(JSON_TYPE).send(body);
-        });
-      }
-    }
-    return serveSelection(request, reply, selection, format, filename);
-  }
-
-  async function serveSelection(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    selection: Selection,
-    format: Format,
-    filename: (meta: SalaryMeta) => string,
-  ): Promise<void> {
-    const feature = request.routeOptions.config.planFeature;
-    const schema = request.principal.responseSchema;
-    const fields = withSchemaFields(selection.fields, schema);
-    const prepared = salary.prepare({ ...selection, fields }, request.principal, format, {
-      feature,
-    });
-    if (prepared.expectedRows > STREAM_ABOVE_ROWS) {
-      return serveLarge(request, reply, prepared, format, filename, schema);
-    }
-    const result = prepared.build();
-    const spent = consumeQuota(request, reply);
-    if (spent !== undefined) await spent;
-    await sendSalaryResult(reply, result, format, filename(result.meta), schema);
-  }
-
-  /**
-   * A large result: from the per-release cache, or written once (a file in a worker thread, JSON
-   * a chunk per turn of the event loop) while the main thread goes on serving. Only a file still
-   * to be written passes the download gate; refused there, a request costs nothing and spends
-   * no quota.
-   */
-  async function serveLarge(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    prepared: PreparedSelection,
-    format: Format,
-    filename: (meta: SalaryMeta) => string,
-    schema: CustomSchema | null,
-  ): Promise<void> {
-    const key = `${request.routeOptions.url}|${format}|${prepared.key}|${schema === null ? '' : JSON.stringify(schema.fields)}`;
-    const cached = files.get(prepared.release, key);
-    const leave =
-      cached === undefined && format !== 'json'
-        ? downloads.enter(request.principal.limitBucket)
-        : undefined;
-    let body = cached;
-    try {
-      const result = cached === undefined ? prepared.build() : undefined;
-      const spent = consumeQuota(request, reply);
-      if (spent !== undefined) await spent;
-      body ??= files.getOrAdd(prepared.release, key, () =>
-        format === 'json'
-          ? renderSalaryJson(result!, schema)
-          : renderSalaryFile(renderer, result!, format, filename(result!.meta), schema),
-      );
-    } catch (error) {
-      leave?.();
-      throw error;
-    }
-    if (leave !== undefined) body.then(leave, leave);
-    sendRendered(reply, await body);
-  }
+  const responder = createSalaryResponder(opts);
+  const serve: typeof responder.serve = (...args) => responder.serve(...args);
 
   app.get(
     '/api/v1/salary',

@@ -182,6 +182,12 @@ export const SalaryMetaSchema = Type.Object({
   modelled: Type.Literal(true, {
     description: 'Every figure is modelled from published statistics.',
   }),
+  attribution: Type.Optional(
+    Type.String({
+      description:
+        "White-label accounts: the licensee's attribution text, in place of this service's name.",
+    }),
+  ),
 });
 export type SalaryMeta = Static<typeof SalaryMetaSchema>;
 

@@ -33,6 +33,11 @@ export interface Selection {
   level?: string;
   year?: number | 'all';
   fields?: string;
+  /** Several countries, jobs, levels or years (custom endpoints); each replaces its single form. */
+  countries?: readonly string[];
+  jobs?: readonly string[];
+  levels?: readonly string[];
+  years?: readonly number[];
 }
 
 export interface SalaryResult {
@@ -114,25 +119,41 @@ export function createSalaryService(deps: {
   ) {
     const index = requireIndex(data.index);
     const countries =
-      selection.country === undefined ? SORTED_COUNTRIES : [resolveCountry(selection.country)];
-    const jobs = selection.job === undefined ? JOBS : [resolveJob(selection.job)];
+      selection.countries !== undefined
+        ? SORTED_COUNTRIES.filter((c) =>
+            selection.countries!.some((input) => resolveCountry(input) === c),
+          )
+        : selection.country === undefined
+          ? SORTED_COUNTRIES
+          : [resolveCountry(selection.country)];
+    const jobs =
+      selection.jobs !== undefined
+        ? JOBS.filter((j) => selection.jobs!.some((input) => resolveJob(input) === j))
+        : selection.job === undefined
+          ? JOBS
+          : [resolveJob(selection.job)];
     if (feature === 'bulk') assertPlanHas(plans, principal.plan, (p) => p.bulk, 'Bulk endpoints');
     assertFormatAllowed(plans, principal.plan, format);
     const fields = parseFields(selection.fields);
     if (fields.length > 0)
       assertPlanHas(plans, principal.plan, (p) => p.customFields, 'Custom fields');
-    const years = resolveYears(index, principal.plan, selection.year, plans);
-    return { index, countries, jobs, fields, years, level: selection.level };
+    const years =
+      selection.years !== undefined
+        ? selection.years.map((y) => resolveYears(index, principal.plan, y, plans)[0]!)
+        : resolveYears(index, principal.plan, selection.year, plans);
+    const levels =
+      selection.levels ?? (selection.level === undefined ? undefined : [selection.level]);
+    return { index, countries, jobs, fields, years, levels };
   }
 
   function build(r: ReturnType<typeof resolve>): SalaryResult {
-    const { index, countries, jobs, fields, years, level } = r;
+    const { index, countries, jobs, fields, years, levels } = r;
     const rows: PublicRecord[] = [];
     for (const country of countries) {
       for (const job of jobs) {
         for (const year of years) {
           for (const record of index.cell(country.code, job.slug, year)) {
-            if (level !== undefined && record.level !== level) continue;
+            if (levels !== undefined && !levels.includes(record.level)) continue;
             const previous = fields.includes('yoy_median_pct')
               ? index.cell(country.code, job.slug, year - 1).find((p) => p.level === record.level)
               : undefined;
@@ -204,12 +225,14 @@ interface Resolved {
   readonly countries: readonly Country[];
   readonly jobs: readonly Job[];
   readonly years: readonly number[];
-  readonly level: string | undefined;
+  readonly levels: readonly string[] | undefined;
 }
 
 /** Which cells a resolved selection reads (without its extra fields). */
 function selectionKey(r: Resolved): string {
-  return `${r.countries.length === 1 ? r.countries[0]!.code : '*'}|${r.jobs.length === 1 ? r.jobs[0]!.slug : '*'}|${r.level ?? '*'}|${r.years.join(',')}`;
+  const list = <T>(all: readonly T[], total: number, name: (t: T) => string): string =>
+    all.length === total ? '*' : all.map(name).join(',');
+  return `${list(r.countries, COUNTRIES.length, (c) => c.code)}|${list(r.jobs, JOBS.length, (j) => j.slug)}|${r.levels?.join(',') ?? '*'}|${r.years.join(',')}`;
 }
 
 function expectedRows(r: Resolved): number {
@@ -217,7 +240,7 @@ function expectedRows(r: Resolved): number {
     r.countries.length *
     r.jobs.length *
     r.years.length *
-    (r.level === undefined ? LEVELS.length : 1)
+    (r.levels === undefined ? LEVELS.length : r.levels.length)
   );
 }
 

@@ -6,8 +6,9 @@ import { openRedis, redisReady, type Redis } from './redis.js';
  * (a data release became active). Receivers re-read from the database, which stays the
  * source of truth; a message only says "look now" instead of at the next poll.
  */
-export type ChangeTopic = 'credentials' | 'release';
-const TOPICS: readonly string[] = ['credentials', 'release'];
+export type ChangeTopic = 'credentials' | 'release' | 'enterprise';
+// `enterprise`: an account's custom endpoints, data licence or host names.
+const TOPICS: readonly string[] = ['credentials', 'release', 'enterprise'];
 
 export interface ChangeBus {
   /** Tells every instance (this one included); never throws, never waits for long. */

@@ -1,0 +1,148 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { STREAM_ABOVE_ROWS, type RenderPool } from '../formats/index.js';
+import type { ConsumeQuota } from '../http/quota.js';
+import type { Format } from '../plans/index.js';
+import { withSchemaFields, type CustomSchema } from './custom-schema.js';
+import type { DownloadGate } from './download-gate.js';
+import type { FileCache } from './file-cache.js';
+import { negotiateFormat } from './format.js';
+import {
+  JSON_TYPE,
+  renderSalaryFile,
+  renderSalaryJson,
+  sendRendered,
+  sendSalaryResult,
+  type Labelling,
+} from './respond.js';
+import type { SalaryMeta } from './schemas.js';
+import type { PreparedSelection, SalaryService, Selection } from './service.js';
+
+export interface SalaryResponderOptions {
+  salary: SalaryService;
+  consumeQuota: ConsumeQuota;
+  downloads: DownloadGate;
+  /** Writes large files in worker threads. */
+  renderer: RenderPool;
+  /** Large files already written, per release. */
+  files: FileCache;
+  /** A white-label account's labelling (null: this service's own). */
+  labelling?: (accountId: string | null) => Labelling | null;
+}
+
+/** Answers a selection in a format: every salary route and every custom endpoint. */
+export interface SalaryResponder {
+  /** Negotiates the format (format= or Accept), then answers; synchronous on the cached path. */
+  serve(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    selection: Selection & { format?: Format },
+    filename: (meta: SalaryMeta) => string,
+  ): undefined | Promise<void>;
+  /** Answers in the format given. */
+  serveSelection(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    selection: Selection,
+    format: Format,
+    filename: (meta: SalaryMeta) => string,
+  ): Promise<void>;
+}
+
+export function createSalaryResponder(opts: SalaryResponderOptions): SalaryResponder {
+  const { salary, consumeQuota, downloads, renderer, files } = opts;
+  const labellingOf = opts.labelling ?? (() => null);
+
+  /**
+   * Select (validation and plan checks), spend quota, then answer in the negotiated format.
+   * A cached standard JSON body with an in-process limiter is answered synchronously (no
+   * promise on the hot path); everything else returns a promise.
+   */
+  function serve(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    selection: Selection & { format?: Format },
+    filename: (meta: SalaryMeta) => string,
+  ): undefined | Promise<void> {
+    const feature = request.routeOptions.config.planFeature;
+    const format = negotiateFormat(selection.format, request.headers.accept);
+    const schema = request.principal.responseSchema;
+    if (format === 'json' && schema === null && labellingOf(request.principal.accountId) === null) {
+      const body = salary.standardJson(selection, request.principal, { feature });
+      if (body !== undefined) {
+        const spent = consumeQuota(request, reply);
+        if (spent === undefined) {
+          reply.type(JSON_TYPE).send(body);
+          return undefined;
+        }
+        return spent.then(() => {
+          reply.type(JSON_TYPE).send(body);
+        });
+      }
+    }
+    return serveSelection(request, reply, selection, format, filename);
+  }
+
+  async function serveSelection(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    selection: Selection,
+    format: Format,
+    filename: (meta: SalaryMeta) => string,
+  ): Promise<void> {
+    const feature = request.routeOptions.config.planFeature;
+    const schema = request.principal.responseSchema;
+    const labelling = labellingOf(request.principal.accountId);
+    const fields = withSchemaFields(selection.fields, schema);
+    const prepared = salary.prepare({ ...selection, fields }, request.principal, format, {
+      feature,
+    });
+    if (prepared.expectedRows > STREAM_ABOVE_ROWS) {
+      return serveLarge(request, reply, prepared, format, filename, schema, labelling);
+    }
+    const result = prepared.build();
+    const spent = consumeQuota(request, reply);
+    if (spent !== undefined) await spent;
+    await sendSalaryResult(reply, result, format, filename(result.meta), schema, labelling);
+  }
+
+  /**
+   * A large result: from the per-release cache, or written once (a file in a worker thread, JSON
+   * a chunk per turn of the event loop) while the main thread goes on serving. Only a file still
+   * to be written passes the download gate; refused there, a request costs nothing and spends
+   * no quota.
+   */
+  async function serveLarge(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    prepared: PreparedSelection,
+    format: Format,
+    filename: (meta: SalaryMeta) => string,
+    schema: CustomSchema | null,
+    labelling: Labelling | null,
+  ): Promise<void> {
+    const key = `${request.routeOptions.url}|${format}|${prepared.key}|${schema === null ? '' : JSON.stringify(schema.fields)}|${labelling === null ? '' : JSON.stringify(labelling)}`;
+    const cached = files.get(prepared.release, key);
+    const leave =
+      cached === undefined && format !== 'json'
+        ? downloads.enter(request.principal.limitBucket)
+        : undefined;
+    let body = cached;
+    try {
+      const result = cached === undefined ? prepared.build() : undefined;
+      const spent = consumeQuota(request, reply);
+      if (spent !== undefined) await spent;
+      body ??= files.getOrAdd(prepared.release, key, () =>
+        format === 'json'
+          ? renderSalaryJson(result!, schema, labelling)
+          : renderSalaryFile(renderer, result!, format, filename(result!.meta), schema, labelling),
+      );
+    } catch (error) {
+      leave?.();
+      throw error;
+    }
+    if (leave !== undefined) body.then(leave, leave);
+    sendRendered(reply, await body);
+  }
+
+  return { serve, serveSelection };
+}
