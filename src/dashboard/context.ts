@@ -9,6 +9,7 @@ import type { Plan, PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import type { UsageService } from '../usage/index.js';
 import type { WebhookService } from '../webhooks/index.js';
+import type { SlaService } from '../sla/index.js';
 import type { Flash, PageContext } from './layout.js';
 import type { CsrfTokens } from './session.js';
 import type { UsageViewCache } from './usage-cache.js';
@@ -27,6 +28,8 @@ export interface DashboardDeps {
   /** The audit feature's reads and the allowlist write take the database handle. */
   db: Db;
   secretKey: string;
+  /** The uptime SLA's figures (the SLA page); absent when not wired. */
+  sla?: SlaService;
 }
 
 export interface Signed {

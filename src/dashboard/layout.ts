@@ -9,6 +9,7 @@ export const NAV: readonly { path: string; label: string; show?: (p: Principal) 
   { path: '/usage', label: 'Usage' },
   { path: '/keys', label: 'API keys' },
   { path: '/webhooks', label: 'Webhooks', show: (p) => p.plan.webhooks },
+  { path: '/sla', label: 'Uptime SLA', show: (p) => p.plan.slaPercent !== null },
   { path: '/billing', label: 'Billing' },
   { path: '/account', label: 'Account' },
 ];

@@ -14,6 +14,7 @@ import { keyPages } from './pages-keys.js';
 import { overviewPage } from './pages-overview.js';
 import { usagePage } from './pages-usage.js';
 import { webhookPages } from './pages-webhooks.js';
+import { slaPage } from './pages-sla.js';
 import {
   clearCookie,
   crossOrigin,
@@ -160,6 +161,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
     keyPages(signed, tools);
     billingPages(signed, tools);
     webhookPages(signed, tools);
+    slaPage(signed, tools);
     accountPages(signed, tools);
   });
 }

@@ -205,6 +205,42 @@ describe('SLA: a Business account with 5xx in some intervals', () => {
     ]);
   });
 
+  it('keeps heartbeats and counts while the database is away and writes them late', async () => {
+    t.clock.set('2026-12-02T10:00:00Z');
+    faulty.down = true;
+    try {
+      for (let i = 0; i < 3; i++) {
+        await assert.rejects(t.heartbeat.beat());
+        t.clock.advance(5 * MIN);
+      }
+      assert.equal(t.heartbeat.buffered, 3);
+      t.sla.counter.count(business.accountId, 200, t.clock.now());
+      await assert.rejects(t.sla.counter.flush());
+    } finally {
+      faulty.down = false;
+    }
+    await t.heartbeat.beat();
+    assert.equal(t.heartbeat.buffered, 0);
+    const beats = await t.db.query<{ interval_start: Date; beats: number }>(
+      "SELECT interval_start, beats FROM sla_heartbeats WHERE interval_start >= '2026-12-02' ORDER BY 1",
+    );
+    assert.deepEqual(
+      beats.map((b) => [new Date(b.interval_start).toISOString().slice(11, 16), b.beats]),
+      [
+        ['10:00', 1],
+        ['10:05', 1],
+        ['10:10', 1],
+        ['10:15', 1],
+      ],
+    );
+    await t.sla.counter.flush();
+    const counted = await t.db.query<{ served: string }>(
+      "SELECT served FROM sla_intervals WHERE account_id = $1 AND interval_start = '2026-12-02T10:15:00Z'",
+      [business.accountId],
+    );
+    assert.equal(Number(counted[0]?.served), 1);
+  });
+
   it('shows the month’s intervals and refuses a future month and lower plans', async () => {
     const res = await t.app.inject({
       method: 'GET',
