@@ -305,6 +305,18 @@ describe('custom endpoints (Enterprise)', () => {
     assert.equal((await call('GET', '/api/v1/custom/openapi.json', null)).statusCode, 401);
   });
 
+  it('a retried create with the same Idempotency-Key replays the first answer', async () => {
+    const body = { slug: 'retried', query: { countries: ['PT'] } };
+    const headers = { 'idempotency-key': 'create-retried-1' };
+    const first = await call('POST', '/api/v1/custom-endpoints', ent.session, body, headers);
+    const again = await call('POST', '/api/v1/custom-endpoints', ent.session, body, headers);
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.json().id, first.json().id);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal((await call('GET', '/api/v1/custom/retried', ent.apiKey)).statusCode, 200);
+  });
+
   it('holds at most 100 per account', async () => {
     const have = (await call('GET', '/api/v1/custom-endpoints', ent.session)).json().data.length;
     for (let i = have; i < 100; i++) {
