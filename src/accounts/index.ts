@@ -23,3 +23,4 @@ export {
   type ResponseSchema,
 } from './repo.js';
 export { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
+export { setAllowlist } from './allowlist.js';

@@ -312,3 +312,29 @@ export async function sessionsChangedSince(db: Queryable, since: string): Promis
     )
   ).map(toSession);
 }
+
+/** Sets the account's password hash (the credential view does not hold it: no updated_at bump). */
+export async function setPasswordHash(
+  db: Queryable,
+  id: string,
+  passwordHash: string,
+): Promise<void> {
+  await db.query('UPDATE accounts SET password_hash = $2 WHERE id = $1', [id, passwordHash]);
+}
+
+/** Ends every live session of the account but `keep` (null: all); the rows as they are now. */
+export async function revokeOtherSessions(
+  db: Queryable,
+  accountId: string,
+  keep: string | null,
+  at: Date,
+): Promise<SessionRow[]> {
+  return (
+    await db.query<RawSession>(
+      `UPDATE sessions SET revoked_at = $3
+       WHERE account_id = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR id <> $2::text)
+       RETURNING ${SESSION_COLUMNS}`,
+      [accountId, keep, at.toISOString()],
+    )
+  ).map(toSession);
+}

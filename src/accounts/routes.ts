@@ -1,22 +1,36 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
-import { listAudit, recordAudit } from '../audit/index.js';
-import { actorOf, allowlistProblems } from '../auth/index.js';
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  listAudit,
+  listAuditPeriod,
+  MAX_AUDIT_EXPORT,
+  recordAudit,
+  verifyAuditPeriod,
+  type AuditRow,
+} from '../audit/index.js';
+import { stringify } from 'csv-stringify/sync';
+import { StringEnum } from '../lib/string-enum.js';
+import { safeCell } from '../lib/csv-cell.js';
+import { actorOf } from '../auth/index.js';
+import { setAllowlist } from './allowlist.js';
 import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { Clock } from '../lib/clock.js';
 import type { CredentialCache } from '../keys/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
-import { updateAccount, type ResponseSchema } from './repo.js';
+import { updateAccount, type AccountRow, type ResponseSchema } from './repo.js';
 import { SCHEMA_SOURCE_FIELDS, schemaProblems } from '../salary/index.js';
 import type { Principal } from '../auth/index.js';
 import {
   AccountSchema,
   AllowlistBodySchema,
   AuditEntrySchema,
+  ChainVerificationSchema,
   CredentialsSchema,
+  PasswordChangeSchema,
   SessionSchema,
+  SupportSchema,
 } from './schemas.js';
 import { publicAccount, type AccountService } from './service.js';
 
@@ -26,6 +40,8 @@ export interface AccountRoutesOptions {
   clock: Clock;
   cache: CredentialCache;
   plans: Readonly<Record<PlanId, Plan>>;
+  /** The support channel and response target of an account's plan, shown with the account. */
+  supportOf: (account: AccountRow) => Static<typeof SupportSchema>;
 }
 
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (app, opts) => {
@@ -121,12 +137,51 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         operationId: 'getAccount',
         tags,
         summary: 'The account',
-        description: 'The account of the session or API key used.',
-        response: { 200: Type.Ref('Account'), ...problemResponses(401) },
+        description:
+          'The account of the session or API key used, with the support channel and response target of its plan (and the account manager of an Enterprise account).',
+        response: {
+          200: Type.Object({ ...AccountSchema.properties, support: SupportSchema }),
+          ...problemResponses(401),
+        },
       },
       config: { auth: { access: 'account', scope: 'account:read' } },
     },
-    async (request) => publicAccount(await accounts.get(request.principal.accountId as string)),
+    async (request) => {
+      const account = await accounts.get(request.principal.accountId as string);
+      return {
+        ...publicAccount(account),
+        support: opts.supportOf(account),
+      };
+    },
+  );
+
+  app.post(
+    '/api/v1/account/password',
+    {
+      schema: {
+        operationId: 'changePassword',
+        tags,
+        summary: 'Change the password',
+        description:
+          'Needs the current password (wrong ones are throttled like failed log-ins: 429 with Retry-After). Every other session of the account ends at once; the session used for the change stays valid. The account is told by e-mail.',
+        body: PasswordChangeSchema,
+        response: {
+          200: Type.Object({
+            sessions_revoked: Type.Integer({ description: 'Other sessions that were ended.' }),
+          }),
+          ...problemResponses(400, 401, 403, 429),
+        },
+      },
+      config: { auth: { access: 'account', scope: 'account:write' } },
+    },
+    async (request) =>
+      accounts.changePassword(
+        request.principal.accountId as string,
+        request.principal.sessionId,
+        request.body,
+        actorOf(request.principal),
+        request.ip,
+      ),
   );
 
   app.put(
@@ -143,22 +198,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       },
       config: { auth: { access: 'account', scope: 'account:write' } },
     },
-    async (request) => {
-      const { principal } = request;
-      const list = request.body.allowlist;
-      assertPlanHas(plans, principal.plan, (p) => p.ipAllowlist, 'IP allowlists');
-      const problems = allowlistProblems(list);
-      if (problems.length > 0)
-        throw AppError.invalidParams([{ name: 'allowlist', reason: problems.join('; ') }]);
-      const account = await changeAccount(
-        principal,
-        { allowlist: list },
-        'accounts.set_allowlist',
-        { allowlist: list },
-        request.ip,
-      );
-      return publicAccount(account);
-    },
+    async (request) =>
+      publicAccount(
+        await setAllowlist(
+          { db, clock, plans, cache },
+          request.principal,
+          request.body.allowlist,
+          request.ip,
+        ),
+      ),
   );
 
   const SchemaBody = Type.Object(
@@ -257,26 +305,107 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       schema: {
         operationId: 'listAuditLog',
         tags,
-        summary: 'Security events of the account (newest first)',
+        summary: 'Security events of the account (newest first), as JSON or CSV',
         description:
-          'Sign-ups, log-ins and failed log-ins, keys created, rotated and revoked, allowlist and plan changes. The log is hash-chained (tamper-evident).',
+          'Sign-ups, log-ins and failed log-ins, keys created, rotated and revoked, allowlist and plan changes, compliance downloads. The log is hash-chained (tamper-evident): `verify=true` walks the chain over the period (`from`, `to`; the whole log without them) and reports whether it checks out or the first broken entry. `format=csv` (or `Accept: text/csv`) exports every entry of the period, oldest first, at most 100,000 (a longer period is refused: export it in parts); with `verify=true` the result is in the `Audit-Chain-Valid` and `Audit-Chain-First-Broken` headers.',
         querystring: Type.Object(
-          { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
+          {
+            limit: Type.Optional(
+              Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'JSON only.' }),
+            ),
+            format: Type.Optional(StringEnum(['json', 'csv'])),
+            from: Type.Optional(
+              Type.String({ format: 'date-time', description: 'Entries written at or after.' }),
+            ),
+            to: Type.Optional(
+              Type.String({ format: 'date-time', description: 'Entries written before.' }),
+            ),
+            verify: Type.Optional(Type.Boolean({ default: false })),
+          },
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ data: Type.Array(AuditEntrySchema) }),
+          200: {
+            description: 'The entries (JSON), or the export (CSV).',
+            content: {
+              'application/json': {
+                schema: Type.Object({
+                  data: Type.Array(AuditEntrySchema),
+                  verification: Type.Optional(ChainVerificationSchema),
+                }),
+              },
+              'text/csv': { schema: { type: 'string' } },
+            },
+          },
           ...problemResponses(400, 401),
         },
       },
       config: { auth: { access: 'account', scope: 'account:read' } },
     },
-    async (request) => ({
-      data: (
-        await listAudit(db, request.principal.accountId as string, request.query.limit ?? 100)
-      ).map(({ account_id: _, ...entry }) => entry),
-    }),
+    async (request, reply) => {
+      const accountId = request.principal.accountId as string;
+      const q = request.query;
+      const period = {
+        from: q.from === undefined ? undefined : new Date(q.from),
+        to: q.to === undefined ? undefined : new Date(q.to),
+      };
+      if (period.from !== undefined && period.to !== undefined && period.from >= period.to) {
+        throw new AppError('INVALID_PARAMETER', 'from must be before to.', {
+          extensions: { invalid_params: [{ name: 'from', reason: 'not before to' }] },
+        });
+      }
+      const csv =
+        q.format === 'csv' ||
+        (q.format === undefined && /text\/csv/i.test(request.headers.accept ?? ''));
+      const verification = q.verify === true ? await verifyAuditPeriod(db, period) : undefined;
+      if (!csv) {
+        const entries =
+          period.from === undefined && period.to === undefined
+            ? await listAudit(db, accountId, q.limit ?? 100)
+            : await listAuditPeriod(db, accountId, period, q.limit ?? 100, 'newest');
+        return reply.send({
+          data: entries.map(({ account_id: _, ...entry }) => entry),
+          ...(verification === undefined ? {} : { verification }),
+        });
+      }
+      const entries = await listAuditPeriod(db, accountId, period, MAX_AUDIT_EXPORT + 1);
+      if (entries.length > MAX_AUDIT_EXPORT) {
+        throw new AppError(
+          'INVALID_PARAMETER',
+          `The period holds more than ${MAX_AUDIT_EXPORT} entries; export it in parts with from and to.`,
+          {
+            extensions: {
+              invalid_params: [{ name: 'from', reason: 'period too long for one export' }],
+            },
+          },
+        );
+      }
+      if (verification !== undefined) {
+        reply.header('audit-chain-valid', String(verification.valid));
+        if (verification.first_broken !== null)
+          reply.header('audit-chain-first-broken', String(verification.first_broken.id));
+      }
+      const stamp = new Date(clock.now()).toISOString().slice(0, 10);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="audit-log-${stamp}.csv"`)
+        .header('cache-control', 'no-store')
+        .send(auditCsv(entries));
+    },
   );
 };
 
 export { AccountSchema, SessionSchema };
+
+/** RFC 4180, CRLF; `data` as JSON text in one column. */
+function auditCsv(entries: readonly AuditRow[]): string {
+  return stringify(
+    [
+      ['id', 'created_at', 'actor', 'action', 'ip', 'data'],
+      ...entries.map((e) =>
+        [e.id, e.created_at, e.actor, e.action, e.ip, JSON.stringify(e.data)].map(safeCell),
+      ),
+    ],
+    { record_delimiter: 'windows' },
+  );
+}

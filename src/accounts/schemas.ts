@@ -46,3 +46,59 @@ export const AuditEntrySchema = Type.Object({
   ip: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
 });
+
+const ChainLinkSchema = Type.Union([
+  Type.Object({ id: Type.Integer(), hash: Type.String() }),
+  Type.Null(),
+]);
+
+/** The outcome of walking the audit log's hash chain over a period (`verify=true`). */
+export const ChainVerificationSchema = Type.Object({
+  valid: Type.Boolean({
+    description: 'Every entry of the period matches its hash and links to the one before.',
+  }),
+  from: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  entries_checked: Type.Integer({
+    description: "Entries walked: the chain is one for the service, every account's entries.",
+  }),
+  first_broken: Type.Union([
+    Type.Object({
+      id: Type.Integer(),
+      created_at: Type.String({ format: 'date-time' }),
+      reason: Type.Union([Type.Literal('hash'), Type.Literal('link')], {
+        description:
+          '`hash`: the entry was altered; `link`: an entry before it was removed or inserted.',
+      }),
+    }),
+    Type.Null(),
+  ]),
+  anchor: ChainLinkSchema,
+  head: ChainLinkSchema,
+});
+
+export const PasswordChangeSchema = Type.Object(
+  {
+    current_password: Type.String({ minLength: 1, maxLength: 256 }),
+    new_password: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'At least 12 characters, not the e-mail address, not the current password.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** The support an account's plan sells (docs/support.md). */
+export const SupportSchema = Type.Object({
+  channel: Type.String({
+    description: 'community, e-mail, priority e-mail or dedicated account manager.',
+  }),
+  response_target: Type.Union([Type.String(), Type.Null()], {
+    description: 'How soon support answers; null on Free (community support).',
+  }),
+  community_url: Type.Optional(Type.String({ description: 'Free: where to ask.' })),
+  account_manager: Type.Optional(
+    Type.Object({ name: Type.Union([Type.String(), Type.Null()]), email: Type.String() }),
+  ),
+});

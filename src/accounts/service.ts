@@ -62,6 +62,18 @@ export interface AccountService {
   logIn(input: { email: string; password: string }, ip: string): Promise<Session>;
   logOut(sessionId: string): Promise<void>;
   get(accountId: string): Promise<repo.AccountRow>;
+  /**
+   * Replaces the password after checking the current one (failures throttled like log-ins),
+   * ends every other session of the account, and mails the account. `sessionId`: the session
+   * used, which stays valid (null when an API key or token made the change: all sessions end).
+   */
+  changePassword(
+    accountId: string,
+    sessionId: string | null,
+    input: { current_password: string; new_password: string },
+    actor: string,
+    ip: string,
+  ): Promise<{ sessions_revoked: number }>;
 }
 
 /** Told of every session this process starts or ends, once committed (the credential view). */
@@ -222,6 +234,57 @@ export function createAccountService(deps: {
     async logOut(sessionId) {
       const ended = await repo.revokeSession(db, sessionId, new Date(clock.now()));
       if (ended !== undefined) deps.sessions?.applySession(ended);
+    },
+
+    async changePassword(accountId, sessionId, input, actor, ip) {
+      const account = await repo.findAccount(db, accountId);
+      if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
+      const giveBack = await reserveAttempt(ip, account.email);
+      if (!(await verifyPassword(input.current_password, account.passwordHash))) {
+        await recordAudit(db, {
+          accountId,
+          actor,
+          action: 'accounts.change_password_failed',
+          ip,
+          at: new Date(clock.now()),
+        });
+        throw AppError.invalidParams([
+          { name: 'current_password', reason: "does not match the account's password" },
+        ]);
+      }
+      await giveBack();
+      const problem =
+        passwordProblem(input.new_password, account.email) ??
+        (input.new_password === input.current_password
+          ? 'is the same as the current password'
+          : undefined);
+      if (problem !== undefined) {
+        throw new AppError('WEAK_PASSWORD', `The new password is not accepted: ${problem}.`, {
+          extensions: { invalid_params: [{ name: 'new_password', reason: problem }] },
+        });
+      }
+      const passwordHash = await hashPassword(input.new_password);
+      const at = new Date(clock.now());
+      const ended = await db.transaction(async (tx) => {
+        await repo.setPasswordHash(tx, accountId, passwordHash);
+        const revoked = await repo.revokeOtherSessions(tx, accountId, sessionId, at);
+        await recordAudit(tx, {
+          accountId,
+          actor,
+          action: 'accounts.change_password',
+          data: { sessions_revoked: revoked.length },
+          ip,
+          at,
+        });
+        await enqueueNotice(
+          tx,
+          { accountId, kind: 'password.changed', data: { at: at.toISOString(), ip } },
+          at,
+        );
+        return revoked;
+      });
+      for (const row of ended) deps.sessions?.applySession(row);
+      return { sessions_revoked: ended.length };
     },
 
     async get(accountId) {

@@ -3,7 +3,7 @@ import { jsonColumn, type Queryable } from '../store/index.js';
 
 /** Arbitrary constant for pg_advisory_xact_lock: appends to the hash chain one at a time. */
 const AUDIT_LOCK = 7_405_112_027;
-const GENESIS = '0'.repeat(64);
+export const GENESIS = '0'.repeat(64);
 
 export interface AuditEntry {
   accountId: string | null;
@@ -54,7 +54,7 @@ export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<voi
   );
 }
 
-function entryHash(
+export function entryHash(
   prevHash: string,
   accountId: string | null,
   actor: string,
@@ -142,4 +142,35 @@ export async function verifyAuditChain(db: Queryable): Promise<number | null> {
     prev = r.hash;
   }
   return null;
+}
+
+/** The most entries one export returns: a longer period is asked for in parts. */
+export const MAX_AUDIT_EXPORT = 100_000;
+
+/**
+ * The account's entries written in [from, to), oldest first, at most `limit` (one more than
+ * asked tells the caller the period holds more).
+ */
+export async function listAuditPeriod(
+  db: Queryable,
+  accountId: string,
+  period: { from?: Date | undefined; to?: Date | undefined },
+  limit = MAX_AUDIT_EXPORT,
+  order: 'oldest' | 'newest' = 'oldest',
+): Promise<AuditRow[]> {
+  const rows = await db.query<
+    AuditRow & { data: unknown; created_at: Date | string; id: number | string }
+  >(
+    `SELECT id, account_id, actor, action, data, ip, created_at FROM audit_log
+     WHERE account_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)
+       AND ($3::timestamptz IS NULL OR created_at < $3)
+     ORDER BY id ${order === 'oldest' ? 'ASC' : 'DESC'} LIMIT $4`,
+    [accountId, period.from?.toISOString() ?? null, period.to?.toISOString() ?? null, limit],
+  );
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    data: jsonColumn(r.data as Record<string, unknown> | string),
+    created_at: new Date(r.created_at).toISOString(),
+  }));
 }

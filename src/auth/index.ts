@@ -1,6 +1,8 @@
 export {
   type Principal,
   type CredentialResolver,
+  type CredentialScheme,
+  type CredentialRequest,
   type Scope,
   SCOPES,
   actorOf,

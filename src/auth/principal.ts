@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Plan } from '../plans/index.js';
 import type { AddressMatcher } from './allowlist.js';
 
@@ -17,6 +18,7 @@ export const SCOPES = [
   'exports:write',
   'oauth:read',
   'oauth:write',
+  'compliance:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -50,7 +52,25 @@ export interface Principal {
  * (revoked, expired, never issued). API keys answer from memory on the hot path.
  */
 export interface CredentialResolver {
-  resolve(token: string): Principal | undefined | Promise<Principal | undefined>;
+  /**
+   * `scheme` is how the credential came (`DPoP`: a sender-constrained OAuth token, RFC 9449);
+   * `request` is the request it came with (node's IncomingMessage), which a DPoP proof is
+   * checked against. Either may be left out by callers that only hold bearer credentials.
+   */
+  resolve(
+    token: string,
+    scheme?: CredentialScheme,
+    request?: CredentialRequest,
+  ): Principal | undefined | Promise<Principal | undefined>;
+}
+
+export type CredentialScheme = 'Bearer' | 'DPoP';
+
+/** What of a request a credential may be checked against. */
+export interface CredentialRequest {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: IncomingHttpHeaders;
 }
 
 /** The usage bucket within the account: the key, the OAuth client, or '' (sessions). */

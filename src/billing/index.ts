@@ -18,3 +18,5 @@ export {
   type PublicInvoice,
 } from './invoicing.js';
 export { listInvoices, findInvoice, balanceOf, ledger } from './repo.js';
+// The SLA's automatic credits go to the same ledger (src/sla).
+export { addLedgerEntry } from './repo.js';

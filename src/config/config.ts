@@ -56,6 +56,10 @@ export interface Config {
   readonly communityUrl: string;
   /** How often this process looks for due notices; 0: no notice worker here. */
   readonly noticePollMs: number;
+  /** How often an instance records its SLA heartbeat; 0: not at all (tests beat by hand). */
+  readonly slaHeartbeatMs: number;
+  /** How often a running export renews its 30-minute lease (the upload heartbeat). */
+  readonly exportHeartbeatMs: number;
 }
 
 export const BUNDLED_RELEASE = fileURLToPath(
@@ -195,6 +199,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       url('COMMUNITY_URL', ['http:', 'https:']) ??
       'https://github.com/salary-api/community/discussions',
     noticePollMs: int('NOTICE_POLL_MS', 1000, 0, 600_000),
+    slaHeartbeatMs: int('SLA_HEARTBEAT_SECONDS', 60, 0, 600) * 1000,
+    exportHeartbeatMs: int('EXPORT_HEARTBEAT_MS', 600_000, 100, 900_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -33,7 +33,11 @@ export const ERROR_CODES = {
   DEPENDENCY_UNAVAILABLE: { status: 503, title: 'Service temporarily unavailable' },
   SHUTTING_DOWN: { status: 503, title: 'Server is shutting down' },
   DOWNLOADS_BUSY: { status: 503, title: 'Busy with large downloads' },
+  // Compliance documents (issue 16).
+  DOCUMENT_WITHDRAWN: { status: 410, title: 'Document withdrawn' },
   CUSTOM_ENDPOINT_LIMIT_REACHED: { status: 409, title: 'Custom endpoint limit reached' },
+  // Export files of webhook destinations.
+  DOWNLOAD_LINK_INVALID: { status: 403, title: 'Download link invalid or expired' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -7,6 +7,7 @@ export {
 } from './service.js';
 export {
   createExportWorker,
+  RUN_HEARTBEAT_MS,
   RUN_LEASE_MS,
   RUN_MAX_ATTEMPTS,
   RUN_RETRY_DELAYS_MS,
@@ -17,3 +18,5 @@ export { hostKeyFingerprint } from './sftp.js';
 
 export { exportRoutes, exportSchemas } from './routes.js';
 export { releaseAllRunClaims } from './repo.js';
+export { createDownloadLinks, type DownloadLinks } from './download-link.js';
+export { findExportFile, purgeExpiredExportFiles, type ExportFile } from './files.js';

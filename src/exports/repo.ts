@@ -340,3 +340,21 @@ export async function releaseAllRunClaims(db: Queryable): Promise<number> {
   );
   return rows.length;
 }
+
+/**
+ * The heartbeat of a long run: moves its lease on while `holder` still holds it, so no other
+ * instance takes over an upload that is still going; false when the claim was lost.
+ */
+export async function extendRunLease(
+  db: Queryable,
+  id: string,
+  holder: string,
+  leaseUntil: Date,
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE export_runs SET claimed_until = $3
+     WHERE id = $1 AND claimed_by = $2 AND status = 'running' RETURNING id`,
+    [id, holder, leaseUntil.toISOString()],
+  );
+  return rows.length === 1;
+}

@@ -10,17 +10,20 @@ const time = Type.String({ format: 'date-time' });
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()]);
 
-const PublicDestinationSchema = Type.Object({
-  type: Type.Literal('sftp'),
-  host: Type.String(),
-  port: Type.Integer(),
-  username: Type.String(),
-  auth: StringEnum(['password', 'private_key'], {
-    description: 'Which credential is stored (never returned).',
+const PublicDestinationSchema = Type.Union([
+  Type.Object({
+    type: Type.Literal('sftp'),
+    host: Type.String(),
+    port: Type.Integer(),
+    username: Type.String(),
+    auth: StringEnum(['password', 'private_key'], {
+      description: 'Which credential is stored (never returned).',
+    }),
+    host_key_sha256: Type.String(),
+    path: Type.String(),
   }),
-  host_key_sha256: Type.String(),
-  path: Type.String(),
-});
+  Type.Object({ type: Type.Literal('webhook'), url: Type.String() }),
+]);
 
 export const ExportSchema = Type.Object(
   {
@@ -38,6 +41,17 @@ export const ExportSchema = Type.Object(
   },
   { $id: 'Export' },
 );
+
+/** The answer to a create or change that made a webhook destination: its secret, once. */
+const ExportWithSecret = Type.Object({
+  ...ExportSchema.properties,
+  secret: Type.Optional(
+    Type.String({
+      description:
+        'Webhook destinations only, shown this once: the `whsec_…` secret that signs its events (Standard Webhooks).',
+    }),
+  ),
+});
 
 export const ExportRunSchema = Type.Object(
   {
@@ -112,9 +126,9 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         tags,
         summary: 'Schedule a bulk export',
         description:
-          'Enterprise. A bulk selection delivered as a file to an SFTP server on a cron schedule in a time zone. The credential is stored encrypted and never returned.',
+          'Enterprise. A bulk selection delivered as a file on a cron schedule in a time zone: uploaded to an SFTP server, or kept 7 days and announced to a webhook URL by a signed `export.completed` with a signed, expiring `download_url`. Credentials are stored encrypted and never returned; a webhook destination’s signing secret is in this answer only.',
         body: CreateBody,
-        response: { 201: Type.Ref('Export'), ...problemResponses(400, 401, 403, 409) },
+        response: { 201: ExportWithSecret, ...problemResponses(400, 401, 403, 409) },
       },
       config: write,
     },
@@ -148,10 +162,16 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         tags,
         summary: 'Check a destination without exporting',
         description:
-          'Connects, checks the host key, authenticates, writes and removes a small file. The answer says whether it worked and, if not, why.',
+          'SFTP: connects, checks the host key, authenticates, writes and removes a small file. Webhook: sends a signed `export.test` event, signed with a one-off secret given in the answer. The answer says whether it worked and, if not, why.',
         body: Type.Object({ destination: DestinationSchema }, { additionalProperties: false }),
         response: {
-          200: Type.Object({ ok: Type.Boolean(), error: Type.Union([Type.String(), Type.Null()]) }),
+          200: Type.Object({
+            ok: Type.Boolean(),
+            error: Type.Union([Type.String(), Type.Null()]),
+            secret: Type.Optional(
+              Type.String({ description: 'Webhook: the one-off secret that signed the ping.' }),
+            ),
+          }),
           ...problemResponses(400, 401, 403),
         },
       },
@@ -174,6 +194,44 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
       config: read,
     },
     async (request) => exports.run(request.principal, request.params.run_id),
+  );
+
+  app.get(
+    '/api/v1/exports/files/:run_id',
+    {
+      schema: {
+        operationId: 'downloadExportFile',
+        tags,
+        summary: 'Download a webhook export’s file (signed link)',
+        description:
+          'The `download_url` of an `export.completed` event: the link itself is the credential, good until its `expires` (7 days after the run). An altered or expired link is 403.',
+        params: RunParams,
+        querystring: Type.Object({
+          expires: Type.Optional(Type.String({ maxLength: 20 })),
+          signature: Type.Optional(Type.String({ maxLength: 100 })),
+        }),
+        response: {
+          200: {
+            description: 'The file as delivered (gzip when the export compresses).',
+            content: {
+              'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+            },
+          },
+          ...problemResponses(400, 403),
+        },
+      },
+      config: { auth: { access: 'public' } },
+    },
+    async (request, reply) => {
+      const { expires = '', signature = '' } = request.query;
+      const file = await exports.download(request.params.run_id, expires, signature);
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-disposition', `attachment; filename="${file.fileName}"`)
+        .header('cache-control', 'private, no-store')
+        .header('x-content-sha256', file.sha256)
+        .send(file.content);
+    },
   );
 
   app.get(
@@ -200,10 +258,10 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         tags,
         summary: 'Change a scheduled export',
         description:
-          'Any field of the creation body; a new schedule or time zone sets the next run from now. A new destination replaces the stored credential.',
+          'Any field of the creation body; a new schedule or time zone sets the next run from now. A new destination replaces the stored credential; a new webhook destination gets a new signing secret, in this answer only.',
         params: Params,
         body: UpdateBody,
-        response: { 200: Type.Ref('Export'), ...problemResponses(400, 401, 403, 404) },
+        response: { 200: ExportWithSecret, ...problemResponses(400, 401, 403, 404) },
       },
       config: write,
     },

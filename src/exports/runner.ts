@@ -5,6 +5,8 @@ import { findAccount } from '../accounts/index.js';
 import type { Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { SecretBox } from '../lib/secret-box.js';
+import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
+import type { Clock } from '../lib/clock.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import {
   salaryFileStream,
@@ -13,17 +15,23 @@ import {
   type Selection,
 } from '../salary/index.js';
 import type { Db } from '../store/index.js';
+import type { WebhookSender } from '../webhooks/index.js';
 import { DeliveryError } from './delivery-error.js';
+import type { DownloadLinks } from './download-link.js';
+import { saveExportFile } from './files.js';
 import type { ExportRow, RunRow } from './repo.js';
 import { sftpTarget } from './service.js';
 import { uploadFile, withSftp } from './sftp.js';
-import type { ExportFormat, ExportQuery } from './types.js';
+import { EXPORT_FILE_TTL_MS, type ExportFormat, type ExportQuery } from './types.js';
+import { announce, destinationSecret } from './webhook-destination.js';
 
 export interface Delivered {
   rows: number;
   bytes: number;
   sha256: string;
   fileName: string;
+  /** Webhook destinations: the signed link to the kept file, and when it stops working. */
+  download?: { url: string; expiresAt: string };
 }
 
 /** Counts and hashes the bytes that pass. */
@@ -68,14 +76,20 @@ export function fileNameOf(e: ExportRow, run: RunRow): string {
  */
 export function createRunner(deps: {
   db: Db;
+  clock: Clock;
   box: SecretBox;
   salary: SalaryService;
   plans: Readonly<Record<PlanId, Plan>>;
   allowPrivateTargets: boolean;
   /** A white-label account's labelling: its files name the licensee, never this service. */
   labelling?: (accountId: string) => Labelling | null;
+  /** Outbound HTTP of webhook destinations (the webhooks' sender and its address guard). */
+  sender: WebhookSender;
+  links: DownloadLinks;
+  /** Writes file formats off the main thread; without it they are written here. */
+  pool?: RenderPool;
 }) {
-  const { db, box, salary, plans } = deps;
+  const { db, clock, box, salary, plans } = deps;
 
   async function content(e: ExportRow): Promise<{ stream: Readable; rows: number }> {
     const account = await findAccount(db, e.accountId);
@@ -111,24 +125,127 @@ export function createRunner(deps: {
     }
     const labelling = deps.labelling?.(account.id) ?? null;
     return {
-      stream: await salaryFileStream(result, format, schema, labelling),
+      stream: await salaryFileStream(result, format, schema, labelling, deps.pool),
       rows: result.data.length,
     };
   }
 
+  /** The file's bytes as they leave: through gzip when asked, counted and hashed. */
+  async function metered(e: ExportRow): Promise<{ body: Readable; meter: Meter; rows: number }> {
+    const { stream, rows } = await content(e);
+    const meter = new Meter();
+    const body =
+      e.compression === 'gzip' ? stream.pipe(createGzip()).pipe(meter) : stream.pipe(meter);
+    stream.on('error', (error) => meter.destroy(error));
+    return { body, meter, rows };
+  }
+
+  /**
+   * Webhook destination: the file is kept 7 days in the database and announced by a signed
+   * `export.completed` whose `download_url` needs no other credential; the run succeeds when
+   * the receiver accepts the announcement (2xx), and is retried otherwise.
+   */
+  async function deliverByWebhook(
+    e: ExportRow & { destination: { type: 'webhook' } },
+    run: RunRow,
+  ): Promise<Delivered> {
+    const { body, meter, rows } = await metered(e);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(chunk as Buffer);
+    const fileName = fileNameOf(e, run);
+    const now = clock.now();
+    const expiresAt = new Date(now + EXPORT_FILE_TTL_MS);
+    const delivered: Delivered = {
+      rows,
+      bytes: meter.bytes,
+      sha256: meter.digest(),
+      fileName,
+      download: { url: deps.links.url(run.id, expiresAt), expiresAt: expiresAt.toISOString() },
+    };
+    await saveExportFile(
+      db,
+      {
+        runId: run.id,
+        accountId: e.accountId,
+        fileName,
+        contentType:
+          e.compression === 'gzip' ? 'application/gzip' : MEDIA_TYPES[e.format as ExportFormat],
+        content: Buffer.concat(chunks),
+        bytes: delivered.bytes,
+        sha256: delivered.sha256,
+        expiresAt: expiresAt.toISOString(),
+      },
+      new Date(now),
+    );
+    await announce(
+      deps.sender,
+      e.destination.url,
+      destinationSecret(box, e),
+      `msg_${run.id}`,
+      'export.completed',
+      completedData(e, run, delivered, null),
+      now,
+      deps.allowPrivateTargets,
+    );
+    return delivered;
+  }
+
   return {
     async deliver(e: ExportRow, run: RunRow): Promise<Delivered> {
+      if (e.destination.type === 'webhook')
+        return deliverByWebhook(e as ExportRow & { destination: { type: 'webhook' } }, run);
       const fileName = fileNameOf(e, run);
       const target = sftpTarget(box, e);
       return withSftp(target, deps.allowPrivateTargets, async (sftp) => {
-        const { stream, rows } = await content(e);
-        const meter = new Meter();
-        const body =
-          e.compression === 'gzip' ? stream.pipe(createGzip()).pipe(meter) : stream.pipe(meter);
-        stream.on('error', (error) => meter.destroy(error));
+        const { body, meter, rows } = await metered(e);
         const path = await uploadFile(sftp, target.path, fileName, run.id, body, () => meter.bytes);
         return { rows, bytes: meter.bytes, sha256: meter.digest(), fileName: path };
       });
     },
+
+    /**
+     * Tells a webhook destination that a run gave up (`export.failed`), once: the run's
+     * outcome is recorded already, so a receiver that is down only misses this message
+     * (the account's webhook endpoints and e-mail carry it too).
+     */
+    async announceFailure(e: ExportRow, run: RunRow, error: string): Promise<void> {
+      if (e.destination.type !== 'webhook') return;
+      await announce(
+        deps.sender,
+        e.destination.url,
+        destinationSecret(box, e),
+        `msg_${run.id}_failed`,
+        'export.failed',
+        completedData(e, run, null, error),
+        clock.now(),
+        deps.allowPrivateTargets,
+      );
+    },
+  };
+}
+
+/** The `data` of `export.completed` and `export.failed`, for destinations and endpoints alike. */
+export function completedData(
+  e: ExportRow,
+  run: RunRow,
+  delivered: Partial<Delivered> | null,
+  error: string | null,
+): Record<string, unknown> {
+  return {
+    export_id: e.id,
+    run_id: run.id,
+    name: e.name,
+    scheduled_at: run.scheduledAt,
+    format: e.format,
+    compression: e.compression ?? 'none',
+    attempts: run.attempts,
+    rows: delivered?.rows ?? null,
+    bytes: delivered?.bytes ?? null,
+    sha256: delivered?.sha256 ?? null,
+    file_name: delivered?.fileName ?? null,
+    ...(delivered?.download === undefined
+      ? {}
+      : { download_url: delivered.download.url, expires_at: delivered.download.expiresAt }),
+    error,
   };
 }

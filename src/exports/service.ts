@@ -9,6 +9,10 @@ import { DeliveryError } from './delivery-error.js';
 import * as repo from './repo.js';
 import { nextOccurrence, scheduleProblem } from './schedule.js';
 import { probeSftp, type SftpTarget } from './sftp.js';
+import { announce } from './webhook-destination.js';
+import type { DownloadLinks } from './download-link.js';
+import { findExportFile, type ExportFile } from './files.js';
+import { checkTargetUrl, generateSigningSecret, type WebhookSender } from '../webhooks/index.js';
 import type {
   DestinationInput,
   DestinationSecret,
@@ -37,7 +41,7 @@ export interface PublicExport {
   schedule: string;
   timezone: string;
   query: ExportQuery;
-  format: string;
+  format: ExportFormat;
   compression: 'gzip' | 'none';
   destination: PublicDestination;
   next_run_at: string;
@@ -69,7 +73,7 @@ export function publicExport(e: repo.ExportRow): PublicExport {
     schedule: e.schedule,
     timezone: e.timezone,
     query: e.query,
-    format: e.format,
+    format: e.format as ExportFormat,
     compression: e.compression ?? 'none',
     destination: e.destination,
     next_run_at: e.nextRunAt,
@@ -100,6 +104,7 @@ export function publicRun(r: repo.RunRow): PublicRun {
 /** The SFTP target of a stored export, its credential opened. */
 export function sftpTarget(box: SecretBox, e: repo.ExportRow): SftpTarget {
   const d = e.destination;
+  if (d.type !== 'sftp') throw new Error('not an SFTP destination');
   const secret = JSON.parse(box.open(e.secretEnc ?? '')) as DestinationSecret;
   return {
     host: d.host,
@@ -120,6 +125,10 @@ export function createExportService(deps: {
   box: SecretBox;
   plans: Readonly<Record<PlanId, Plan>>;
   allowPrivateTargets: boolean;
+  /** Outbound HTTP for webhook destinations' test pings. */
+  sender: WebhookSender;
+  /** Checks the signed links of webhook destinations' files. */
+  links: DownloadLinks;
 }) {
   const { db, clock, box, plans, allowPrivateTargets } = deps;
 
@@ -143,11 +152,26 @@ export function createExportService(deps: {
       throw invalid('query.country', 'only with kind country');
   }
 
-  /** The stored (public) destination and its sealed secret, checked. */
+  /**
+   * The stored (public) destination and its sealed secret, checked. A webhook destination gets
+   * a new signing secret (`secret`), which the caller shows once.
+   */
   function destinationOf(d: DestinationInput): {
     destination: PublicDestination;
     secretEnc: string;
+    secret?: string;
   } {
+    if (d.type === 'webhook') {
+      const check = checkTargetUrl(d.url, allowPrivateTargets);
+      if (!check.ok) throw invalid('destination.url', check.reason);
+      const secret = generateSigningSecret();
+      const sealed: DestinationSecret = { webhook_secret: secret };
+      return {
+        destination: { type: 'webhook', url: check.url.href },
+        secretEnc: box.seal(JSON.stringify(sealed)),
+        secret,
+      };
+    }
     if ((d.password === undefined) === (d.private_key === undefined))
       throw invalid('destination', 'give exactly one of password and private_key');
     if (!d.path.startsWith('/')) throw invalid('destination.path', 'must be an absolute path');
@@ -181,13 +205,16 @@ export function createExportService(deps: {
   }
 
   return {
-    async create(principal: Principal, input: ExportInput): Promise<PublicExport> {
+    async create(
+      principal: Principal,
+      input: ExportInput,
+    ): Promise<PublicExport & { secret?: string }> {
       const accountId = accountOf(principal);
       assertFormatAllowed(plans, principal.plan, input.format);
       checkQuery(input.query);
       const timezone = input.timezone ?? 'UTC';
       const nextRunAt = firstRun(input.schedule, timezone);
-      const { destination, secretEnc } = destinationOf(input.destination);
+      const { destination, secretEnc, secret } = destinationOf(input.destination);
       return db.transaction(async (tx) => {
         if ((await repo.countExports(tx, accountId)) >= MAX_EXPORTS)
           throw new AppError(
@@ -211,7 +238,7 @@ export function createExportService(deps: {
           },
           new Date(clock.now()),
         );
-        return publicExport(row);
+        return { ...publicExport(row), ...(secret === undefined ? {} : { secret }) };
       });
     },
 
@@ -227,9 +254,10 @@ export function createExportService(deps: {
       principal: Principal,
       id: string,
       changes: Partial<ExportInput>,
-    ): Promise<PublicExport> {
+    ): Promise<PublicExport & { secret?: string }> {
       const accountId = accountOf(principal);
       const row = await mustFind(accountId, id);
+      let secret: string | undefined;
       const next: repo.ExportRow = { ...row };
       if (changes.name !== undefined) next.name = changes.name;
       if (changes.format !== undefined) {
@@ -251,8 +279,10 @@ export function createExportService(deps: {
         const d = destinationOf(changes.destination);
         next.destination = d.destination;
         next.secretEnc = d.secretEnc;
+        secret = d.secret;
       }
-      return publicExport(await repo.updateExport(db, next, new Date(clock.now())));
+      const updated = publicExport(await repo.updateExport(db, next, new Date(clock.now())));
+      return { ...updated, ...(secret === undefined ? {} : { secret }) };
     },
 
     async remove(principal: Principal, id: string): Promise<void> {
@@ -291,23 +321,53 @@ export function createExportService(deps: {
       return publicRun(run);
     },
 
-    /** Checks a destination without exporting: connect, host key, write and remove a file. */
+    /**
+     * A webhook destination's file through its signed link, which is the only credential:
+     * an altered or expired link, or a file no longer kept, is DOWNLOAD_LINK_INVALID (403).
+     */
+    async download(runId: string, expires: string, signature: string): Promise<ExportFile> {
+      const now = clock.now();
+      const refusal = deps.links.refusal(runId, expires, signature, now);
+      const file = refusal === null ? await findExportFile(db, runId, new Date(now)) : undefined;
+      if (file === undefined)
+        throw new AppError(
+          'DOWNLOAD_LINK_INVALID',
+          `This download link does not give a file: ${refusal ?? 'the file is no longer kept'}.`,
+        );
+      return file;
+    },
+
+    /**
+     * Checks a destination without exporting. SFTP: connect, host key, write and remove a
+     * file. Webhook: a signed `export.test` ping, signed with a one-off secret that the answer
+     * returns (the export's own secret is made when the export is created).
+     */
     async testDestination(
       principal: Principal,
       input: DestinationInput,
-    ): Promise<{ ok: boolean; error: string | null }> {
+    ): Promise<{ ok: boolean; error: string | null; secret?: string }> {
       accountOf(principal);
-      const { destination, secretEnc } = destinationOf(input);
-      const target = sftpTarget(box, {
-        destination,
-        secretEnc,
-        id: 'test',
-      } as repo.ExportRow);
+      const { destination, secretEnc, secret } = destinationOf(input);
       try {
+        if (destination.type === 'webhook') {
+          await announce(
+            deps.sender,
+            destination.url,
+            secret!,
+            prefixedId('msg_test'),
+            'export.test',
+            { message: 'A test of an export destination from the salary API.' },
+            clock.now(),
+            allowPrivateTargets,
+          );
+          return { ok: true, error: null, secret: secret! };
+        }
+        const target = sftpTarget(box, { destination, secretEnc, id: 'test' } as repo.ExportRow);
         await probeSftp(target, allowPrivateTargets);
         return { ok: true, error: null };
       } catch (error) {
-        if (error instanceof DeliveryError) return { ok: false, error: error.message };
+        if (error instanceof DeliveryError)
+          return { ok: false, error: error.message, ...(secret === undefined ? {} : { secret }) };
         throw error;
       }
     },

@@ -30,7 +30,9 @@ export const SftpDestinationSchema = Type.Object(
   {
     type: Type.Literal('sftp'),
     host: Type.String({ minLength: 1, maxLength: 253 }),
-    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, default: 22 })),
+    port: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 65535, description: '22 unless given.' }),
+    ),
     username: Type.String({ minLength: 1, maxLength: 100 }),
     password: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, writeOnly: true })),
     private_key: Type.Optional(
@@ -50,22 +52,43 @@ export const SftpDestinationSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const DestinationSchema = SftpDestinationSchema;
+export const WebhookDestinationSchema = Type.Object(
+  {
+    type: Type.Literal('webhook'),
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      description:
+        'Receives `export.completed` and `export.failed`, signed (Standard Webhooks) with the export’s own secret; https, public addresses only.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const DestinationSchema = Type.Union([SftpDestinationSchema, WebhookDestinationSchema]);
 export type DestinationInput = Static<typeof DestinationSchema>;
+export type SftpDestinationInput = Static<typeof SftpDestinationSchema>;
 
 /** What is stored in the clear and shown back; secrets are sealed apart. */
-export interface PublicDestination {
-  type: 'sftp';
-  host: string;
-  port: number;
-  username: string;
-  auth: 'password' | 'private_key';
-  host_key_sha256: string;
-  path: string;
-}
+export type PublicDestination =
+  | {
+      type: 'sftp';
+      host: string;
+      port: number;
+      username: string;
+      auth: 'password' | 'private_key';
+      host_key_sha256: string;
+      path: string;
+    }
+  | { type: 'webhook'; url: string };
+export type SftpDestination = Extract<PublicDestination, { type: 'sftp' }>;
 
-/** The sealed part: the SFTP credential. */
-export type DestinationSecret = { password: string } | { private_key: string };
+/** The sealed part: the SFTP credential, or the webhook destination's signing secret. */
+export type DestinationSecret =
+  { password: string } | { private_key: string } | { webhook_secret: string };
+
+/** How long a webhook destination's file stays downloadable. */
+export const EXPORT_FILE_TTL_MS = 7 * 24 * 3_600_000;
 
 export const EXPORT_FORMATS = FORMATS;
 export type ExportFormat = (typeof FORMATS)[number];

@@ -6,7 +6,8 @@ import { enqueueNotice } from '../notices/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { DeliveryError } from './delivery-error.js';
 import * as repo from './repo.js';
-import type { createRunner } from './runner.js';
+import { purgeExpiredExportFiles } from './files.js';
+import { completedData, type createRunner, type Delivered } from './runner.js';
 import { latestOccurrence, nextOccurrence } from './schedule.js';
 
 /** Waits before attempts 2–5: five attempts over about an hour, then the run fails. */
@@ -14,6 +15,8 @@ export const RUN_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000
 export const RUN_MAX_ATTEMPTS = RUN_RETRY_DELAYS_MS.length + 1;
 /** A claim outlives a large upload; an instance that died mid-run is taken over after it. */
 export const RUN_LEASE_MS = 30 * 60_000;
+/** While a run goes on, its lease is moved on this often (a third of the lease). */
+export const RUN_HEARTBEAT_MS = RUN_LEASE_MS / 3;
 const DUE_EXPORTS_PER_PASS = 100;
 
 export interface ExportWorker {
@@ -41,9 +44,42 @@ export function createExportWorker(deps: {
     tx: Queryable,
     event: { type: 'export.completed' | 'export.failed'; accountId: string; data: unknown },
   ) => Promise<unknown>;
+  /** Told of every attempt's outcome (metrics): retry means queued again after a failure. */
+  onAttempt?: (
+    outcome: 'succeeded' | 'retry' | 'failed',
+    destination: 'sftp' | 'webhook',
+    seconds: number,
+  ) => void;
+  /** How often a running attempt renews its lease (tests shorten it). */
+  heartbeatMs?: number;
 }): ExportWorker {
   const { db, clock, runner, logger } = deps;
   const id = holderId();
+  const heartbeatMs = deps.heartbeatMs ?? RUN_HEARTBEAT_MS;
+
+  /**
+   * Runs `work` while renewing the run's lease every heartbeatMs, so an upload longer than the
+   * lease is not taken over by another instance; an instance that dies stops renewing, and
+   * the run is taken over once the last lease ends.
+   */
+  async function withHeartbeat<T>(run: repo.RunRow, work: () => Promise<T>): Promise<T> {
+    const timer = setInterval(() => {
+      repo
+        .extendRunLease(db, run.id, id, new Date(clock.now() + RUN_LEASE_MS))
+        .then((held) => {
+          if (!held) logger.warn({ run: run.id }, 'export run lease lost during the run');
+        })
+        .catch((error: unknown) =>
+          logger.warn({ err: error, run: run.id }, 'export run lease not renewed; retried'),
+        );
+    }, heartbeatMs);
+    timer.unref();
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+    }
+  }
 
   async function enqueueDue(): Promise<void> {
     const now = new Date(clock.now());
@@ -70,9 +106,19 @@ export function createExportWorker(deps: {
     const e = await repo.findExport(db, run.exportId);
     if (e === undefined) return; // deleted meanwhile: its runs went with it
     let outcome: repo.RunOutcome;
+    let done: Delivered | null = null;
+    const started = performance.now();
     try {
-      const done = await runner.deliver(e, run);
-      outcome = { status: 'succeeded', nextAttemptAt: null, error: null, ...done };
+      done = await withHeartbeat(run, () => runner.deliver(e, run));
+      outcome = {
+        status: 'succeeded',
+        nextAttemptAt: null,
+        error: null,
+        rows: done.rows,
+        bytes: done.bytes,
+        sha256: done.sha256,
+        fileName: done.fileName,
+      };
     } catch (error) {
       const known = error instanceof DeliveryError;
       if (!known) logger.error({ err: error, run: run.id }, 'export run failed unexpectedly');
@@ -85,9 +131,14 @@ export function createExportWorker(deps: {
           ? { status: 'failed', nextAttemptAt: null, error: message }
           : { status: 'queued', nextAttemptAt: new Date(clock.now() + delay), error: message };
     }
+    deps.onAttempt?.(
+      outcome.status === 'queued' ? 'retry' : outcome.status,
+      e.destination.type,
+      (performance.now() - started) / 1000,
+    );
     const at = new Date(clock.now());
-    await db.transaction(async (tx) => {
-      if (!(await repo.settleRun(tx, run.id, id, outcome, at))) return; // lease lost
+    const settled = await db.transaction(async (tx) => {
+      if (!(await repo.settleRun(tx, run.id, id, outcome, at))) return false; // lease lost
       if (outcome.status === 'failed') {
         await enqueueNotice(
           tx,
@@ -99,26 +150,24 @@ export function createExportWorker(deps: {
           at,
         );
       }
-      if (outcome.status === 'queued' || deps.publish === undefined) return;
+      if (outcome.status === 'queued' || deps.publish === undefined) return true;
       await deps.publish(tx, {
         type: outcome.status === 'succeeded' ? 'export.completed' : 'export.failed',
         accountId: e.accountId,
-        data: {
-          export_id: e.id,
-          run_id: run.id,
-          name: e.name,
-          scheduled_at: run.scheduledAt,
-          format: e.format,
-          compression: e.compression ?? 'none',
-          attempts: run.attempts,
-          rows: outcome.rows ?? null,
-          bytes: outcome.bytes ?? null,
-          sha256: outcome.sha256 ?? null,
-          file_name: outcome.fileName ?? null,
-          error: outcome.error,
-        },
+        data: completedData(e, run, done, outcome.error),
       });
+      return true;
     });
+    if (settled && outcome.status === 'failed') {
+      await runner
+        .announceFailure(e, run, outcome.error ?? 'unknown')
+        .catch((error: unknown) =>
+          logger.info(
+            { run: run.id, err: (error as Error).message },
+            'export.failed not accepted by the webhook destination',
+          ),
+        );
+    }
     logger.info(
       {
         run: run.id,
@@ -133,6 +182,8 @@ export function createExportWorker(deps: {
 
   async function runOnce(): Promise<number> {
     await enqueueDue();
+    // Every instance may do it: the delete is the same.
+    await purgeExpiredExportFiles(db, new Date(clock.now()));
     let attempted = 0;
     while (!poller.stopping) {
       const now = clock.now();

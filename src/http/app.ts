@@ -33,8 +33,16 @@ import type { Db } from '../store/index.js';
 import { supportRoutes, type SupportService } from '../support/index.js';
 import { webhookRoutes, webhookSchemas, type WebhookService } from '../webhooks/index.js';
 import { exportRoutes, exportSchemas, type ExportService } from '../exports/index.js';
+import {
+  complianceRoutes,
+  complianceSchemas,
+  type AccessReviews,
+  type ComplianceDocuments,
+  type PdfPool,
+} from '../compliance/index.js';
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
+import { dashboardRoutes } from '../dashboard/index.js';
 import type { Config } from '../config/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -49,6 +57,7 @@ import {
   type SalaryDataStore,
   type SalaryService,
 } from '../salary/index.js';
+import { slaRoutes, slaSchemas, type SlaParts } from '../sla/index.js';
 import { AccessLog } from './access-log.js';
 import { authenticateByRoute, authenticator } from './auth-hook.js';
 import { AJV_OPTIONS, FastLookup } from './fast-lookup.js';
@@ -119,6 +128,10 @@ export interface AppDeps {
   metrics?: Metrics;
   /** The process logger (pino); none when omitted (tests). */
   logger?: FastifyBaseLogger;
+  /** Uptime SLA: counting, the customer's report, the status page (docs/sla.md). */
+  sla?: SlaParts;
+  /** Compliance documents and access reviews (Enterprise), their PDFs made in worker threads. */
+  compliance: { documents: ComplianceDocuments; reviews: AccessReviews; pdf: PdfPool };
   /** Enterprise custom endpoints: their definitions, and all of them in memory. */
   customEndpoints: CustomEndpointService;
   customEndpointRegistry: CustomEndpointRegistry;
@@ -148,6 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         trustProxy: config.trustProxy,
         accessLog,
         metrics: deps.metrics,
+        slaCount: deps.sla?.counter.countFn,
         ownAnswer: (principal) => deps.licenses.labelling(principal.accountId) !== null,
       })
     : undefined;
@@ -214,6 +228,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...billingSchemas,
     ...webhookSchemas,
     ...exportSchemas,
+    ...slaSchemas,
+    ...complianceSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -256,6 +272,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         request.usageEndpoint ?? `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
         reply.statusCode,
         deps.clock.now(),
+      );
+      deps.sla?.counter.count(
+        principal?.accountId ?? null,
+        reply.statusCode,
+        deps.clock.now(),
+        reply.elapsedTime,
       );
     }
     deps.metrics?.requests(request.method, request.routeOptions.url ?? '(unmatched)')(
@@ -328,6 +350,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     cache: deps.cache,
     plans: deps.plans,
+    supportOf: (account) => deps.support.supportOf(account),
   });
   await app.register(keyRoutes, { keys: deps.keys });
   await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
@@ -342,6 +365,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metricsRoute(app, deps.metrics, config.metricsToken);
   await app.register(supportRoutes, { support: deps.support });
   await app.register(exportRoutes, { exports: deps.exports });
+  if (deps.sla !== undefined)
+    await app.register(slaRoutes, {
+      sla: deps.sla.service,
+      status: deps.sla.status,
+      db: deps.db,
+      clock: deps.clock,
+      plans: deps.plans,
+    });
+  await app.register(complianceRoutes, deps.compliance);
+  app.addHook('onClose', () => deps.compliance.pdf.close());
   await app.register(customEndpointRoutes, {
     service: deps.customEndpoints,
     registry: deps.customEndpointRegistry,
@@ -364,6 +397,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   await app.register(licenseRoutes, { registry: deps.licenses, clock: deps.clock });
+  // The customer dashboard (issue 14): server-rendered pages over the same services.
+  await app.register(dashboardRoutes, {
+    accounts: deps.accounts,
+    cache: deps.cache,
+    keys: deps.keys,
+    usage: deps.usage,
+    subscriptions: deps.subscriptions,
+    webhooks: deps.webhooks,
+    plans: deps.plans,
+    clock: deps.clock,
+    db: deps.db,
+    secretKey: deps.secretKey,
+  });
   app.get(
     '/api/v1/openapi.json',
     { schema: { hide: true }, config: { auth: { access: 'public' } } },

@@ -2,15 +2,20 @@ import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import {
   addressBucket,
   type AuthenticatedRoute,
+  type CredentialRequest,
   type CredentialResolver,
+  type CredentialScheme,
   type Principal,
 } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
+import { DPOP_INVALID_TOKEN } from '../oauth/index.js';
 import type { Plan } from '../plans/index.js';
 import { hookList } from './route-hooks.js';
 
 // Up to 2048 characters: API keys and session tokens, and OAuth access tokens (JWTs).
 const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,2048})$/;
+// A DPoP-bound OAuth access token (RFC 9449); the scheme name is case-insensitive.
+const DPOP = /^DPoP ([A-Za-z0-9._~+/=-]{1,2048})$/i;
 
 /**
  * Who is calling, from the Authorization header and the client address; throws (or rejects
@@ -20,6 +25,8 @@ export type Authenticate = (
   authorization: string | undefined,
   ip: string,
   route: AuthenticatedRoute,
+  /** The request itself (node's IncomingMessage), which a DPoP proof is checked against. */
+  request?: CredentialRequest,
 ) => Principal | Promise<Principal>;
 
 function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_token'): AppError {
@@ -34,7 +41,7 @@ function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_tok
  * the allowlists (403) and the route's scope (403).
  */
 export function authenticator(credentials: CredentialResolver, free: Plan): Authenticate {
-  return (authorization, ip, route) => {
+  return (authorization, ip, route, request) => {
     if (authorization === undefined) {
       if (route.access === 'account') {
         throw new AppError(
@@ -57,16 +64,21 @@ export function authenticator(credentials: CredentialResolver, free: Plan): Auth
         limitBucket: addressBucket(ip),
       } satisfies Principal;
     }
-    const match = BEARER.exec(authorization);
+    let scheme: CredentialScheme = 'Bearer';
+    let match = BEARER.exec(authorization);
+    if (match === null) {
+      match = DPOP.exec(authorization);
+      scheme = 'DPoP';
+    }
     if (match === null) {
       throw unauthenticated(
         'The Authorization header must be "Bearer <API key>".',
         'invalid_request',
       );
     }
-    const resolved = credentials.resolve(match[1] as string);
-    if (resolved instanceof Promise) return resolved.then((p) => admit(ip, route, p));
-    return admit(ip, route, resolved);
+    const resolved = credentials.resolve(match[1] as string, scheme, request);
+    if (resolved instanceof Promise) return resolved.then((p) => admit(ip, route, p, scheme));
+    return admit(ip, route, resolved, scheme);
   };
 }
 
@@ -76,8 +88,13 @@ const INVALID_TOKEN = unauthenticated(
   'invalid_token',
 );
 
-function admit(ip: string, route: AuthenticatedRoute, principal: Principal | undefined): Principal {
-  if (principal === undefined) throw INVALID_TOKEN;
+function admit(
+  ip: string,
+  route: AuthenticatedRoute,
+  principal: Principal | undefined,
+  scheme: CredentialScheme,
+): Principal {
+  if (principal === undefined) throw scheme === 'Bearer' ? INVALID_TOKEN : DPOP_INVALID_TOKEN;
   const bound = principal.kind !== 'session' || route.access === 'data';
   if (bound && principal.allowlists.some((list) => !list.matches(ip))) {
     throw new AppError(
@@ -126,7 +143,7 @@ function authenticationHook(
   return (request, _reply, done) => {
     let principal: Principal | Promise<Principal>;
     try {
-      principal = authenticate(request.headers.authorization, request.ip, auth);
+      principal = authenticate(request.headers.authorization, request.ip, auth, request.raw);
     } catch (error) {
       done(error as Error);
       return;

@@ -99,6 +99,8 @@ export interface FastLookupDeps {
   accessLog: AccessLog | undefined;
   /** Request counts and latency, when metrics are on. */
   metrics?: Metrics | undefined;
+  /** The SLA's per-interval counts (docs/sla.md), when wired. */
+  slaCount?: ((accountId: string | null, status: number, at: number) => void) | undefined;
   /** Accounts whose answers are not the standard body (white-label): Fastify takes them. */
   ownAnswer?: (principal: Principal) => boolean;
 }
@@ -185,7 +187,7 @@ export class FastLookup {
     const answer: Answer = { req, url, res, fallback, route, query, ip, started };
     let principal: Principal | Promise<Principal>;
     try {
-      principal = this.#deps.authenticate(req.headers.authorization, ip, route.auth);
+      principal = this.#deps.authenticate(req.headers.authorization, ip, route.auth, req);
     } catch (error) {
       return this.#refuse(answer, error, null);
     }
@@ -301,6 +303,7 @@ export class FastLookup {
     const keyId = usageKeyOf(principal);
     const now = this.#deps.clock.now();
     this.#deps.recorder.record(accountId, keyId, answer.route.endpoint, status, now);
+    this.#deps.slaCount?.(accountId, status, now);
     answer.route.observe?.(status, (performance.now() - answer.started) / 1000);
     if (this.#deps.accessLog !== undefined) {
       this.#deps.accessLog.write({

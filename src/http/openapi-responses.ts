@@ -36,6 +36,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it).',
   404: 'No data for the query.',
   406: 'The Accept header names no media type this endpoint produces.',
+  410: 'The resource was withdrawn; the problem names its replacement when there is one.',
   429: 'The plan’s request limit is reached; Retry-After says when requests succeed again.',
   503: 'A dependency is unavailable; retry after Retry-After seconds.',
 };

@@ -9,3 +9,4 @@ export {
 } from './service.js';
 export { KEY_PREFIX, generateKey } from './key-format.js';
 export { revokeKeysBeyond, touchKeys } from './repo.js';
+export { queueGraceNotices, GRACE_NOTICE_LEAD_MS } from './grace-notices.js';

@@ -16,8 +16,10 @@ import { BackupFormatError, RestoreRefused } from '../backup/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
 import { LICENSE_USAGE, licenseCommand } from './cli-licensing.js';
 import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
+import { COMPLIANCE_USAGE, complianceCommand } from './cli-compliance.js';
 import { backupCommand, restoreCommand } from './cli-backup.js';
 import { doctorCommand } from './cli-doctor.js';
+import { SLA_USAGE, slaCommand } from './cli-sla.js';
 import { runPrimary, WorkersError } from './cluster.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
@@ -38,6 +40,8 @@ Commands:
 ${ACCOUNT_USAGE}
 ${LICENSE_USAGE}
 ${OAUTH_USAGE}
+${COMPLIANCE_USAGE}
+${SLA_USAGE}
 
 Configuration comes from the environment; see the README.`;
 
@@ -62,6 +66,23 @@ async function main(argv: string[]): Promise<number> {
         name: { type: 'string' },
         'manager-email': { type: 'string' },
         workers: { type: 'string' },
+        // compliance add / withdraw
+        title: { type: 'string' },
+        'period-start': { type: 'string' },
+        'period-end': { type: 'string' },
+        series: { type: 'string' },
+        description: { type: 'string' },
+        reason: { type: 'string' },
+        // Uptime SLA and status page (cli-sla.ts); `title` is shared with compliance.
+        component: { type: 'string' },
+        status: { type: 'string' },
+        message: { type: 'string' },
+        start: { type: 'string' },
+        end: { type: 'string' },
+        url: { type: 'string' },
+        key: { type: 'string' },
+        bands: { type: 'string' },
+        month: { type: 'string' },
         licensee: { type: 'string' },
         attribution: { type: 'string' },
         'white-label': { type: 'boolean' },
@@ -106,10 +127,17 @@ async function main(argv: string[]): Promise<number> {
     case 'restore':
       if (sub === undefined) throw new UsageError('restore takes FILE');
       return restoreCommand(config, sub, values.json);
+    case 'compliance':
+      return complianceCommand(config, sub, arg, values);
     case 'account':
     case 'invoice':
     case 'billing':
       return accountCommand(config, positionals, values);
+    case 'probe':
+    case 'incident':
+    case 'maintenance':
+    case 'sla':
+      return slaCommand(config, positionals, values);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

@@ -12,6 +12,7 @@ import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { purgeIdempotencyKeys } from '../http/idempotency.js';
 import { shutdownGate } from '../http/shutdown-gate.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
+import { queueGraceNotices } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
 import { bufferedStdout } from '../lib/log-destination.js';
@@ -21,6 +22,9 @@ import {
   createOAuthClientService,
   createOAuthTokenService,
   OAuthTokenAuthority,
+  DpopProofs,
+  memoryReplayGuard,
+  redisReplayGuard,
 } from '../oauth/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { startBackupSchedule } from '../backup/index.js';
@@ -63,13 +67,24 @@ import {
   type WebhookSender,
 } from '../webhooks/index.js';
 import {
+  createSlaService,
+  createStatusService,
+  Heartbeat,
+  SlaCounter,
+  type SlaParts,
+} from '../sla/index.js';
+import { serviceEventPublisher } from '../webhooks/index.js';
+import {
   createExportService,
   createExportWorker,
   createRunner,
   releaseAllRunClaims,
 } from '../exports/index.js';
+import { createAccessReviews, createComplianceDocuments, PdfPool } from '../compliance/index.js';
 import { CustomEndpointRegistry, createCustomEndpointService } from '../custom-endpoints/index.js';
 import { LicenseRegistry } from '../licensing/index.js';
+import { createDownloadLinks } from '../exports/index.js';
+import { RenderPool } from '../formats/index.js';
 
 /** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
 export function createLogger(config: Config, buffered = false): pino.Logger {
@@ -301,6 +316,15 @@ export async function createServer(
     lifetimeS: config.oauthTokenTtlSeconds,
     account: (id) => cache.account(id),
     fallback: cache,
+    // DPoP proofs: a proof's jti is refused again on every instance when Redis is shared.
+    dpop: new DpopProofs({
+      clock,
+      issuer,
+      replay:
+        shared === undefined
+          ? memoryReplayGuard()
+          : redisReplayGuard(shared.redis, config.redisKeyPrefix),
+    }),
     ...(services.announce === undefined ? {} : { onChange: services.announce }),
   });
   await oauth.load();
@@ -354,8 +378,40 @@ export async function createServer(
     purgeIdempotencyKeys(db, clock.now()).catch((error: unknown) =>
       logger.warn({ err: error }, 'idempotency purge failed; retried next interval'),
     );
+    // Rotated keys about to stop working, still in use: their accounts are told once.
+    queueGraceNotices(db, new Date(clock.now())).catch((error: unknown) =>
+      logger.warn({ err: error }, 'rotation grace notices failed; retried next interval'),
+    );
   }, config.billingIntervalMs);
   billingTimer.unref();
+
+  // Uptime SLA (docs/sla.md): per-interval counts flushed like usage, the heartbeat, month close.
+  const slaCounter = new SlaCounter(db, logger);
+  slaCounter.start(config.usageFlushMs);
+  const slaHolder = holderId();
+  const heartbeat = new Heartbeat({ db, clock, logger, instanceId: slaHolder });
+  if (config.slaHeartbeatMs > 0) heartbeat.start(config.slaHeartbeatMs);
+  const sla: SlaParts = {
+    counter: slaCounter,
+    service: createSlaService({
+      db,
+      clock,
+      plans,
+      logger,
+      publish: accountEventPublisher(plans, clock),
+      counter: slaCounter,
+      holder: slaHolder,
+    }),
+    status: createStatusService({ db, clock, publish: serviceEventPublisher(plans, clock) }),
+  };
+  const slaTimer = setInterval(() => {
+    sla.service
+      .closeMonth()
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'SLA month close failed; retried next interval'),
+      );
+  }, config.billingIntervalMs);
+  slaTimer.unref();
 
   if (metrics !== undefined) {
     registerSources(metrics, {
@@ -369,28 +425,54 @@ export async function createServer(
   }
   const salary = createSalaryService({ data, plans });
   const exportBox = createSecretBox(secretKey, 'export-destinations');
+  const exportLinks = createDownloadLinks(secretKey, issuer);
   const exports = createExportService({
     db,
     clock,
     box: exportBox,
     plans,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    sender,
+    links: exportLinks,
   });
+  // Export files are written in a worker thread of their own (runs go one at a time), so an
+  // export never holds the main thread that serves lookups.
+  const exportRenderer = new RenderPool(1);
   const exportWorker = createExportWorker({
     db,
     clock,
     logger,
     publish: accountEventPublisher(plans, clock),
+    heartbeatMs: config.exportHeartbeatMs,
     runner: createRunner({
       db,
+      clock,
       box: exportBox,
       salary,
       plans,
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       labelling,
+      sender,
+      links: exportLinks,
+      pool: exportRenderer,
     }),
+    ...(metrics === undefined
+      ? {}
+      : {
+          onAttempt: (result, destination, seconds) => {
+            metrics.exportRuns.inc({ result, destination });
+            metrics.exportRunSeconds.observe({ destination }, seconds);
+          },
+        }),
   });
   if (config.exportPollMs > 0) exportWorker.start(config.exportPollMs);
+
+  const pdf = new PdfPool();
+  const compliance = {
+    documents: createComplianceDocuments({ db, clock, plans, pdf }),
+    reviews: createAccessReviews({ db, clock, plans }),
+    pdf,
+  };
 
   const app = await buildApp({
     config,
@@ -440,6 +522,8 @@ export async function createServer(
     customEndpointRegistry,
     licenses,
     ...(metrics === undefined ? {} : { metrics }),
+    sla,
+    compliance,
   });
   const metricsPort =
     metrics === undefined || config.metricsPort === undefined
@@ -473,6 +557,8 @@ export async function createServer(
     releases,
     oauth,
     metrics,
+    sla,
+    heartbeat,
     licenses,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
@@ -489,11 +575,15 @@ export async function createServer(
     drain: () => gate.drain(),
     async close() {
       clearInterval(billingTimer);
+      clearInterval(slaTimer);
+      heartbeat.stop();
+      slaCounter.stop();
       stopBackups?.();
       await worker.stop();
       await notices.stop();
       transport.close();
       await exportWorker.stop();
+      await exportRenderer.close();
       data.stop();
       cache.stop();
       customEndpointRegistry.stop();
@@ -505,6 +595,8 @@ export async function createServer(
         await new Promise((resolve) => metricsPort.close(resolve));
       await app.close();
       await recorder.flush();
+      await slaCounter.flush();
+      await heartbeat.write().catch(() => undefined);
       await limiter.close();
       await services.flushChanges();
       await shared?.close();

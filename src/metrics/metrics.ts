@@ -35,7 +35,8 @@ export class Metrics {
   readonly roundTrip: Histogram<'target'>;
   readonly roundTripErrors: Counter<'target'>;
   readonly webhookAttempts: Counter<'result'>;
-  readonly exportRuns: Counter<'result'>;
+  readonly exportRuns: Counter<'result' | 'destination'>;
+  readonly exportRunSeconds: Histogram<'destination'>;
   readonly backups: Counter<'result'>;
   readonly lastBackup: Gauge;
 
@@ -81,8 +82,15 @@ export class Metrics {
     });
     this.exportRuns = this.counter({
       name: 'salary_api_export_runs_total',
-      help: 'Export runs by result (ok, failed).',
-      labelNames: ['result'],
+      help: 'Export run attempts made by this process, by result (succeeded; retry: failed, queued again; failed: gave up) and destination (sftp, webhook).',
+      labelNames: ['result', 'destination'],
+    });
+    this.exportRunSeconds = new Histogram({
+      name: 'salary_api_export_run_seconds',
+      help: 'Time an export run attempt took (render and delivery), by destination.',
+      labelNames: ['destination'],
+      buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800],
+      registers: [this.registry],
     });
     this.backups = this.counter({
       name: 'salary_api_backups_total',

@@ -131,8 +131,8 @@ export const TEMPLATES = {
     category: 'security',
     subject: () => 'Your password was changed',
     body: (d) => [
-      `The password of your account was changed on ${str(d, 'at')}.`,
-      'If you did not do this, reset your password and contact support at once.',
+      `The password of your account was changed at ${str(d, 'at')} from the address ${str(d, 'ip')}. Every other session of the account was signed out.`,
+      'If you did not do this, contact support at once and revoke your API keys.',
     ],
   },
   'sessions.new_address': {

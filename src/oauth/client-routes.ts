@@ -33,6 +33,10 @@ export const OAuthClientSchema = Type.Object(
     previous_secret_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'After a rotation: until when the previous secret still works.',
     }),
+    dpop_bound: Type.Boolean({
+      description:
+        'Every token of this client is sender-constrained with DPoP (RFC 9449): a token request without a DPoP proof is refused.',
+    }),
   },
   { $id: 'OAuthClient' },
 );
@@ -54,6 +58,12 @@ const CreateBody = Type.Object(
     allowlist: Type.Optional(Allowlist),
     token_endpoint_auth_method: Type.Optional(StringEnum(AUTH_METHODS)),
     jwks: Type.Optional(Jwks),
+    dpop_bound: Type.Optional(
+      Type.Boolean({
+        description:
+          'Require DPoP (RFC 9449) for every token of this client (default false: DPoP is then optional).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -63,6 +73,12 @@ const UpdateBody = Type.Object(
     scopes: Type.Optional(Scopes),
     allowlist: Type.Optional(Allowlist),
     jwks: Type.Optional(Jwks),
+    dpop_bound: Type.Optional(
+      Type.Boolean({
+        description:
+          'Require DPoP (RFC 9449) for every token of this client (default false: DPoP is then optional).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

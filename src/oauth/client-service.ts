@@ -21,6 +21,7 @@ export interface ClientInput {
   allowlist?: string[];
   token_endpoint_auth_method?: repo.AuthMethod;
   jwks?: { keys: JWK[] };
+  dpop_bound?: boolean;
 }
 
 export interface ClientUpdate {
@@ -28,6 +29,7 @@ export interface ClientUpdate {
   scopes?: string[];
   allowlist?: string[];
   jwks?: { keys: JWK[] };
+  dpop_bound?: boolean;
 }
 
 export interface PublicClient {
@@ -41,6 +43,7 @@ export interface PublicClient {
   created_at: string;
   updated_at: string;
   previous_secret_expires_at: string | null;
+  dpop_bound: boolean;
 }
 
 export function publicClient(row: repo.ClientRow): PublicClient {
@@ -55,6 +58,7 @@ export function publicClient(row: repo.ClientRow): PublicClient {
     created_at: row.createdAt,
     updated_at: row.updatedAt,
     previous_secret_expires_at: row.previousSecretExpiresAt,
+    dpop_bound: row.dpopBound,
   };
 }
 
@@ -162,7 +166,7 @@ export function createOAuthClientService(deps: {
           jwks: method === 'private_key_jwt' ? (input.jwks ?? null) : null,
           scopes: input.scopes,
           allowlist: input.allowlist ?? [],
-          dpopBound: false,
+          dpopBound: input.dpop_bound ?? false,
           createdAt: at,
           updatedAt: at,
         });
@@ -197,7 +201,13 @@ export function createOAuthClientService(deps: {
         ]);
       const at = new Date(clock.now()).toISOString();
       const row = await db.transaction(async (tx) => {
-        const updated = await repo.updateClient(tx, id, input, at);
+        const { dpop_bound: dpopBound, ...changes } = input;
+        const updated = await repo.updateClient(
+          tx,
+          id,
+          dpopBound === undefined ? changes : { ...changes, dpopBound },
+          at,
+        );
         await audit(
           tx,
           p,

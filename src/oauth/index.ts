@@ -5,3 +5,11 @@ export { OAuthTokenAuthority, looksLikeJwt, type AccountView } from './token-aut
 export { createOAuthTokenService, type OAuthTokenService } from './token-service.js';
 export { withdrawSigningKey, signingKeys } from './repo.js';
 export { rotateSigningKey } from './signing.js';
+export {
+  DpopProofs,
+  DPOP_ALGS,
+  DPOP_INVALID_TOKEN,
+  memoryReplayGuard,
+  redisReplayGuard,
+  type ProofReplayGuard,
+} from './dpop.js';

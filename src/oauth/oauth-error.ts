@@ -9,7 +9,8 @@ export class OAuthError extends Error {
       | 'unauthorized_client'
       | 'unsupported_grant_type'
       | 'unsupported_token_type'
-      | 'slow_down',
+      | 'slow_down'
+      | 'invalid_dpop_proof',
     readonly description: string,
     readonly status = error === 'invalid_client' ? 401 : 400,
     readonly headers: Record<string, string> = {},

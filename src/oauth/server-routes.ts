@@ -27,7 +27,7 @@ function credentials(request: FastifyRequest): ClientCredentials {
   const body = request.body as Record<string, string> | undefined;
   if (body === undefined || !(request.headers['content-type'] ?? '').startsWith(FORM))
     throw new OAuthError('invalid_request', `The request body must be ${FORM}.`);
-  return { authorization: request.headers.authorization, form: body };
+  return { authorization: request.headers.authorization, form: body, dpop: request.headers.dpop };
 }
 
 /** Answers an OAuth error as RFC 6749 §5.2; anything else goes to the problem+json handler. */

@@ -1,10 +1,19 @@
 import { errors, jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
-import { AddressMatcher, type CredentialResolver, type Principal } from '../auth/index.js';
+import { createHash } from 'node:crypto';
+import {
+  AddressMatcher,
+  type CredentialRequest,
+  type CredentialResolver,
+  type CredentialScheme,
+  type Principal,
+} from '../auth/index.js';
 import type { Clock } from '../lib/clock.js';
+import { ExpiringSet } from '../lib/expiring-set.js';
 import type { Logger } from '../lib/logger.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { Plan } from '../plans/index.js';
 import type { Db } from '../store/index.js';
+import { DPOP_SCHEME_REQUIRED, DPOP_TOKEN_REQUIRED, type DpopProofs } from './dpop.js';
 import { clientsChangedSince, revocationsSince, signingKeys, type ClientRow } from './repo.js';
 import {
   rotateSigningKey,
@@ -33,6 +42,9 @@ interface VerifiedToken {
   readonly kid: string;
   readonly clientId: string;
   readonly scopes: ReadonlySet<string>;
+  readonly iat: number;
+  /** The thumbprint of the key a DPoP-bound token is bound to (`cnf.jkt`). */
+  readonly jkt: string | undefined;
   /** The principal as last built, and the client and account entries it was built from. */
   principal: Principal | undefined;
   client: ClientEntry | undefined;
@@ -45,16 +57,38 @@ export interface AccessClaims extends JWTPayload {
   readonly exp: number;
   readonly client_id: string;
   readonly scope: string;
+  readonly cnf?: { readonly jkt?: unknown };
 }
 
 const OVERLAP_MS = 5_000;
 const REREAD_MS = 100;
 const REMEMBERED_TOKENS = 100_000;
+/** Tokens refused (by SHA-256): a bad token sent again is refused with no signature check. */
+const REFUSED_TTL_MS = 60_000;
+const REFUSED_TOKENS = 10_000;
 /** Looks like a JWS in compact form: three base64url parts, a JSON header first. */
 const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export function looksLikeJwt(token: string): boolean {
   return JWT_SHAPE.test(token);
+}
+
+/**
+ * The `kid` of a token whose header could be one of ours (ES256, at+jwt); undefined for
+ * anything else. Costs a base64url decode and a JSON parse of the header, no crypto.
+ */
+function ownKidOf(token: string): string | undefined {
+  try {
+    const header = JSON.parse(
+      Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8'),
+    ) as unknown;
+    if (typeof header !== 'object' || header === null) return undefined;
+    const { alg, typ, kid } = header as Record<string, unknown>;
+    if (alg !== SIGNING_ALG || typ !== 'at+jwt' || typeof kid !== 'string') return undefined;
+    return kid;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -70,6 +104,10 @@ export class OAuthTokenAuthority implements CredentialResolver {
   readonly #keys = new Map<string, PublishedKey>();
   readonly #revoked = new Map<string, number>();
   readonly #tokens = new Map<string, VerifiedToken>();
+  /** SHA-256 (base64) of tokens refused for good lately (bad signature or claims, expired). */
+  readonly #refused = new ExpiringSet(REFUSED_TTL_MS, REFUSED_TOKENS);
+  /** Refusals decided from memory (the refused-token cache or the header alone), for tests. */
+  cheapRefusals = 0;
   #since = new Date(0).toISOString();
   #signer: { kid: string; key: CryptoKey } | undefined;
   #refreshing: Promise<void> | undefined;
@@ -90,6 +128,8 @@ export class OAuthTokenAuthority implements CredentialResolver {
       account: (id: string) => AccountView | undefined;
       /** Every other credential (API keys, sessions). */
       fallback: CredentialResolver;
+      /** DPoP proofs (RFC 9449) of requests with sender-constrained tokens. */
+      dpop: DpopProofs;
       onChange?: () => void;
     },
   ) {}
@@ -106,13 +146,63 @@ export class OAuthTokenAuthority implements CredentialResolver {
     return this.refresh();
   }
 
-  resolve(token: string): Principal | undefined | Promise<Principal | undefined> {
-    if (!looksLikeJwt(token)) return this.deps.fallback.resolve(token);
+  get dpop(): DpopProofs {
+    return this.deps.dpop;
+  }
+
+  /**
+   * A token seen before is decided from memory (plus its DPoP proof when it is bound to a key).
+   * One never seen is refused without crypto when its header cannot be ours (alg, typ, an
+   * unknown kid once the keys were re-read) or it was refused within the last minute;
+   * otherwise its signature is checked once.
+   */
+  resolve(
+    token: string,
+    scheme: CredentialScheme = 'Bearer',
+    request?: CredentialRequest,
+  ): Principal | undefined | Promise<Principal | undefined> {
+    if (!looksLikeJwt(token)) {
+      if (scheme === 'DPoP') throw DPOP_TOKEN_REQUIRED;
+      return this.deps.fallback.resolve(token);
+    }
     const known = this.#tokens.get(token);
-    if (known !== undefined) return this.#principalOf(known);
-    return this.verify(token).then((verified) =>
-      verified === undefined ? undefined : this.#principalOf(verified),
-    );
+    if (known !== undefined) return this.#admit(known, token, scheme, request);
+    const kid = ownKidOf(token);
+    if (kid === undefined) {
+      this.cheapRefusals++;
+      return undefined;
+    }
+    const digest = createHash('sha256').update(token).digest('base64');
+    const now = this.deps.clock.now();
+    if (this.#refused.has(digest, now)) {
+      this.cheapRefusals++;
+      return undefined;
+    }
+    if (!this.#keys.has(kid) && now < this.#nextRereadAt) {
+      this.cheapRefusals++;
+      return undefined;
+    }
+    return this.#verify(token).then((outcome) => {
+      if (outcome === 'refused') this.#refused.add(digest, this.deps.clock.now());
+      return typeof outcome === 'string' ? undefined : this.#admit(outcome, token, scheme, request);
+    });
+  }
+
+  /** A verified token as presented: a DPoP-bound one only with the DPoP scheme and a valid proof. */
+  #admit(
+    verified: VerifiedToken,
+    token: string,
+    scheme: CredentialScheme,
+    request: CredentialRequest | undefined,
+  ): Principal | undefined | Promise<Principal | undefined> {
+    if (verified.jkt === undefined) {
+      if (scheme === 'DPoP') throw DPOP_TOKEN_REQUIRED;
+      return this.#principalOf(verified);
+    }
+    if (scheme !== 'DPoP') throw DPOP_SCHEME_REQUIRED;
+    const principal = this.#principalOf(verified);
+    if (principal === undefined) return undefined;
+    return this.deps.dpop.checkResource(request, token, verified.jkt).then(() => principal);
   }
 
   /**
@@ -124,23 +214,39 @@ export class OAuthTokenAuthority implements CredentialResolver {
     token: string,
     options: { ignoreExpiry?: boolean } = {},
   ): Promise<VerifiedToken | undefined> {
+    const outcome = await this.#verify(token, options);
+    return typeof outcome === 'string' ? undefined : outcome;
+  }
+
+  /**
+   * 'refused' when the token is not ours for good (the refused-token cache may keep that);
+   * 'unknown' when its key or client may yet become known (made elsewhere a moment ago).
+   */
+  async #verify(
+    token: string,
+    options: { ignoreExpiry?: boolean } = {},
+  ): Promise<VerifiedToken | 'refused' | 'unknown'> {
     let claims = await this.#check(token, options.ignoreExpiry === true);
     if (claims === 'unknown') {
       const now = this.deps.clock.now();
-      if (now < this.#nextRereadAt) return undefined;
+      if (now < this.#nextRereadAt) return 'unknown';
       this.#nextRereadAt = now + REREAD_MS;
       await this.refresh().catch((error: unknown) =>
         this.deps.logger.warn({ err: error }, 'OAuth re-read failed; serving what is in memory'),
       );
       claims = await this.#check(token, options.ignoreExpiry === true);
     }
-    if (claims === undefined || claims === 'unknown') return undefined;
+    if (claims === undefined) return 'refused';
+    if (claims === 'unknown') return 'unknown';
+    const jkt = claims.cnf?.jkt;
     const verified: VerifiedToken = {
       exp: claims.exp * 1000,
       jti: claims.jti,
       kid: claims.kid,
       clientId: claims.client_id,
       scopes: new Set(claims.scope.split(' ').filter((s) => s.length > 0)),
+      iat: typeof claims.iat === 'number' ? claims.iat * 1000 : 0,
+      jkt: typeof jkt === 'string' ? jkt : undefined,
       principal: undefined,
       client: undefined,
       account: undefined,
@@ -179,7 +285,9 @@ export class OAuthTokenAuthority implements CredentialResolver {
         typeof payload.jti !== 'string' ||
         typeof payload.client_id !== 'string' ||
         typeof payload.scope !== 'string' ||
-        payload.sub !== payload.client_id
+        payload.sub !== payload.client_id ||
+        (payload.cnf !== undefined &&
+          (typeof payload.cnf !== 'object' || typeof payload.cnf.jkt !== 'string'))
       )
         return undefined;
       if (!this.#clients.has(payload.client_id)) return 'unknown';

@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import { constantTimeEqual, sha256Hex } from '../lib/crypto.js';
 import type { RateLimiter } from '../limits/index.js';
 import type { Db } from '../store/index.js';
+import { DPOP_ALGS, ProofRefused } from './dpop.js';
 import { OAuthError } from './oauth-error.js';
 import * as repo from './repo.js';
 import { SIGNING_ALG } from './signing.js';
@@ -30,6 +31,8 @@ const TOKEN_RULE = { name: 'oauth-token', limit: TOKENS_PER_MINUTE, windowMs: 60
 export interface ClientCredentials {
   authorization: string | undefined;
   form: Readonly<Record<string, string>>;
+  /** The DPoP header(s) of the request (RFC 9449), as node gives them. */
+  dpop?: string | string[] | undefined;
 }
 
 export type OAuthTokenService = ReturnType<typeof createOAuthTokenService>;
@@ -150,6 +153,16 @@ export function createOAuthTokenService(deps: {
     return row;
   }
 
+  /** The thumbprint a token request's DPoP proof binds the token to; undefined without one. */
+  async function proofKey(header: string | string[] | undefined): Promise<string | undefined> {
+    try {
+      return await authority.dpop.checkTokenRequest(header, 'POST', TOKEN_PATH);
+    } catch (error) {
+      if (error instanceof ProofRefused) throw new OAuthError('invalid_dpop_proof', error.message);
+      throw error;
+    }
+  }
+
   return {
     authenticate,
 
@@ -166,6 +179,12 @@ export function createOAuthTokenService(deps: {
       const beyond = scopes.filter((s) => !client.scopes.includes(s));
       if (beyond.length > 0)
         throw new OAuthError('invalid_scope', `The client does not hold: ${beyond.join(', ')}.`);
+      const jkt = await proofKey(c.dpop);
+      if (client.dpopBound && jkt === undefined)
+        throw new OAuthError(
+          'invalid_request',
+          'This client is registered with dpop_bound: send a DPoP proof (the DPoP header, RFC 9449).',
+        );
       const now = clock.now();
       const decision = await limiter.consume(`oauth-client:${client.id}`, [TOKEN_RULE], now);
       if (!decision.allowed)
@@ -179,7 +198,11 @@ export function createOAuthTokenService(deps: {
       const iat = Math.floor(now / 1000);
       const jti = randomBytes(16).toString('base64url');
       const scope = [...new Set(scopes)].join(' ');
-      const accessToken = await new SignJWT({ client_id: client.id, scope })
+      const claims =
+        jkt === undefined
+          ? { client_id: client.id, scope }
+          : { client_id: client.id, scope, cnf: { jkt } };
+      const accessToken = await new SignJWT(claims)
         .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'at+jwt' })
         .setIssuer(authority.issuer)
         .setSubject(client.id)
@@ -193,14 +216,14 @@ export function createOAuthTokenService(deps: {
           accountId: client.accountId,
           actor: `oauth_client:${client.id}`,
           action: 'oauth.token_issue',
-          data: { client_id: client.id, jti, scope, kid },
+          data: { client_id: client.id, jti, scope, kid, ...(jkt === undefined ? {} : { jkt }) },
           ip,
           at: new Date(now),
         }),
       );
       return {
         access_token: accessToken,
-        token_type: 'Bearer',
+        token_type: jkt === undefined ? 'Bearer' : 'DPoP',
         expires_in: deps.lifetimeS,
         scope,
       };
@@ -257,8 +280,10 @@ export function createOAuthTokenService(deps: {
         scope: [...verified.scopes].join(' '),
         client_id: verified.clientId,
         sub: verified.clientId,
-        token_type: 'Bearer',
+        token_type: verified.jkt === undefined ? 'Bearer' : 'DPoP',
+        ...(verified.jkt === undefined ? {} : { cnf: { jkt: verified.jkt } }),
         exp: Math.floor(verified.exp / 1000),
+        iat: Math.floor(verified.iat / 1000),
         iss: authority.issuer,
         aud: authority.audience,
         jti: verified.jti,
@@ -280,6 +305,9 @@ export function createOAuthTokenService(deps: {
         revocation_endpoint_auth_methods_supported: AUTH_METHODS,
         introspection_endpoint_auth_methods_supported: AUTH_METHODS,
         scopes_supported: SCOPES,
+        dpop_signing_alg_values_supported: DPOP_ALGS,
+        revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+        introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
         service_documentation: `${issuer}/docs`,
       };
     },

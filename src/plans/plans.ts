@@ -45,6 +45,8 @@ export interface Plan {
   readonly scopedKeys: boolean;
   /** Guaranteed monthly uptime in percent; null: no SLA. */
   readonly slaPercent: number | null;
+  /** The operator's compliance documents (SOC 2 reports), the access review. */
+  readonly complianceReports: boolean;
 }
 
 export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
@@ -69,6 +71,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     oauth: false,
     scopedKeys: false,
     slaPercent: null,
+    complianceReports: false,
   },
   developer: {
     id: 'developer',
@@ -91,6 +94,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     oauth: false,
     scopedKeys: false,
     slaPercent: null,
+    complianceReports: false,
   },
   business: {
     id: 'business',
@@ -113,6 +117,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     oauth: false,
     scopedKeys: false,
     slaPercent: 99.5,
+    complianceReports: false,
   },
   enterprise: {
     id: 'enterprise',
@@ -135,5 +140,6 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     oauth: true,
     scopedKeys: true,
     slaPercent: 99.9,
+    complianceReports: true,
   },
 } satisfies Record<PlanId, Plan>);

@@ -159,13 +159,16 @@ function* jsonChunks(result: SalaryResult): Generator<string> {
 
 /**
  * A result as the bytes of a file in `format` (JSON included), produced piece by piece: the
- * same writers as the HTTP responses, for exports that deliver it elsewhere.
+ * same writers as the HTTP responses, for exports that deliver it elsewhere. With `pool`, a
+ * file format is written by a worker thread (the main thread keeps serving meanwhile) and
+ * held whole; JSON is written here a chunk of records at a time either way.
  */
 export async function salaryFileStream(
   result: SalaryResult,
   format: Format,
   schema: CustomSchema | null,
   labelling: Labelling | null = null,
+  pool?: RenderPool,
 ): Promise<Readable> {
   result = labelled(result, labelling);
   const table = schema === null ? salaryTable(result) : applySchema(salaryTable(result), schema);
@@ -173,6 +176,8 @@ export async function salaryFileStream(
     const data = schema === null ? result : { ...result, data: table.rows as SalaryResult['data'] };
     return Readable.from(jsonChunks(data));
   }
-  const file = await renderTable(format, table, fileName(result, 'export', labelling));
+  const name = fileName(result, 'export', labelling);
+  if (pool !== undefined) return Readable.from([await pool.render(format, table, name)]);
+  const file = await renderTable(format, table, name);
   return file.body instanceof Readable ? file.body : Readable.from([file.body]);
 }

@@ -53,24 +53,28 @@ export function createSupportService(deps: {
   communityUrl: string;
 }) {
   const { db, clock, plans, limiter } = deps;
-  const contactsView = (a: AccountRow) => {
+  const supportOf = (a: AccountRow) => {
     const support = SUPPORT_BY_PLAN[a.plan];
     return {
-      name: a.contacts.name,
-      billing_email: a.contacts.billingEmail,
-      technical_email: a.contacts.technicalEmail,
-      notices_opt_out: a.contacts.noticesOptOut,
-      support: {
-        channel: support.channel,
-        response_target: support.responseTarget,
-        ...(support.priority === null ? { community_url: deps.communityUrl } : {}),
-        ...(a.plan === 'enterprise' && a.contacts.managerEmail !== null
-          ? { account_manager: { name: a.contacts.managerName, email: a.contacts.managerEmail } }
-          : {}),
-      },
+      channel: support.channel,
+      response_target: support.responseTarget,
+      ...(support.priority === null ? { community_url: deps.communityUrl } : {}),
+      ...(a.plan === 'enterprise' && a.contacts.managerEmail !== null
+        ? { account_manager: { name: a.contacts.managerName, email: a.contacts.managerEmail } }
+        : {}),
     };
   };
+  const contactsView = (a: AccountRow) => ({
+    name: a.contacts.name,
+    billing_email: a.contacts.billingEmail,
+    technical_email: a.contacts.technicalEmail,
+    notices_opt_out: a.contacts.noticesOptOut,
+    support: supportOf(a),
+  });
   return {
+    /** The support channel and response target of the account's plan (GET /api/v1/account). */
+    supportOf,
+
     /** The account's contact addresses, notice opt-out and support channel. */
     async contacts(accountId: string) {
       const account = await findAccount(db, accountId);

@@ -1,4 +1,5 @@
 export { admittedFromUsage } from './admitted.js';
 export { UsageRecorder } from './recorder.js';
-export { createUsageService, type UsageService } from './service.js';
+export { createUsageService, type UsageQuota, type UsageService } from './service.js';
+export type { UsageColumn, UsageRow } from './repo.js';
 export { usageRoutes } from './routes.js';

@@ -5,7 +5,7 @@ import { DAY_MS, HOUR_MS, planRules, windowStart, type RateLimiter } from '../li
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import type { UsageRecorder } from './recorder.js';
-import { usageBetween, type UsageRow } from './repo.js';
+import { usageBetween, usageGrouped, type UsageColumn, type UsageRow } from './repo.js';
 
 export interface UsageQuery {
   from?: string;
@@ -63,11 +63,6 @@ export function createUsageService(deps: {
         byKey[key] = (byKey[key] ?? 0) + r.count;
       }
 
-      const rules = planRules(principal.plan);
-      const state =
-        rules.length === 0
-          ? undefined
-          : (await limiter.peek(principal.limitBucket, rules, now)).states[0];
       return {
         from: new Date(from).toISOString(),
         to: new Date(to).toISOString(),
@@ -77,20 +72,67 @@ export function createUsageService(deps: {
         by_endpoint: byEndpoint,
         by_status: byStatus,
         by_key: byKey,
-        quota:
-          state === undefined
-            ? { limit: null, used: null, remaining: null, window: null, resets_at: null }
-            : {
-                limit: state.rule.limit,
-                used: state.rule.limit - state.remaining,
-                remaining: state.remaining,
-                window: state.rule.windowMs === DAY_MS ? 'day' : 'hour',
-                resets_at: new Date(state.resetAt).toISOString(),
-              },
+        quota: await quota(principal, now),
       };
     },
+
+    /**
+     * Usage summed per UTC hour or day and the given columns over [from, to) (epoch ms on hour
+     * boundaries), counts still in memory included: what the dashboard's view models read.
+     */
+    async grouped(
+      principal: Principal,
+      range: { from: number; to: number },
+      step: 'hour' | 'day',
+      columns: readonly UsageColumn[],
+    ): Promise<UsageRow[]> {
+      assertPlanHas(plans, principal.plan, (p) => p.usageAnalytics, 'Usage analytics');
+      const accountId = principal.accountId as string;
+      const size = step === 'hour' ? HOUR_MS : DAY_MS;
+      const pending = recorder
+        .pending(accountId)
+        .filter((r) => r.hour >= range.from && r.hour < range.to)
+        .map((r) => ({
+          ...r,
+          hour: windowStart(r.hour, size),
+          keyId: columns.includes('key_id') ? r.keyId : '',
+          endpoint: columns.includes('endpoint') ? r.endpoint : '',
+          status: columns.includes('status') ? r.status : 0,
+        }));
+      return merge([
+        ...(await usageGrouped(db, accountId, range.from, range.to, step, columns)),
+        ...pending,
+      ]);
+    },
+
+    /** Today's (or this hour's) quota of the account, as the usage report states it. */
+    quota(principal: Principal): Promise<UsageQuota> {
+      return quota(principal, clock.now());
+    },
   };
+
+  async function quota(principal: Principal, now: number): Promise<UsageQuota> {
+    const rules = planRules(principal.plan);
+    const state =
+      rules.length === 0
+        ? undefined
+        : (await limiter.peek(principal.limitBucket, rules, now)).states[0];
+    return state === undefined
+      ? { limit: null, used: null, remaining: null, window: null, resets_at: null }
+      : {
+          limit: state.rule.limit,
+          used: state.rule.limit - state.remaining,
+          remaining: state.remaining,
+          window: state.rule.windowMs === DAY_MS ? 'day' : 'hour',
+          resets_at: new Date(state.resetAt).toISOString(),
+        };
+  }
 }
+
+/** Today's (or this hour's) quota of the account; all null when the plan has no limit. */
+export type UsageQuota =
+  | { limit: null; used: null; remaining: null; window: null; resets_at: null }
+  | { limit: number; used: number; remaining: number; window: 'day' | 'hour'; resets_at: string };
 export type UsageService = ReturnType<typeof createUsageService>;
 
 const FIRST_DAY = '1970-01-01';

@@ -2,6 +2,7 @@ export {
   createWebhookService,
   webhookPublisher,
   accountEventPublisher,
+  serviceEventPublisher,
   EVENT_TYPES,
   SECRET_ROTATION_GRACE_MS,
   TEST_SEND_RULE,
@@ -20,3 +21,6 @@ export { addressRefusal, checkTargetUrl } from './address-guard.js';
 export { RETRY_DELAYS_MS, MAX_ATTEMPTS, DISABLE_AFTER_FAILING_MS } from './backoff.js';
 export { outboxState, releaseAllClaims } from './repo.js';
 export { webhookRoutes, webhookSchemas } from './routes.js';
+// Webhook-destination exports sign and send their own events through the same pieces.
+export { payloadOf } from './service.js';
+export { generateSigningSecret, signedHeaders, SECRET_PREFIX } from './signature.js';

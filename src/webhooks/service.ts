@@ -15,7 +15,15 @@ import { userAgentFor } from './sender.js';
 import { generateSigningSecret, signedHeaders } from './signature.js';
 
 /** The event kinds an endpoint can subscribe to. */
-export const EVENT_TYPES = ['data.updated', 'export.completed', 'export.failed'] as const;
+export const EVENT_TYPES = [
+  'data.updated',
+  'export.completed',
+  'export.failed',
+  // Uptime SLA and status page (docs/sla.md).
+  'sla.credit_issued',
+  'status.incident',
+  'status.maintenance',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** How long the secret before a rotation keeps signing (both signatures are sent). */
@@ -404,5 +412,23 @@ export function accountEventPublisher(plans: Readonly<Record<PlanId, Plan>>, clo
       at,
       event.accountId,
     );
+  };
+}
+
+/**
+ * Records a service-wide event (`status.incident`, `status.maintenance`) and queues its delivery
+ * to every enabled endpoint subscribed to it, in the caller's transaction.
+ */
+export function serviceEventPublisher(plans: Readonly<Record<PlanId, Plan>>, clock: Clock) {
+  const fanOut = webhookPublisher(plans, clock);
+  return async (tx: Queryable, event: { type: EventType; data: unknown }): Promise<void> => {
+    const id = prefixedId('evt');
+    await insertEvent(tx, {
+      id,
+      type: event.type,
+      createdAt: new Date(clock.now()),
+      data: event.data,
+    });
+    await fanOut(tx, { id, type: event.type });
   };
 }

@@ -19,6 +19,8 @@ export interface TestApp {
   exportWorker: Awaited<ReturnType<typeof createServer>>['exportWorker'];
   releases: Awaited<ReturnType<typeof createServer>>['releases'];
   oauth: Awaited<ReturnType<typeof createServer>>['oauth'];
+  sla: Awaited<ReturnType<typeof createServer>>['sla'];
+  heartbeat: Awaited<ReturnType<typeof createServer>>['heartbeat'];
   licenses: Awaited<ReturnType<typeof createServer>>['licenses'];
   clock: ManualClock;
   db: Db;
@@ -69,6 +71,8 @@ export async function buildTestApp(
     exportWorker: server.exportWorker,
     releases: server.releases,
     oauth: server.oauth,
+    sla: server.sla,
+    heartbeat: server.heartbeat,
     licenses: server.licenses,
     clock,
     db,

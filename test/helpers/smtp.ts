@@ -64,3 +64,26 @@ export function headerOf(raw: string, name: string): string {
   const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ');
   return new RegExp(`^${name}: (.*)$`, 'im').exec(head)?.[1]?.trim() ?? '';
 }
+
+/**
+ * The secrets (of `secrets`) that appear in any received message: as sent, with soft line
+ * breaks of quoted-printable removed, quoted-printable decoded, or in base64 (at any of the
+ * three alignments a secret can take inside a longer base64 text).
+ */
+export function secretsMailed(
+  received: readonly ReceivedMail[],
+  secrets: readonly string[],
+): string[] {
+  const everything = received.map((m) => m.raw).join('\n');
+  const unwrapped = everything.replace(/=\r?\n/g, '');
+  const qpDecoded = unwrapped.replace(/=([0-9A-F]{2})/g, (_, h: string) =>
+    String.fromCharCode(parseInt(h, 16)),
+  );
+  const base64Bodies = (everything.match(/(?:^[A-Za-z0-9+/=]{8,}\r?\n)+/gm) ?? [])
+    .map((block) => Buffer.from(block.replace(/\s+/g, ''), 'base64').toString('utf8'))
+    .join('\n');
+  return secrets.filter((secret) => {
+    if (secret.length <= 8) throw new Error(`too short to search for: ${secret}`);
+    return [everything, unwrapped, qpDecoded, base64Bodies].some((text) => text.includes(secret));
+  });
+}

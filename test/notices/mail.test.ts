@@ -4,7 +4,7 @@ import { listNotices } from '../../src/notices/index.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { answer, startReceiver } from '../helpers/receiver.js';
-import { headerOf, startSmtp, type TestSmtp } from '../helpers/smtp.js';
+import { headerOf, secretsMailed, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { recordEvent, registerWebhook } from '../helpers/webhooks.js';
 
 const PASSWORD = 'a long enough passphrase';
@@ -111,20 +111,7 @@ describe('e-mail notices over SMTP', () => {
         hook.secret,
         hook.secret.replace(/^whsec_/, ''),
       ];
-      const everything = smtp.received.map((m) => m.raw).join('\n');
-      // Quoted-printable and base64 bodies would hide a secret from a plain search: none is used
-      // for these short messages, and the decoded text is searched too.
-      const decoded = everything.replace(/=\r?\n/g, '');
-      for (const secret of secrets) {
-        assert.ok(secret.length > 8);
-        assert.equal(everything.includes(secret), false, 'a secret was mailed');
-        assert.equal(decoded.includes(secret), false, 'a secret was mailed');
-        assert.equal(
-          everything.includes(Buffer.from(secret).toString('base64')),
-          false,
-          'a secret was mailed (base64)',
-        );
-      }
+      assert.deepEqual(secretsMailed(smtp.received, secrets), [], 'a secret was mailed');
     } finally {
       await gone.close();
     }

@@ -47,6 +47,7 @@ const NEEDS: Record<string, Need> = {
   'POST /api/v1/support/requests': ['account', 'account:write'],
   'GET /api/v1/account/contacts': ['account', 'account:read'],
   'PATCH /api/v1/account/contacts': ['account', 'account:write'],
+  'POST /api/v1/account/password': ['account', 'account:write'],
   'POST /api/v1/oauth/clients': ['account', 'oauth:write'],
   'GET /api/v1/oauth/clients': ['account', 'oauth:read'],
   'GET /api/v1/oauth/clients/{id}': ['account', 'oauth:read'],
@@ -71,6 +72,10 @@ const NEEDS: Record<string, Need> = {
   'DELETE /api/v1/exports/{id}': ['account', 'exports:write'],
   'POST /api/v1/exports/{id}/run': ['account', 'exports:write'],
   'GET /api/v1/exports/{id}/runs': ['account', 'exports:read'],
+  // Compliance (issue 16).
+  'GET /api/v1/compliance/documents': ['account', 'compliance:read'],
+  'GET /api/v1/compliance/documents/{id}': ['account', 'compliance:read'],
+  'GET /api/v1/compliance/access-review': ['account', 'compliance:read'],
   'GET /api/v1/custom-endpoints': ['account', 'account:read'],
   'POST /api/v1/custom-endpoints': ['account', 'account:write'],
   'GET /api/v1/custom-endpoints/{id}': ['account', 'account:read'],
@@ -79,6 +84,7 @@ const NEEDS: Record<string, Need> = {
   'GET /api/v1/custom/openapi.json': ['account', 'account:read'],
   'GET /api/v1/custom/{slug}': ['data', 'salary:read'],
   'GET /api/v1/account/license': ['account', 'account:read'],
+  'GET /api/v1/exports/files/{run_id}': 'public',
 };
 
 /** Ending the caller's own subscription and session come last, so the others run first. */

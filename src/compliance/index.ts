@@ -1,0 +1,16 @@
+export {
+  createComplianceDocuments,
+  stampText,
+  type ComplianceDocuments,
+  type PublicDocument,
+} from './documents.js';
+export {
+  createDocumentStore,
+  MAX_DOCUMENT_BYTES,
+  type DocumentStore,
+  type NewDocument,
+} from './store.js';
+export { createAccessReviews, type AccessReview, type AccessReviews } from './access-review.js';
+export { PdfPool } from './pdf-pool.js';
+export { complianceRoutes, complianceSchemas } from './routes.js';
+export type { DocumentRow } from './repo.js';

@@ -1,0 +1,116 @@
+// The dashboard's only script (CSP: script-src 'self'). Every page works without it; it adds
+// the viewer's local times, the copy button and the charts.
+(function () {
+  'use strict';
+
+  function localTimes() {
+    var fmt = new Intl.DateTimeFormat(undefined, {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    });
+    document.querySelectorAll('time[data-local]').forEach(function (el) {
+      var at = new Date(el.getAttribute('datetime'));
+      if (isNaN(at.getTime())) return;
+      var local = document.createElement('span');
+      local.className = 'local-time';
+      local.textContent = ' (' + fmt.format(at) + ' your time)';
+      el.after(local);
+    });
+  }
+
+  function copyButtons() {
+    document.querySelectorAll('[data-copy]').forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener('click', function () {
+        var source = document.getElementById(button.getAttribute('data-copy'));
+        if (!source) return;
+        var text = source.value !== undefined ? source.value : source.textContent;
+        var status = document.getElementById(button.getAttribute('data-copy') + '-status');
+        navigator.clipboard.writeText(text).then(
+          function () {
+            if (status) status.textContent = 'Copied to the clipboard.';
+          },
+          function () {
+            if (source.select) source.select();
+            if (status) status.textContent = 'Select the key and copy it (Ctrl+C).';
+          },
+        );
+      });
+    });
+  }
+
+  function confirmations() {
+    document.querySelectorAll('form[data-confirm]').forEach(function (form) {
+      form.addEventListener('submit', function (event) {
+        if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
+      });
+    });
+  }
+
+  // Stacked bars: each series is drawn as the running sum of itself and those after it, the
+  // largest first, so every class shows as its own band.
+  function charts() {
+    if (typeof window.uPlot !== 'function') return;
+    document.querySelectorAll('script.chart-data').forEach(function (node) {
+      var spec = JSON.parse(node.textContent);
+      var target = document.getElementById(spec.target);
+      if (!target) return;
+      var xs = spec.x.map(function (ms) {
+        return ms / 1000;
+      });
+      var stacked = [];
+      var running = xs.map(function () {
+        return 0;
+      });
+      for (var i = spec.series.length - 1; i >= 0; i--) {
+        running = running.map(function (v, j) {
+          return v + spec.series[i].values[j];
+        });
+        stacked.unshift(running.slice());
+      }
+      var bars = window.uPlot.paths.bars({ size: [0.8, 64] });
+      var width = Math.max(280, target.clientWidth || 600);
+      var opts = {
+        width: width,
+        height: 240,
+        // The captions and tables say UTC: the axis does too, whatever the viewer's zone.
+        tzDate: function (ts) {
+          return window.uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
+        },
+        scales: { x: { time: true }, y: { range: [0, null] } },
+        axes: [{}, { size: 60 }],
+        legend: { live: true },
+        series: [{ label: 'Time' }].concat(
+          spec.series.map(function (s) {
+            return {
+              label: s.label,
+              fill: s.color,
+              stroke: s.color,
+              width: 0,
+              paths: bars,
+              points: { show: false },
+              value: function (u, v, si, di) {
+                return di === null || di === undefined ? '—' : String(s.values[di]);
+              },
+            };
+          }),
+        ),
+      };
+      target.textContent = '';
+      new window.uPlot(opts, [xs].concat(stacked), target);
+    });
+  }
+
+  function start() {
+    localTimes();
+    copyButtons();
+    confirmations();
+    charts();
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();

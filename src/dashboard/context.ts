@@ -1,0 +1,81 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountService } from '../accounts/index.js';
+import type { Principal } from '../auth/index.js';
+import type { SubscriptionService } from '../billing/index.js';
+import { AppError } from '../errors/index.js';
+import type { CredentialCache, KeyService } from '../keys/index.js';
+import type { Clock } from '../lib/clock.js';
+import type { Plan, PlanId } from '../plans/index.js';
+import type { Db } from '../store/index.js';
+import type { UsageService } from '../usage/index.js';
+import type { WebhookService } from '../webhooks/index.js';
+import type { Flash, PageContext } from './layout.js';
+import type { CsrfTokens } from './session.js';
+import type { UsageViewCache } from './usage-cache.js';
+
+/** What the dashboard's pages are built from: the services the API uses. */
+export interface DashboardDeps {
+  accounts: AccountService;
+  /** The in-memory credential view (sessions resolved without a database round trip). */
+  cache: CredentialCache;
+  keys: KeyService;
+  usage: UsageService;
+  subscriptions: SubscriptionService;
+  webhooks: WebhookService;
+  plans: Readonly<Record<PlanId, Plan>>;
+  clock: Clock;
+  /** The audit feature's reads and the allowlist write take the database handle. */
+  db: Db;
+  secretKey: string;
+}
+
+export interface Signed {
+  token: string;
+  principal: Principal;
+  page: PageContext;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The dashboard session (set by the dashboard's session hook on signed-in pages). */
+    dashboard: Signed;
+  }
+}
+
+export interface DashboardTools {
+  deps: DashboardDeps;
+  csrf: CsrfTokens;
+  /** Grouped usage with its settled buckets kept in memory. */
+  views: UsageViewCache;
+  /** Sends an HTML page with the dashboard's headers. */
+  send(reply: FastifyReply, status: number, body: string): FastifyReply;
+  /** 303 to a dashboard path (Post/Redirect/Get). */
+  redirect(reply: FastifyReply, path: string): FastifyReply;
+}
+
+/** An AppError's detail for the page; anything else is a generic fault (logged, not shown). */
+export function flashOf(request: FastifyRequest, error: unknown): { status: number; flash: Flash } {
+  if (error instanceof AppError && error.status < 500)
+    return { status: error.status, flash: { kind: 'error', text: problemText(error) } };
+  request.log.error({ err: error }, 'dashboard action failed');
+  const status = error instanceof AppError ? error.status : 500;
+  return {
+    status: status === 503 ? 503 : 500,
+    flash: {
+      kind: 'error',
+      text:
+        status === 503
+          ? 'The service is briefly unavailable; try again in a moment.'
+          : 'Something went wrong on our side; try again, and contact support if it persists.',
+    },
+  };
+}
+
+function problemText(error: AppError): string {
+  const params = error.extensions['invalid_params'];
+  if (!Array.isArray(params) || params.length <= 1) return error.detail;
+  const reasons = (params as { name: string; reason: string }[]).map(
+    (p) => `${p.name} ${p.reason}`,
+  );
+  return `${error.detail} (${reasons.join('; ')})`;
+}

@@ -1,0 +1,166 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { setAllowlist } from '../accounts/index.js';
+import { listAudit } from '../audit/index.js';
+import { actorOf } from '../auth/index.js';
+import { flashOf, type DashboardTools } from './context.js';
+import { markup } from './html.js';
+import { BASE, page, time, type Flash } from './layout.js';
+
+const DONE: Record<string, string> = {
+  allowlist: 'The IP allowlist was saved.',
+  password: 'The password was changed; every other session was signed out.',
+};
+
+/** GET/POST /dashboard/account…: the account, its IP allowlist and its audit log. */
+export function accountPages(app: FastifyInstance, tools: DashboardTools): void {
+  const { deps } = tools;
+
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    flash?: Flash,
+  ) {
+    const { principal, page: ctx } = request.dashboard;
+    const accountId = principal.accountId as string;
+    const [account, audit] = await Promise.all([
+      deps.accounts.get(accountId),
+      listAudit(deps.db, accountId, 50),
+    ]);
+    const content = markup`<dl class="cards">
+        <div class="card">
+          <dt>E-mail</dt>
+          <dd>${account.email}</dd>
+        </div>
+        <div class="card">
+          <dt>Account id</dt>
+          <dd><code>${account.id}</code></dd>
+        </div>
+        <div class="card">
+          <dt>Created</dt>
+          <dd>${time(account.createdAt)}</dd>
+        </div>
+      </dl>
+      <h2>IP allowlist</h2>
+      ${
+        principal.plan.ipAllowlist
+          ? markup`<p>
+                When the list is not empty, API keys work only from these addresses. Signing in here
+                keeps working from anywhere, so a wrong list can be fixed.
+              </p>
+              <form method="post" action="${BASE}/account/allowlist" class="stack">
+                <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+                <label for="allowlist"
+                  >Addresses or CIDR ranges, one per line or comma-separated (empty: any
+                  address)</label
+                >
+                <textarea id="allowlist" name="allowlist" rows="4" cols="40">
+${account.allowlist.join('\n')}</textarea>
+                <button type="submit">Save the allowlist</button>
+              </form>`
+          : markup`<p>
+              IP allowlists come with the Business plan and above.
+              <a href="${BASE}/billing">Change plan</a>.
+            </p>`
+      }
+      <h2>Password</h2>
+      <p>
+        Changing the password signs out every other session of the account, and the account is told
+        by e-mail.
+      </p>
+      <form method="post" action="${BASE}/account/password" class="stack">
+        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        <label for="current_password">Current password</label>
+        <input
+          id="current_password"
+          name="current_password"
+          type="password"
+          required
+          maxlength="256"
+          autocomplete="current-password"
+        />
+        <label for="new_password">New password</label>
+        <input
+          id="new_password"
+          name="new_password"
+          type="password"
+          required
+          minlength="12"
+          maxlength="256"
+          autocomplete="new-password"
+          aria-describedby="new-password-help"
+        />
+        <p id="new-password-help" class="muted">
+          At least 12 characters, not a common password, not your e-mail address.
+        </p>
+        <button type="submit">Change the password</button>
+      </form>
+      <h2>Audit log</h2>
+      <div class="table-wrap">
+        <table id="audit">
+          <caption class="muted">
+            The 50 latest security events (tamper-evident, hash-chained)
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Action</th>
+              <th scope="col">By</th>
+              <th scope="col">Address</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${audit.map(
+              (e) =>
+                markup`<tr>
+                  <td>${time(e.created_at)}</td>
+                  <td>${e.action}</td>
+                  <td>${e.actor}</td>
+                  <td>${e.ip ?? ''}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>`;
+    return tools.send(reply, status, page(ctx, '/account', 'Account', content, flash));
+  }
+
+  app.get('/dashboard/account', async (request, reply) => {
+    const done = DONE[String((request.query as Record<string, unknown>)['done'])];
+    return render(request, reply, 200, done === undefined ? undefined : { kind: 'ok', text: done });
+  });
+
+  app.post('/dashboard/account/password', async (request, reply) => {
+    const body = (request.body as Record<string, unknown> | undefined) ?? {};
+    const field = (name: string): string => {
+      const v = body[name];
+      return typeof v === 'string' ? v.slice(0, 256) : '';
+    };
+    const { principal } = request.dashboard;
+    try {
+      await deps.accounts.changePassword(
+        principal.accountId as string,
+        principal.sessionId,
+        { current_password: field('current_password'), new_password: field('new_password') },
+        actorOf(principal),
+        request.ip,
+      );
+      return tools.redirect(reply, '/account?done=password');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, flash);
+    }
+  });
+
+  app.post('/dashboard/account/allowlist', async (request, reply) => {
+    const raw = (request.body as Record<string, unknown> | undefined)?.['allowlist'];
+    const list = (typeof raw === 'string' ? raw : '').split(/[\s,]+/).filter((v) => v.length > 0);
+    try {
+      await setAllowlist(deps, request.dashboard.principal, list, request.ip);
+      return tools.redirect(reply, '/account?done=allowlist');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, flash);
+    }
+  });
+}

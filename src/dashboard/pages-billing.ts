@@ -1,0 +1,235 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ledger, listInvoices, publicInvoice, upgradeCharge } from '../billing/index.js';
+import type { Plan, PlanId } from '../plans/index.js';
+import { flashOf, type DashboardTools } from './context.js';
+import { markup, type Html } from './html.js';
+import { BASE, page, time, type Flash } from './layout.js';
+import { secretBlock } from './pages-keys.js';
+
+/** The plans a customer changes to here; Enterprise is a contract (sales). */
+const SELF_SERVE: readonly PlanId[] = ['free', 'developer', 'business'];
+
+export function euros(cents: number): string {
+  const sign = cents < 0 ? '−' : '';
+  return `${sign}€${(Math.abs(cents) / 100).toFixed(2)}`;
+}
+
+export type ChangeKind = 'subscribe' | 'upgrade' | 'downgrade' | 'cancel';
+
+/** What a change costs now and when it takes effect, as the billing rules decide it. */
+export function changePreview(
+  current: Plan,
+  target: Plan,
+  period: { start: number; end: number } | null,
+  now: number,
+): { kind: ChangeKind; dueNowCents: number; effective: 'now' | number } {
+  const from = current.priceCents ?? 0;
+  const to = target.priceCents ?? 0;
+  if (period === null) return { kind: 'subscribe', dueNowCents: to, effective: 'now' };
+  if (target.id === 'free') return { kind: 'cancel', dueNowCents: 0, effective: period.end };
+  if (to > from)
+    return { kind: 'upgrade', dueNowCents: upgradeCharge(from, to, period, now), effective: 'now' };
+  return { kind: 'downgrade', dueNowCents: 0, effective: period.end };
+}
+
+const DONE: Record<string, string> = { changed: 'The plan change is recorded.' };
+
+export function billingPages(app: FastifyInstance, tools: DashboardTools): void {
+  const { deps } = tools;
+
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    extra: { flash?: Flash; top?: Html } = {},
+  ) {
+    const { principal, page: ctx } = request.dashboard;
+    const accountId = principal.accountId as string;
+    const [sub, invoices, entries] = await Promise.all([
+      deps.subscriptions.view(accountId),
+      listInvoices(deps.db, accountId),
+      ledger(deps.db, accountId),
+    ]);
+    const plan = principal.plan;
+    const choices = SELF_SERVE.filter((id) => id !== sub.plan).map((id) => deps.plans[id]);
+    const content = markup`${extra.top ?? ''}
+      <div class="cards">
+        <div class="card">
+          <h2>Plan</h2>
+          <p class="figure" id="billing-plan">${plan.name}</p>
+          <p>
+            ${plan.priceCents === null ? 'Contract price' : `${euros(plan.priceCents)} per month`}
+          </p>
+          ${sub.current_period_end === null ? '' : markup`<p>Current period ends ${time(sub.current_period_end)}</p>`}
+          ${sub.pending_plan === null ? '' : markup`<p class="warn">Changes to ${deps.plans[sub.pending_plan].name} at the period end.</p>`}
+        </div>
+        <div class="card">
+          <h2>Balance</h2>
+          <p class="figure">${euros(sub.balance_cents)}</p>
+          <p class="muted">Credit is applied to the next invoices.</p>
+        </div>
+      </div>
+      ${
+        sub.plan === 'enterprise'
+          ? markup`<p>Enterprise plans are changed with your account manager.</p>`
+          : markup`<h2>Change plan</h2>
+              <form method="post" action="${BASE}/billing/plan" class="row">
+                <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+                <label for="plan-choice"
+                  >New plan
+                  <select id="plan-choice" name="plan">
+                    ${choices.map((p) => markup`<option value="${p.id}">${p.name} (${p.priceCents === null ? 'contract' : `${euros(p.priceCents)}/month`})</option>`)}
+                  </select></label
+                >
+                <button type="submit">Review the change</button>
+              </form>
+              <p class="muted">
+                Upgrades take effect now and are charged pro rata for the rest of the period;
+                downgrades and cancellations at the period end. You see the amount before
+                confirming.
+              </p>`
+      }
+      <h2>Invoices</h2>
+      ${
+        invoices.length === 0
+          ? markup`<p>No invoices yet.</p>`
+          : markup`<div class="table-wrap">
+              <table id="invoices">
+                <thead>
+                  <tr>
+                    <th scope="col">Number</th>
+                    <th scope="col">Date</th>
+                    <th scope="col">Lines</th>
+                    <th scope="col" class="num">Due</th>
+                    <th scope="col">Status</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${invoices
+                    .map(publicInvoice)
+                    .reverse()
+                    .map(
+                      (i) =>
+                        markup`<tr>
+                          <td>${i.number}</td>
+                          <td>${time(i.created_at)}</td>
+                          <td>
+                            <ul>
+                              ${i.lines.map((l) => markup`<li>${l.description}: ${euros(l.amount_cents)}</li>`)}
+                            </ul>
+                            ${i.balance_applied_cents === 0 ? '' : markup`<p>Balance applied: ${euros(-i.balance_applied_cents)}</p>`}
+                          </td>
+                          <td class="num">${euros(i.amount_due_cents)}</td>
+                          <td>
+                            ${i.status}${i.status === 'open' && i.due_at !== null ? markup`, due ${time(i.due_at)}` : ''}
+                          </td>
+                        </tr>`,
+                    )}
+                </tbody>
+              </table>
+            </div>`
+      }
+      <h2>Balance ledger</h2>
+      ${
+        entries.length === 0
+          ? markup`<p>No entries.</p>`
+          : markup`<div class="table-wrap">
+              <table id="ledger">
+                <thead>
+                  <tr>
+                    <th scope="col">Date</th>
+                    <th scope="col">Reason</th>
+                    <th scope="col" class="num">Amount</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${entries.map(
+                    (e) =>
+                      markup`<tr>
+                        <td>${time(e.createdAt)}</td>
+                        <td>${e.reason}</td>
+                        <td class="num">${euros(e.amountCents)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
+      }`;
+    return tools.send(reply, status, page(ctx, '/billing', 'Billing', content, extra.flash));
+  }
+
+  function target(request: FastifyRequest): PlanId | undefined {
+    const value = (request.body as Record<string, unknown> | undefined)?.['plan'];
+    return SELF_SERVE.find((id) => id === value);
+  }
+
+  app.get('/dashboard/billing', async (request, reply) => {
+    const done = DONE[String((request.query as Record<string, unknown>)['done'])];
+    return render(
+      request,
+      reply,
+      200,
+      done === undefined ? {} : { flash: { kind: 'ok', text: done } },
+    );
+  });
+
+  // Step one: what the change costs and when it applies; nothing is changed yet.
+  app.post('/dashboard/billing/plan', async (request, reply) => {
+    const { principal, page: ctx } = request.dashboard;
+    const id = target(request);
+    if (id === undefined)
+      return render(request, reply, 400, {
+        flash: { kind: 'error', text: `Choose one of the plans: ${SELF_SERVE.join(', ')}.` },
+      });
+    const sub = await deps.subscriptions.view(principal.accountId as string);
+    const period =
+      sub.current_period_start === null || sub.current_period_end === null
+        ? null
+        : { start: Date.parse(sub.current_period_start), end: Date.parse(sub.current_period_end) };
+    const next = deps.plans[id];
+    const preview = changePreview(principal.plan, next, period, deps.clock.now());
+    const when =
+      preview.effective === 'now'
+        ? markup`now`
+        : markup`at the end of the period, ${time(preview.effective)}`;
+    const content = markup`<p id="change-summary">
+        From ${principal.plan.name} to <strong>${next.name}</strong>: ${preview.kind}, effective
+        ${when}.
+      </p>
+      <p class="figure" id="due-now">Charged now: ${euros(preview.dueNowCents)}</p>
+      ${preview.kind === 'upgrade' ? markup`<p class="muted">The difference in price for the rest of the current period.</p>` : ''}
+      <form method="post" action="${BASE}/billing/plan/confirm" class="inline">
+        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        <input type="hidden" name="plan" value="${id}" />
+        <button type="submit">Confirm: change to ${next.name}</button>
+      </form>
+      <a href="${BASE}/billing">Cancel</a>`;
+    return tools.send(reply, 200, page(ctx, '/billing', 'Confirm the plan change', content));
+  });
+
+  app.post('/dashboard/billing/plan/confirm', async (request, reply) => {
+    const id = target(request);
+    if (id === undefined)
+      return render(request, reply, 400, {
+        flash: { kind: 'error', text: `Choose one of the plans: ${SELF_SERVE.join(', ')}.` },
+      });
+    try {
+      const result = await deps.subscriptions.change(request.dashboard.principal, id, request.ip);
+      if (result.api_key === undefined) return tools.redirect(reply, '/billing?done=changed');
+      // Subscribing issues the first key: shown here, once. The principal of this request
+      // still has the old plan, so the page is built after a fresh look at the session.
+      const refreshed = await deps.cache.resolve(request.dashboard.token);
+      if (refreshed !== undefined) {
+        request.dashboard.principal = refreshed;
+        request.dashboard.page.principal = refreshed;
+      }
+      return render(request, reply, 201, {
+        flash: { kind: 'ok', text: `You are on the ${deps.plans[id].name} plan.` },
+        top: secretBlock({ key: result.api_key.key, name: result.api_key.name }),
+      });
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, { flash });
+    }
+  });
+}

@@ -1,0 +1,228 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { PublicKey } from '../keys/index.js';
+import { flashOf, type DashboardTools } from './context.js';
+import { markup, type Html } from './html.js';
+import { BASE, page, time, type Flash } from './layout.js';
+
+type Body = Record<string, unknown>;
+const text = (body: unknown, name: string): string => {
+  const value = (body as Body | undefined)?.[name];
+  return typeof value === 'string' ? value.trim() : '';
+};
+const list = (value: string): string[] =>
+  value
+    .split(/[\s,]+/)
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
+
+const DONE: Record<string, string> = {
+  renamed: 'The key was updated.',
+  revoked: 'The key was revoked: requests with it are refused from now on.',
+};
+
+function keyRow(k: PublicKey, csrf: string, allowlists: boolean): Html {
+  const live = k.status === 'active' || k.status === 'expiring';
+  const id = k.id;
+  return markup`<tr>
+    <td>${k.name}</td>
+    <td><code>${k.prefix}…</code></td>
+    <td>${k.scopes === null ? 'all' : k.scopes.join(', ')}</td>
+    <td>
+      ${k.status}${k.expires_at !== null && k.status === 'expiring' ? markup` until ${time(k.expires_at)}` : ''}
+    </td>
+    <td>${time(k.created_at)}</td>
+    <td>${time(k.last_used_at, 'never')}</td>
+    <td>
+      ${
+        live
+          ? markup`<details>
+              <summary>Manage<span class="sr-only"> ${k.name}</span></summary>
+              <form method="post" action="${BASE}/keys/${id}/update" class="stack">
+                <input type="hidden" name="_csrf" value="${csrf}" />
+                <label for="name-${id}">Name</label>
+                <input id="name-${id}" name="name" maxlength="100" required value="${k.name}" />
+                ${
+                  allowlists
+                    ? markup`<label for="allow-${id}"
+                          >IP allowlist (addresses or CIDR ranges, comma-separated; empty:
+                          any)</label
+                        >
+                        <input
+                          id="allow-${id}"
+                          name="allowlist"
+                          value="${k.allowlist.join(', ')}"
+                        />`
+                    : ''
+                }
+                <button type="submit" class="secondary">Save</button>
+              </form>
+              <form
+                method="post"
+                action="${BASE}/keys/${id}/rotate"
+                class="inline"
+                data-confirm="Rotate this key? The old secret keeps working for 24 hours."
+              >
+                <input type="hidden" name="_csrf" value="${csrf}" />
+                <button type="submit" class="secondary">Rotate</button>
+              </form>
+              <form
+                method="post"
+                action="${BASE}/keys/${id}/revoke"
+                class="inline"
+                data-confirm="Revoke this key? Requests with it are refused at once."
+              >
+                <input type="hidden" name="_csrf" value="${csrf}" />
+                <button type="submit" class="danger">Revoke</button>
+              </form>
+            </details>`
+          : ''
+      }
+    </td>
+  </tr>`;
+}
+
+export function secretBlock(secret: { key: string; name: string }): Html {
+  return markup`<section class="card" aria-labelledby="secret-title">
+    <h2 id="secret-title">Your new key “${secret.name}”</h2>
+    <p class="warn">Copy it now: it is shown only once and cannot be shown again.</p>
+    <label for="new-key">Secret key</label>
+    <input id="new-key" class="secret" readonly value="${secret.key}" />
+    <button type="button" data-copy="new-key" hidden>Copy the key</button>
+    <span id="new-key-status" role="status"></span>
+  </section>`;
+}
+
+/** GET/POST /dashboard/keys…: list, create (secret shown once), rename, allowlist, rotate, revoke. */
+export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
+  const { deps } = tools;
+
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    extra: { flash?: Flash; secret?: { key: string; name: string } } = {},
+  ) {
+    const { principal, page: ctx } = request.dashboard;
+    const plan = principal.plan;
+    const keys = plan.maxKeys === 0 ? [] : await deps.keys.list(principal.accountId as string);
+    const live = keys.filter((k) => k.status === 'active' || k.status === 'expiring').length;
+    const limit = plan.maxKeys === null ? 'unlimited' : String(plan.maxKeys);
+    const content =
+      plan.maxKeys === 0
+        ? markup`<p>
+            The ${plan.name} plan works without a key (${plan.name} requests are counted by
+            address). Keys come with the Developer plan and above:
+            <a href="${BASE}/billing">choose a plan</a>.
+          </p>`
+        : markup`${extra.secret === undefined ? '' : secretBlock(extra.secret)}
+            <p id="key-count">${live} of ${limit} keys in use on the ${plan.name} plan.</p>
+            <div class="table-wrap">
+              <table id="keys">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Prefix</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${
+                    keys.length === 0
+                      ? markup`<tr>
+                          <td colspan="7">No keys yet.</td>
+                        </tr>`
+                      : keys.map((k) => keyRow(k, ctx.csrf, plan.ipAllowlist))
+                  }
+                </tbody>
+              </table>
+            </div>
+            <h2>Create a key</h2>
+            <form method="post" action="${BASE}/keys" class="stack">
+              <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+              <label for="key-name">Name</label>
+              <input id="key-name" name="name" maxlength="100" required placeholder="production" />
+              ${plan.scopedKeys ? markup`<label for="key-scopes">Scopes (space-separated; empty: every scope)</label><input id="key-scopes" name="scopes" placeholder="salary:read usage:read" />` : ''}
+              <button type="submit">Create key</button>
+            </form>`;
+    return tools.send(reply, status, page(ctx, '/keys', 'API keys', content, extra.flash));
+  }
+
+  app.get('/dashboard/keys', async (request, reply) => {
+    const done = DONE[String((request.query as Body)['done'])];
+    return render(
+      request,
+      reply,
+      200,
+      done === undefined ? {} : { flash: { kind: 'ok', text: done } },
+    );
+  });
+
+  app.post('/dashboard/keys', async (request, reply) => {
+    const { principal } = request.dashboard;
+    const scopes = list(text(request.body, 'scopes'));
+    try {
+      const created = await deps.keys.create(
+        principal,
+        { name: text(request.body, 'name'), ...(scopes.length > 0 ? { scopes } : {}) },
+        request.ip,
+      );
+      return render(request, reply, 201, { secret: { key: created.key, name: created.name } });
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, { flash });
+    }
+  });
+
+  app.post('/dashboard/keys/:id/update', async (request, reply) => {
+    const { principal } = request.dashboard;
+    const { id } = request.params as { id: string };
+    const allowlist = (request.body as Body | undefined)?.['allowlist'];
+    try {
+      await deps.keys.update(
+        principal,
+        id,
+        {
+          name: text(request.body, 'name'),
+          ...(typeof allowlist === 'string' ? { allowlist: list(allowlist) } : {}),
+        },
+        request.ip,
+      );
+      return tools.redirect(reply, '/keys?done=renamed');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, { flash });
+    }
+  });
+
+  app.post('/dashboard/keys/:id/revoke', async (request, reply) => {
+    const { id } = request.params as { id: string };
+    try {
+      await deps.keys.revoke(request.dashboard.principal, id, request.ip);
+      return tools.redirect(reply, '/keys?done=revoked');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, { flash });
+    }
+  });
+
+  app.post('/dashboard/keys/:id/rotate', async (request, reply) => {
+    const { id } = request.params as { id: string };
+    try {
+      const rotated = await deps.keys.rotate(request.dashboard.principal, id, request.ip);
+      return render(request, reply, 201, {
+        secret: { key: rotated.key.key, name: rotated.key.name },
+        flash: {
+          kind: 'ok',
+          text: 'The key was rotated: the old secret keeps working for 24 hours.',
+        },
+      });
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, { flash });
+    }
+  });
+}

@@ -1,0 +1,188 @@
+import type { FastifyInstance } from 'fastify';
+import type { UsageQuota } from '../usage/index.js';
+import { classChart, CLASS_LABELS } from './charts.js';
+import type { DashboardTools } from './context.js';
+import { markup, type Html } from './html.js';
+import { BASE, number, page, percent, time } from './layout.js';
+import {
+  overview,
+  overviewRanges,
+  STATUS_CLASSES,
+  type Overview,
+  type Projection,
+} from './view-models.js';
+
+function projectionText(p: Projection): Html {
+  switch (p.kind) {
+    case 'unlimited':
+      return markup`Your plan has no request limit.`;
+    case 'reached':
+      return markup`<span class="warn">The limit is reached:</span> requests are refused with 429
+        until the reset.`;
+    case 'idle':
+      return markup`No requests in this window yet.`;
+    case 'before-reset':
+      return markup`<span class="warn"
+          >At the current pace (about ${number(p.pacePerHour)} per hour) the limit is reached at
+          ${time(p.at)}</span
+        >, before the reset.`;
+    case 'after-reset':
+      return markup`At the current pace (about ${number(p.pacePerHour)} per hour) about
+      ${number(p.expectedAtReset)} requests are used by the reset: the limit is not reached.`;
+  }
+}
+
+function quotaCard(quota: UsageQuota, projection: Projection): Html {
+  if (quota.limit === null)
+    return markup`<div class="card">
+      <h2>Quota</h2>
+      <p class="figure">Unlimited</p>
+    </div>`;
+  const window = quota.window === 'day' ? 'today (UTC day)' : 'this hour';
+  return markup`<div class="card" id="quota">
+    <h2>Quota ${window}</h2>
+    <p class="figure">
+      <span id="quota-used">${number(quota.used)}</span> of ${number(quota.limit)} used
+    </p>
+    <label for="quota-meter" class="muted">Used</label>
+    <meter
+      id="quota-meter"
+      class="meter"
+      min="0"
+      max="${quota.limit}"
+      value="${quota.used}"
+      high="${Math.floor(quota.limit * 0.8)}"
+      optimum="0"
+    >
+      ${quota.used}
+    </meter>
+    <p>
+      <span id="quota-left">${number(quota.remaining)}</span> left; resets at
+      ${time(quota.resets_at)}
+    </p>
+    <p id="projection">${projectionText(projection)}</p>
+  </div>`;
+}
+
+function windowsTable(view: Overview): Html {
+  return markup`<div class="table-wrap">
+    <table id="windows">
+      <caption class="muted">
+        Requests by status class (429: refused for exceeding the limit)
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Period</th>
+          <th scope="col" class="num">Requests</th>
+          ${STATUS_CLASSES.map((c) => markup`<th scope="col" class="num">${CLASS_LABELS[c]}</th>`)}
+          <th scope="col" class="num">Error rate</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${view.windows.map(
+          (w, i) =>
+            markup`<tr>
+              <th scope="row">${w.label}</th>
+              <td class="num" id="${['total-24h', 'total-7d', 'total-30d'][i]}">
+                ${number(w.total)}
+              </td>
+              ${STATUS_CLASSES.map((c) => markup`<td class="num">${number(w.byClass[c])}</td>`)}
+              <td class="num">${percent(w.errorRate)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+function endpointsTable(view: Overview): Html {
+  if (view.endpoints.length === 0)
+    return markup`<p class="muted">No requests in the last 30 days.</p>`;
+  return markup`<div class="table-wrap">
+    <table id="endpoints">
+      <thead>
+        <tr>
+          <th scope="col">Endpoint</th>
+          <th scope="col" class="num">Requests (30 days)</th>
+          <th scope="col" class="num">Errors</th>
+          <th scope="col" class="num">Error rate</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${view.endpoints.map(
+          (e) =>
+            markup`<tr>
+              <td><code>${e.endpoint}</code></td>
+              <td class="num">${number(e.total)}</td>
+              <td class="num">${number(e.errors)}</td>
+              <td class="num">${percent(e.total === 0 ? null : e.errors / e.total)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** GET /dashboard: plan, quota and its projection, the last 24 hours, 7 and 30 days. */
+export function overviewPage(app: FastifyInstance, tools: DashboardTools): void {
+  const { deps } = tools;
+  app.get('/dashboard', async (request, reply) => {
+    const { principal, page: ctx } = request.dashboard;
+    const plan = principal.plan;
+    if (!plan.usageAnalytics) {
+      return tools.send(
+        reply,
+        200,
+        page(
+          ctx,
+          '',
+          'Overview',
+          markup`<div class="cards">
+              <div class="card">
+                <h2>Plan</h2>
+                <p class="figure">${plan.name}</p>
+                <p>${number(100)} requests per hour without a key.</p>
+              </div>
+            </div>
+            <p>
+              Usage analytics, API keys and higher limits come with the Developer plan and above.
+              <a href="${BASE}/billing">Choose a plan</a>.
+            </p>`,
+        ),
+      );
+    }
+    const now = deps.clock.now();
+    const { hours, days } = overviewRanges(now);
+    const [hourly, daily, quota] = await Promise.all([
+      tools.views.grouped(principal, hours, 'hour', ['status']),
+      tools.views.grouped(principal, days, 'day', ['endpoint', 'status']),
+      deps.usage.quota(principal),
+    ]);
+    const view = overview(hourly, daily, quota, now);
+    const day = view.windows[0];
+    const content = markup`<div class="cards">
+        <div class="card">
+          <h2>Plan</h2>
+          <p class="figure" id="plan">${plan.name}</p>
+          <p><a href="${BASE}/billing">Change plan</a></p>
+        </div>
+        ${quotaCard(quota, view.projection)}
+        <div class="card">
+          <h2>Error rate, 24 hours</h2>
+          <p class="figure" id="error-rate">${percent(day?.errorRate ?? null)}</p>
+          <p>
+            ${number(day?.byClass['429'] ?? 0)} refused over the limit (429),
+            ${number(day?.byClass['5xx'] ?? 0)} server errors.
+          </p>
+        </div>
+      </div>
+      <h2>Requests</h2>
+      ${windowsTable(view)}
+      ${classChart('chart-24h', 'Last 24 hours, per hour (UTC)', view.hourly, 'hour')}
+      ${classChart('chart-30d', 'Last 30 days, per day (UTC)', view.daily, 'day')}
+      <h2>Top endpoints</h2>
+      ${endpointsTable(view)}
+      <p><a href="${BASE}/usage">Usage details and CSV</a></p>`;
+    return tools.send(reply, 200, page(ctx, '', 'Overview', content));
+  });
+}

@@ -1,0 +1,232 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { EVENT_TYPES, type PublicEndpoint } from '../webhooks/index.js';
+import { flashOf, type DashboardTools } from './context.js';
+import { markup, type Html } from './html.js';
+import { BASE, page, time, type Flash } from './layout.js';
+
+const DONE: Record<string, string> = {
+  redelivered: 'A new delivery of the event is queued.',
+  deleted: 'The endpoint was deleted.',
+};
+
+type Deliveries = Awaited<ReturnType<DashboardTools['deps']['webhooks']['deliveries']>>;
+
+function secretBlock(secret: string, what: string): Html {
+  return markup`<section class="card" aria-labelledby="wh-secret-title">
+    <h2 id="wh-secret-title">${what}</h2>
+    <p class="warn">Copy the signing secret now: it is shown only once.</p>
+    <label for="wh-secret">Signing secret</label>
+    <input id="wh-secret" class="secret" readonly value="${secret}" />
+    <button type="button" data-copy="wh-secret" hidden>Copy the secret</button>
+    <span id="wh-secret-status" role="status"></span>
+  </section>`;
+}
+
+function endpointBlock(e: PublicEndpoint, deliveries: Deliveries, csrf: string): Html {
+  const form = (action: string, label: string, cls = 'secondary', extra: Html = markup``) =>
+    markup`<form method="post" action="${BASE}/webhooks/${e.id}/${action}" class="inline">
+      <input type="hidden" name="_csrf" value="${csrf}" />${extra}<button
+        type="submit"
+        class="${cls}"
+      >
+        ${label}
+      </button>
+    </form> `;
+  return markup`<section class="card" aria-labelledby="wh-${e.id}">
+    <h3 id="wh-${e.id}"><code>${e.url}</code></h3>
+    <p>
+      Events: ${e.events.join(', ')} ·
+      ${e.status}${e.disabled_reason === null ? '' : markup` (${e.disabled_reason})`}${e.failing_since === null ? '' : markup` · <span class="warn">failing since ${time(e.failing_since)}</span>`}
+    </p>
+    <p>
+      ${form('test', 'Send a test event')}${form('rotate-secret', 'Rotate the secret')}${form('delete', 'Delete', 'danger')}
+    </p>
+    ${
+      deliveries.length === 0
+        ? markup`<p class="muted">No deliveries yet.</p>`
+        : markup`<div class="table-wrap">
+            <table>
+              <caption class="muted">
+                Recent deliveries
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Response</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${deliveries.map(
+                  (d) =>
+                    markup`<tr>
+                      <td>${d.event_type}</td>
+                      <td>${time(d.created_at)}</td>
+                      <td>
+                        ${d.status}${d.status === 'pending' && d.next_attempt_at !== null ? markup`, next ${time(d.next_attempt_at)}` : ''}
+                      </td>
+                      <td>${d.attempts}</td>
+                      <td>${d.last_status_code ?? ''} ${d.last_error ?? ''}</td>
+                      <td>${form(`deliveries/${d.id}/redeliver`, 'Redeliver')}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }
+  </section>`;
+}
+
+/** GET/POST /dashboard/webhooks…: endpoints, deliveries, test, redeliver, rotate (Business+). */
+export function webhookPages(app: FastifyInstance, tools: DashboardTools): void {
+  const { deps } = tools;
+
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    extra: { flash?: Flash; top?: Html } = {},
+  ) {
+    const { principal, page: ctx } = request.dashboard;
+    if (!principal.plan.webhooks) {
+      return tools.send(
+        reply,
+        403,
+        page(
+          ctx,
+          '/webhooks',
+          'Webhooks',
+          markup`<p>
+            Webhooks come with the Business plan and above.
+            <a href="${BASE}/billing">Change plan</a>.
+          </p>`,
+        ),
+      );
+    }
+    const endpoints = await deps.webhooks.list(principal);
+    const blocks = await Promise.all(
+      endpoints.map(async (e) =>
+        endpointBlock(e, await deps.webhooks.deliveries(principal, e.id, 10), ctx.csrf),
+      ),
+    );
+    const content = markup`${extra.top ?? ''}
+      ${blocks.length === 0 ? markup`<p>No endpoints yet.</p>` : blocks}
+      <h2>Add an endpoint</h2>
+      <form method="post" action="${BASE}/webhooks" class="stack">
+        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        <label for="wh-url">HTTPS URL</label>
+        <input
+          id="wh-url"
+          name="url"
+          type="url"
+          required
+          maxlength="2048"
+          placeholder="https://hooks.example.com/salary"
+        />
+        <fieldset>
+          <legend>Events</legend>
+          ${EVENT_TYPES.map((t, i) => markup`<label><input type="checkbox" name="events" value="${t}" ${i === 0 ? markup` checked` : ''} /> ${t}</label>`)}
+        </fieldset>
+        <button type="submit">Add endpoint</button>
+      </form>`;
+    return tools.send(reply, status, page(ctx, '/webhooks', 'Webhooks', content, extra.flash));
+  }
+
+  async function act(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    run: () => Promise<{ redirect?: string; top?: Html; flash?: Flash }>,
+  ) {
+    try {
+      const outcome = await run();
+      if (outcome.redirect !== undefined) return tools.redirect(reply, outcome.redirect);
+      return render(request, reply, 200, outcome);
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, { flash });
+    }
+  }
+
+  app.get('/dashboard/webhooks', async (request, reply) => {
+    const done = DONE[String((request.query as Record<string, unknown>)['done'])];
+    return render(
+      request,
+      reply,
+      200,
+      done === undefined ? {} : { flash: { kind: 'ok', text: done } },
+    );
+  });
+
+  app.post('/dashboard/webhooks', (request, reply) =>
+    act(request, reply, async () => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const events = Array.isArray(body['events']) ? body['events'] : [body['events']];
+      const created = await deps.webhooks.create(
+        request.dashboard.principal,
+        {
+          url: typeof body['url'] === 'string' ? body['url'] : '',
+          events: events.filter((e): e is string => typeof e === 'string'),
+        },
+        request.ip,
+      );
+      return { top: secretBlock(created.secret, `Endpoint added: ${created.url}`) };
+    }),
+  );
+
+  type Params = { id: string; delivery?: string };
+  app.post('/dashboard/webhooks/:id/test', (request, reply) =>
+    act(request, reply, async () => {
+      const result = await deps.webhooks.sendTest(
+        request.dashboard.principal,
+        (request.params as Params).id,
+      );
+      const text = result.ok
+        ? `The test event was accepted: HTTP ${result.status_code} in ${result.duration_ms} ms.`
+        : `The test event failed: ${result.status_code === null ? (result.error ?? 'no response') : `HTTP ${result.status_code}`}.`;
+      return { flash: { kind: result.ok ? 'ok' : 'error', text } };
+    }),
+  );
+
+  app.post('/dashboard/webhooks/:id/rotate-secret', (request, reply) =>
+    act(request, reply, async () => {
+      const rotated = await deps.webhooks.rotateSecret(
+        request.dashboard.principal,
+        (request.params as Params).id,
+        request.ip,
+      );
+      return {
+        top: secretBlock(
+          rotated.secret,
+          'The secret was rotated: the previous one keeps signing for 24 hours',
+        ),
+      };
+    }),
+  );
+
+  app.post('/dashboard/webhooks/:id/delete', (request, reply) =>
+    act(request, reply, async () => {
+      await deps.webhooks.remove(
+        request.dashboard.principal,
+        (request.params as Params).id,
+        request.ip,
+      );
+      return { redirect: '/webhooks?done=deleted' };
+    }),
+  );
+
+  app.post('/dashboard/webhooks/:id/deliveries/:delivery/redeliver', (request, reply) =>
+    act(request, reply, async () => {
+      const { id, delivery } = request.params as Params;
+      await deps.webhooks.redeliver(
+        request.dashboard.principal,
+        id,
+        delivery as string,
+        request.ip,
+      );
+      return { redirect: '/webhooks?done=redelivered' };
+    }),
+  );
+}

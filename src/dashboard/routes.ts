@@ -1,0 +1,279 @@
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_TTL_MS } from '../accounts/index.js';
+import { AppError } from '../errors/index.js';
+import { loadAssets } from './assets.js';
+import { UsageViewCache } from './usage-cache.js';
+import { flashOf, type DashboardDeps, type DashboardTools } from './context.js';
+import { markup, type Html } from './html.js';
+import { BASE, publicPage, type Flash } from './layout.js';
+import { accountPages } from './pages-account.js';
+import { billingPages } from './pages-billing.js';
+import { keyPages } from './pages-keys.js';
+import { overviewPage } from './pages-overview.js';
+import { usagePage } from './pages-usage.js';
+import { webhookPages } from './pages-webhooks.js';
+import {
+  clearCookie,
+  crossOrigin,
+  CsrfTokens,
+  FORM_COOKIE,
+  parseCookies,
+  sessionOf,
+  SESSION_COOKIE,
+  setCookie,
+} from './session.js';
+
+const PUBLIC_PATHS = new Set([`${BASE}/sign-in`, `${BASE}/sign-up`]);
+const FORM_COOKIE_AGE_S = 2 * 3600;
+
+/**
+ * The customer dashboard under /dashboard: server-rendered pages over the API's services, in
+ * their own encapsulated plugin so its headers (CSP), form parsing and error pages stay here.
+ */
+export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  const csrf = new CsrfTokens(deps.secretKey);
+  // HTML pages, not API operations: kept out of the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  const assets = loadAssets();
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+    referrerPolicy: { policy: 'same-origin' },
+  });
+  await app.register(formbody, { bodyLimit: 16_384 });
+
+  const tools: DashboardTools = {
+    deps,
+    csrf,
+    views: new UsageViewCache(deps.usage, deps.clock),
+    send(reply, status, body) {
+      return reply
+        .code(status)
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(body);
+    },
+    redirect(reply, path) {
+      return reply.code(303).header('cache-control', 'no-store').redirect(`${BASE}${path}`, 303);
+    },
+  };
+
+  app.setErrorHandler((error, request, reply) => {
+    const { status, flash } = flashOf(
+      request,
+      error instanceof AppError
+        ? error
+        : (error as { statusCode?: number }).statusCode !== undefined &&
+            (error as { statusCode: number }).statusCode < 500
+          ? new AppError('INVALID_PARAMETER', (error as Error).message)
+          : error,
+    );
+    return tools.send(
+      reply,
+      status,
+      publicPage('Error', markup`<p><a href="${BASE}">Back to the dashboard</a></p>`, flash),
+    );
+  });
+
+  // Every state-changing request: from this site, with the form's CSRF token.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return done();
+    const given = (request.body as Record<string, unknown> | undefined)?.['_csrf'];
+    const path = request.url.split('?')[0] ?? '';
+    let ok = !crossOrigin(request);
+    if (ok && PUBLIC_PATHS.has(path)) {
+      const cookie = parseCookies(request.headers.cookie).get(FORM_COOKIE);
+      ok = cookie !== undefined && csrf.verify(csrf.forForm(cookie), given);
+    } else if (ok) {
+      ok =
+        request.dashboard !== undefined &&
+        csrf.verify(csrf.forSession(request.dashboard.token), given);
+    }
+    if (ok) return done();
+    void tools.send(
+      reply,
+      403,
+      publicPage(
+        'Form refused',
+        markup`<p>The form was not sent from this dashboard or has expired (CSRF protection).</p>
+          <p><a href="${BASE}">Reload the dashboard</a> and try again.</p>`,
+        { kind: 'error', text: 'The request was refused: its security token is missing or wrong.' },
+      ),
+    );
+  });
+
+  app.get('/dashboard/assets/:name', (request, reply) => {
+    const asset = assets.get((request.params as { name: string }).name);
+    if (asset === undefined) return reply.code(404).type('text/plain').send('Not found');
+    reply.header('etag', asset.etag).header('cache-control', 'public, max-age=3600');
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(asset.type).send(asset.body);
+  });
+
+  publicRoutes(app, tools);
+
+  // Signed-in pages: in their own scope, behind the session hook.
+  await app.register(async (signed) => {
+    signed.decorateRequest('dashboard', null as unknown as FastifyRequest['dashboard']);
+    signed.addHook('onRequest', async (request, reply) => {
+      const session = await sessionOf(request, deps.cache);
+      if (session === undefined) {
+        // Pages and forms alike go to the sign-in page; a form is never acted on without one.
+        return tools.redirect(reply, '/sign-in');
+      }
+      const account = deps.cache.account(session.principal.accountId as string);
+      request.dashboard = {
+        ...session,
+        page: {
+          principal: session.principal,
+          email: account?.row.email ?? '',
+          csrf: csrf.forSession(session.token),
+        },
+      };
+    });
+    signed.post('/dashboard/sign-out', async (request, reply) => {
+      await deps.accounts.logOut(request.dashboard.principal.sessionId as string);
+      clearCookie(request, reply, SESSION_COOKIE);
+      return tools.redirect(reply, '/sign-in?signed-out=1');
+    });
+    overviewPage(signed, tools);
+    usagePage(signed, tools);
+    keyPages(signed, tools);
+    billingPages(signed, tools);
+    webhookPages(signed, tools);
+    accountPages(signed, tools);
+  });
+}
+
+function credentialsForm(action: 'sign-in' | 'sign-up', token: string, email: string): Html {
+  const signUp = action === 'sign-up';
+  return markup`<form method="post" action="${BASE}/${action}" class="stack">
+      <input type="hidden" name="_csrf" value="${token}" />
+      <label for="email">E-mail address</label>
+      <input
+        id="email"
+        name="email"
+        type="email"
+        autocomplete="email"
+        required
+        maxlength="254"
+        value="${email}"
+      />
+      <label for="password">Password</label>
+      <input
+        id="password"
+        name="password"
+        type="password"
+        required
+        maxlength="256"
+        autocomplete="${signUp ? 'new-password' : 'current-password'}"
+        ${signUp ? markup` minlength="12" aria-describedby="password-help"` : ''}
+      />
+      ${signUp ? markup`<p id="password-help" class="muted">At least 12 characters, not a common password and not your e-mail address.</p>` : ''}
+      <button type="submit">${signUp ? 'Create the account' : 'Sign in'}</button>
+    </form>
+    <p>
+      ${signUp ? markup`Have an account? <a href="${BASE}/sign-in">Sign in</a>` : markup`New here? <a href="${BASE}/sign-up">Create an account</a> (Free plan)`}
+    </p>`;
+}
+
+function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
+  const { deps, csrf } = tools;
+
+  /** The form cookie (set when missing) and its token for the form. */
+  function formToken(request: FastifyRequest, reply: FastifyReply): string {
+    let cookie = parseCookies(request.headers.cookie).get(FORM_COOKIE);
+    if (cookie === undefined || !/^[A-Za-z0-9_-]{32}$/.test(cookie)) {
+      cookie = csrf.newFormCookie();
+      setCookie(request, reply, FORM_COOKIE, cookie, FORM_COOKIE_AGE_S);
+    }
+    return csrf.forForm(cookie);
+  }
+
+  function show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    action: 'sign-in' | 'sign-up',
+    status: number,
+    email: string,
+    flash?: Flash,
+  ) {
+    const title = action === 'sign-in' ? 'Sign in' : 'Create an account';
+    return tools.send(
+      reply,
+      status,
+      publicPage(title, credentialsForm(action, formToken(request, reply), email), flash),
+    );
+  }
+
+  function startSession(request: FastifyRequest, reply: FastifyReply, token: string) {
+    setCookie(request, reply, SESSION_COOKIE, token, Math.floor(SESSION_TTL_MS / 1000));
+    return tools.redirect(reply, '');
+  }
+
+  type Credentials = { email?: unknown; password?: unknown };
+  const fields = (body: unknown) => {
+    const b = (body ?? {}) as Credentials;
+    return {
+      email: typeof b.email === 'string' ? b.email.slice(0, 254) : '',
+      password: typeof b.password === 'string' ? b.password.slice(0, 256) : '',
+    };
+  };
+
+  app.get('/dashboard/sign-in', async (request, reply) => {
+    if ((await sessionOf(request, deps.cache)) !== undefined) return tools.redirect(reply, '');
+    const signedOut = (request.query as Record<string, unknown>)['signed-out'] !== undefined;
+    return show(
+      request,
+      reply,
+      'sign-in',
+      200,
+      '',
+      signedOut ? { kind: 'ok', text: 'You are signed out.' } : undefined,
+    );
+  });
+  app.post('/dashboard/sign-in', async (request, reply) => {
+    const { email, password } = fields(request.body);
+    try {
+      const session = await deps.accounts.logIn({ email, password }, request.ip);
+      return startSession(request, reply, session.token);
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      if (error instanceof AppError)
+        for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
+      return show(request, reply, 'sign-in', status, email, flash);
+    }
+  });
+  app.get('/dashboard/sign-up', (request, reply) => show(request, reply, 'sign-up', 200, ''));
+  app.post('/dashboard/sign-up', async (request, reply) => {
+    const { email, password } = fields(request.body);
+    try {
+      const { session } = await deps.accounts.signUp({ email, password }, request.ip);
+      return startSession(request, reply, session.token);
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      if (error instanceof AppError)
+        for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
+      return show(request, reply, 'sign-up', status, email, flash);
+    }
+  });
+}

@@ -1,0 +1,414 @@
+import { parse } from 'csv-parse/sync';
+import { createHash } from 'node:crypto';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { parquetReadObjects } from 'hyparquet';
+import { RUN_MAX_ATTEMPTS, RUN_RETRY_DELAYS_MS } from '../../src/exports/index.js';
+import { accountOnPlan } from '../helpers/accounts.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { answer, startReceiver, type Receiver, type Received } from '../helpers/receiver.js';
+import { verifyAt } from '../helpers/webhooks.js';
+
+const DAY = 86_400_000;
+const METRICS_TOKEN = 'metrics-token-0123456789';
+
+interface Announcement {
+  type: string;
+  timestamp: string;
+  data: {
+    export_id: string;
+    run_id: string;
+    format: string;
+    rows: number | null;
+    bytes: number | null;
+    sha256: string | null;
+    file_name: string | null;
+    download_url?: string;
+    expires_at?: string;
+    error: string | null;
+  };
+}
+
+describe('exports delivered to a webhook destination', () => {
+  let t: TestApp;
+  let key: string;
+  let receiver: Receiver;
+
+  before(async () => {
+    t = await buildTestApp({
+      env: {
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        EXPORT_HEARTBEAT_MS: '100',
+        METRICS_TOKEN: METRICS_TOKEN,
+      },
+    });
+    key = (await accountOnPlan(t, 'enterprise')).apiKey!;
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+    t.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${key}` },
+      ...(payload ? { payload } : {}),
+    });
+
+  async function createExport(body: Record<string, unknown> = {}) {
+    const res = await call('POST', '/api/v1/exports', {
+      name: 'salaries',
+      // Once a year: only runs started by hand happen while the test moves the clock.
+      schedule: '0 6 1 1 *',
+      timezone: 'Europe/Berlin',
+      query: { kind: 'archive', years: 'all' },
+      format: 'csv',
+      destination: { type: 'webhook', url: receiver.url },
+      ...body,
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json<{ id: string; secret: string; destination: Record<string, unknown> }>();
+  }
+
+  async function runNow(id: string) {
+    const queued = await call('POST', `/api/v1/exports/${id}/run`);
+    assert.equal(queued.statusCode, 202, queued.body);
+    await t.exportWorker.runOnce();
+    return (await call('GET', `/api/v1/exports/runs/${queued.json<{ id: string }>().id}`)).json<{
+      id: string;
+      status: string;
+      rows: number;
+      bytes: number;
+      sha256: string;
+      attempts: number;
+      error: string | null;
+    }>();
+  }
+
+  /** Every announcement of `runId` that arrived, each verified with `secret` as a receiver would. */
+  function announcements(secret: string, runId: string, type = 'export.completed') {
+    return receiver.received
+      .map((r): [Received, Announcement] => [r, JSON.parse(r.body) as Announcement])
+      .filter(([, a]) => a.type === type && a.data.run_id === runId)
+      .map(([req, body]) => {
+        verifyAt(secret, req, t.clock.now());
+        return { id: req.headers['webhook-id'], body };
+      });
+  }
+  /** The one announcement of `runId`. */
+  function announcement(secret: string, runId: string, type = 'export.completed'): Announcement {
+    const found = announcements(secret, runId, type);
+    assert.equal(found.length, 1, `one ${type} for ${runId}`);
+    return found[0]!.body;
+  }
+
+  const download = (url: string) => {
+    const u = new URL(url);
+    return t.app.inject({ method: 'GET', url: `${u.pathname}${u.search}` });
+  };
+
+  it('shows the whsec_ secret once, and never again', async () => {
+    const created = await createExport({ name: 'secret shown once' });
+    assert.match(created.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.deepEqual(created.destination, { type: 'webhook', url: receiver.url });
+    const got = await call('GET', `/api/v1/exports/${created.id}`);
+    assert.equal(got.json().secret, undefined);
+    assert.equal(got.body.includes(created.secret.slice(6)), false);
+    const listed = await call('GET', '/api/v1/exports');
+    assert.equal(listed.body.includes(created.secret.slice(6)), false);
+  });
+
+  it('announces a CSV run, signed with the export secret; the link downloads the file without credentials', async () => {
+    const created = await createExport({ name: 'archive csv' });
+    const run = await runNow(created.id);
+    assert.equal(run.status, 'succeeded', run.error ?? '');
+    const event = announcement(created.secret, run.id);
+    assert.equal(event.data.export_id, created.id);
+    assert.equal(event.data.format, 'csv');
+    assert.equal(event.data.rows, run.rows);
+    assert.equal(event.data.bytes, run.bytes);
+    assert.equal(event.data.sha256, run.sha256);
+    assert.equal(Date.parse(event.data.expires_at!), t.clock.now() + 7 * DAY);
+
+    const file = await download(event.data.download_url!);
+    assert.equal(file.statusCode, 200, file.body);
+    assert.match(file.headers['content-type'] as string, /^text\/csv/);
+    assert.match(file.headers['content-disposition'] as string, /archive-csv-2026-11-22\.csv/);
+    assert.equal(file.rawPayload.length, run.bytes);
+    assert.equal(createHash('sha256').update(file.rawPayload).digest('hex'), run.sha256);
+    const records = parse<Record<string, string>>(file.rawPayload, { columns: true });
+    assert.equal(records.length, run.rows);
+    assert.ok(run.rows > 1000);
+  });
+
+  it("also tells the account's webhook endpoints that subscribe, with the same download link", async () => {
+    const endpoint = await startReceiver();
+    try {
+      const res = await call('POST', '/api/v1/webhooks', {
+        url: endpoint.url,
+        events: ['export.completed'],
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const hook = res.json<{ id: string; secret: string }>();
+      const created = await createExport({
+        name: 'to endpoints too',
+        query: { kind: 'country', country: 'NL', years: 'current' },
+      });
+      const run = await runNow(created.id);
+      assert.equal(run.status, 'succeeded', run.error ?? '');
+      await t.worker.runOnce();
+      const toEndpoint = endpoint.received
+        .map((r) => ({ r, body: JSON.parse(r.body) as Announcement }))
+        .filter(({ body }) => body.data.run_id === run.id);
+      assert.equal(toEndpoint.length, 1);
+      verifyAt(hook.secret, toEndpoint[0]!.r, t.clock.now());
+      const direct = announcement(created.secret, run.id);
+      assert.equal(toEndpoint[0]!.body.data.download_url, direct.data.download_url);
+      assert.equal((await download(direct.data.download_url!)).statusCode, 200);
+      await call('DELETE', `/api/v1/webhooks/${hook.id}`);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('Parquet, gzip-compressed, read back by hyparquet', async () => {
+    const created = await createExport({ name: 'parquet', format: 'parquet', compression: 'gzip' });
+    const run = await runNow(created.id);
+    assert.equal(run.status, 'succeeded', run.error ?? '');
+    const file = await download(announcement(created.secret, run.id).data.download_url!);
+    assert.equal(file.statusCode, 200);
+    assert.equal(file.headers['content-type'], 'application/gzip');
+    const bytes = gunzipSync(file.rawPayload);
+    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    assert.equal((await parquetReadObjects({ file: buffer })).length, run.rows);
+  });
+
+  it('refuses an altered or expired link with 403, and the file is gone after 7 days', async () => {
+    const created = await createExport({
+      name: 'links',
+      query: { kind: 'country', country: 'DE', years: 'current' },
+    });
+    const other = await createExport({
+      name: 'other',
+      query: { kind: 'country', country: 'FR', years: 'current' },
+    });
+    const run = await runNow(created.id);
+    const otherRun = await runNow(other.id);
+    const link = new URL(announcement(created.secret, run.id).data.download_url!);
+    assert.equal((await download(link.href)).statusCode, 200);
+
+    const expires = link.searchParams.get('expires')!;
+    const signature = link.searchParams.get('signature')!;
+    const flipped = (signature[0] === 'A' ? 'B' : 'A') + signature.slice(1);
+    const altered = [
+      `${link.pathname}?expires=${Number(expires) + 3600}&signature=${signature}`,
+      `${link.pathname}?expires=${expires}&signature=${flipped}`,
+      `${link.pathname}?expires=${expires}`,
+      link.pathname,
+      `${link.pathname.replace(run.id, otherRun.id)}?expires=${expires}&signature=${signature}`,
+    ];
+    for (const url of altered) {
+      const res = await t.app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 403, url);
+      assert.equal(res.json().code, 'DOWNLOAD_LINK_INVALID');
+      assert.match(res.json().detail, /not valid/);
+    }
+
+    t.clock.advance(7 * DAY + 1000);
+    const expired = await download(link.href);
+    assert.equal(expired.statusCode, 403);
+    assert.match(expired.json().detail, /expired/);
+    await t.exportWorker.runOnce();
+    const [row] = await t.db.query<{ n: number | string }>(
+      'SELECT count(*) AS n FROM export_files WHERE run_id = $1',
+      [run.id],
+    );
+    assert.equal(Number(row!.n), 0, 'purged after 7 days');
+  });
+
+  it('retries while the receiver fails, then succeeds once it accepts', async () => {
+    const created = await createExport({
+      name: 'retry',
+      query: { kind: 'country', country: 'PL', years: 'current' },
+    });
+    receiver.respondWith(answer(503));
+    const first = await runNow(created.id);
+    assert.equal(first.status, 'queued');
+    assert.match(first.error ?? '', /HTTP 5xx/);
+    receiver.respondWith(answer(200));
+    t.clock.advance(RUN_RETRY_DELAYS_MS[0]);
+    await t.exportWorker.runOnce();
+    const done = (await call('GET', `/api/v1/exports/runs/${first.id}`)).json();
+    assert.equal(done.status, 'succeeded');
+    assert.equal(done.attempts, 2);
+    // The refused announcement and the accepted one: the same message id, for deduplication.
+    const both = announcements(created.secret, first.id);
+    assert.equal(both.length, 2);
+    assert.equal(both[0]!.id, both[1]!.id);
+    const file = await download(both[1]!.body.data.download_url!);
+    assert.equal(createHash('sha256').update(file.rawPayload).digest('hex'), done.sha256);
+  });
+
+  it('gives up after the last attempt and sends a signed export.failed', async () => {
+    const created = await createExport({
+      name: 'gives up',
+      query: { kind: 'country', country: 'SE', years: 'current' },
+    });
+    receiver.respondWith((req, _n, res) => {
+      const type = (JSON.parse(req.body) as { type: string }).type;
+      res.writeHead(type === 'export.failed' ? 200 : 500).end();
+    });
+    try {
+      const first = await runNow(created.id);
+      for (const delay of RUN_RETRY_DELAYS_MS) {
+        t.clock.advance(delay);
+        await t.exportWorker.runOnce();
+      }
+      const run = (await call('GET', `/api/v1/exports/runs/${first.id}`)).json();
+      assert.equal(run.status, 'failed');
+      assert.equal(run.attempts, RUN_MAX_ATTEMPTS);
+      const failed = announcement(created.secret, first.id, 'export.failed');
+      assert.match(failed.data.error ?? '', /did not accept/);
+    } finally {
+      receiver.respondWith(answer(200));
+    }
+  });
+
+  it('renews the lease of a long run, so no other instance takes it over', async () => {
+    const created = await createExport({
+      name: 'slow receiver',
+      query: { kind: 'country', country: 'CZ', years: 'current' },
+    });
+    let leaseLeft = Number.NaN;
+    receiver.respondWith((_req, _n, res) => {
+      // The receiver takes 31 minutes (of the test clock) to answer: past the 30-minute lease.
+      t.clock.advance(31 * 60_000);
+      setTimeout(() => {
+        t.db
+          .query<{ claimed_until: Date | string }>(
+            "SELECT claimed_until FROM export_runs WHERE export_id = $1 AND status = 'running'",
+            [created.id],
+          )
+          .then(([row]) => {
+            leaseLeft = Date.parse(String(new Date(row!.claimed_until))) - t.clock.now();
+            res.writeHead(200).end();
+          })
+          .catch(() => res.writeHead(500).end());
+      }, 500);
+    });
+    try {
+      const run = await runNow(created.id);
+      assert.equal(run.status, 'succeeded', run.error ?? '');
+      assert.ok(
+        leaseLeft > 25 * 60_000,
+        `lease left while the receiver took its time: ${leaseLeft} ms`,
+      );
+    } finally {
+      receiver.respondWith(answer(200));
+    }
+  });
+
+  it('counts and times the attempts in /metrics', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    assert.equal(res.statusCode, 200);
+    const value = (labels: string) =>
+      Number(
+        new RegExp(`^salary_api_export_runs_total\\{${labels}\\} (\\d+)$`, 'm').exec(
+          res.body,
+        )?.[1] ?? 0,
+      );
+    // So far: seven runs succeeded (one after a retry); one gave up after four retries.
+    assert.equal(value('result="succeeded",destination="webhook"'), 7, res.body);
+    assert.equal(value('result="retry",destination="webhook"'), 5);
+    assert.equal(value('result="failed",destination="webhook"'), 1);
+    assert.match(res.body, /^salary_api_export_run_seconds_count\{destination="webhook"\} \d+$/m);
+  });
+
+  it('tests a webhook destination with a signed ping', async () => {
+    const res = await call('POST', '/api/v1/exports/test-destination', {
+      destination: { type: 'webhook', url: receiver.url },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const { ok, secret } = res.json<{ ok: boolean; secret: string }>();
+    assert.equal(ok, true);
+    const ping = receiver.received.at(-1)!;
+    assert.equal(JSON.parse(ping.body).type, 'export.test');
+    verifyAt(secret, ping, t.clock.now());
+
+    receiver.respondWith(answer(500));
+    try {
+      const failing = await call('POST', '/api/v1/exports/test-destination', {
+        destination: { type: 'webhook', url: receiver.url },
+      });
+      assert.equal(failing.json().ok, false);
+      assert.match(failing.json().error, /HTTP 5xx/);
+    } finally {
+      receiver.respondWith(answer(200));
+    }
+  });
+
+  it('a new webhook destination by PATCH gets a new secret, which signs from then on', async () => {
+    const created = await createExport({
+      name: 'patched',
+      query: { kind: 'country', country: 'DK', years: 'current' },
+    });
+    const patched = await call('PATCH', `/api/v1/exports/${created.id}`, {
+      destination: { type: 'webhook', url: receiver.url },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    const secret = patched.json<{ secret: string }>().secret;
+    assert.notEqual(secret, created.secret);
+    const run = await runNow(created.id);
+    announcement(secret, run.id);
+  });
+});
+
+describe('webhook destinations and the outbound address guard', () => {
+  let t: TestApp;
+  let key: string;
+  before(async () => {
+    t = await buildTestApp();
+    key = (await accountOnPlan(t, 'enterprise')).apiKey!;
+  });
+  after(async () => t.close());
+
+  for (const url of [
+    'http://127.0.0.1:8080/hook',
+    'https://10.0.0.5/hook',
+    'https://localhost/hook',
+    'https://[::1]/hook',
+    'http://example.com/hook',
+    'ftp://example.com/hook',
+  ]) {
+    it(`refuses ${url}`, async () => {
+      for (const path of ['/api/v1/exports', '/api/v1/exports/test-destination']) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: path,
+          headers: { authorization: `Bearer ${key}` },
+          payload: {
+            ...(path === '/api/v1/exports'
+              ? {
+                  name: 'x',
+                  schedule: '0 6 * * 1',
+                  query: { kind: 'archive', years: 'current' },
+                  format: 'csv',
+                }
+              : {}),
+            destination: { type: 'webhook', url },
+          },
+        });
+        assert.equal(res.statusCode, 400, `${path}: ${res.body}`);
+        assert.equal(res.json().invalid_params[0].name, 'destination.url');
+      }
+    });
+  }
+});
