@@ -25,6 +25,14 @@ export class CustomEndpointRegistry {
     for (const row of await liveEndpoints(this.deps.db)) this.apply(row);
   }
 
+  /** Everything again from the database (after a rolled-back transaction applied a change). */
+  async reload(): Promise<void> {
+    const rows = await liveEndpoints(this.deps.db);
+    this.#byAccount.clear();
+    this.#slugById.clear();
+    for (const row of rows) this.apply(row);
+  }
+
   /** The account's endpoint published under `slug`, if any. */
   find(accountId: string, slug: string): CustomEndpointRow | undefined {
     return this.#byAccount.get(accountId)?.get(slug);

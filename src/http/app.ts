@@ -314,6 +314,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         .catch((error: unknown) =>
           deps.logger?.warn({ err: error }, 'credential reload after a rollback failed'),
         );
+      deps.customEndpointRegistry
+        .reload()
+        .catch((error: unknown) =>
+          deps.logger?.warn({ err: error }, 'custom endpoint reload after a rollback failed'),
+        );
     },
   });
 

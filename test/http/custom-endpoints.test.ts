@@ -9,6 +9,7 @@ import ExcelJS from 'exceljs';
 import { XMLParser } from 'fast-xml-parser';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan, ENTERPRISE_CONTRACT } from '../helpers/accounts.js';
+import { operatorPrincipal } from '../../src/billing/index.js';
 
 describe('custom endpoints (Enterprise)', () => {
   let t: TestApp;
@@ -305,6 +306,18 @@ describe('custom endpoints (Enterprise)', () => {
     assert.equal((await call('GET', '/api/v1/custom/openapi.json', null)).statusCode, 401);
   });
 
+  it('a retried create with the same Idempotency-Key replays the first answer', async () => {
+    const body = { slug: 'retried', query: { countries: ['PT'] } };
+    const headers = { 'idempotency-key': 'create-retried-1' };
+    const first = await call('POST', '/api/v1/custom-endpoints', ent.session, body, headers);
+    const again = await call('POST', '/api/v1/custom-endpoints', ent.session, body, headers);
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.json().id, first.json().id);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal((await call('GET', '/api/v1/custom/retried', ent.apiKey)).statusCode, 200);
+  });
+
   it('holds at most 100 per account', async () => {
     const have = (await call('GET', '/api/v1/custom-endpoints', ent.session)).json().data.length;
     for (let i = have; i < 100; i++) {
@@ -320,5 +333,29 @@ describe('custom endpoints (Enterprise)', () => {
     });
     assert.equal(over.statusCode, 409);
     assert.equal(over.json().code, 'CUSTOM_ENDPOINT_LIMIT_REACHED');
+  });
+
+  it('an account that leaves Enterprise keeps its definitions, but they answer 403', async () => {
+    await t.services.subscriptions.change(
+      operatorPrincipal(ent.accountId, t.services.plans.enterprise),
+      'business',
+      null,
+    );
+    // A downgrade takes effect at the period's end, applied by the billing run.
+    t.clock.advance(32 * 24 * 3600 * 1000);
+    await t.services.billing();
+    const login = await call('POST', '/api/v1/sessions', null, {
+      email: ent.email,
+      password: 'a long enough passphrase',
+    });
+    assert.equal(login.statusCode, 201, login.body);
+    const res = await call('GET', '/api/v1/custom/de-csv', login.json().token);
+    assert.equal(res.statusCode, 403);
+    assert.equal(res.json().required_plan, 'enterprise');
+    const rows = await t.db.query(
+      'SELECT 1 FROM custom_endpoints WHERE account_id = $1 AND deleted_at IS NULL',
+      [ent.accountId],
+    );
+    assert.equal(rows.length, 100);
   });
 });
