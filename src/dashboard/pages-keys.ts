@@ -24,15 +24,15 @@ function keyRow(k: PublicKey, csrf: string, allowlists: boolean): Html {
   const live = k.status === 'active' || k.status === 'expiring';
   const id = k.id;
   return markup`<tr>
-    <td>${k.name}</td>
-    <td><code>${k.prefix}…</code></td>
-    <td>${k.scopes === null ? 'all' : k.scopes.join(', ')}</td>
-    <td>
+    <td data-label="Name">${k.name}</td>
+    <td data-label="Prefix"><code>${k.prefix}…</code></td>
+    <td data-label="Scopes">${k.scopes === null ? 'all' : k.scopes.join(', ')}</td>
+    <td data-label="Status">
       ${k.status}${k.expires_at !== null && k.status === 'expiring' ? markup` until ${time(k.expires_at)}` : ''}
     </td>
-    <td>${time(k.created_at)}</td>
-    <td>${time(k.last_used_at, 'never')}</td>
-    <td>
+    <td data-label="Created">${time(k.created_at)}</td>
+    <td data-label="Last used">${time(k.last_used_at, 'never')}</td>
+    <td data-label="Actions">
       ${
         live
           ? markup`<details>
@@ -117,7 +117,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
         : markup`${extra.secret === undefined ? '' : secretBlock(extra.secret)}
             <p id="key-count">${live} of ${limit} keys in use on the ${plan.name} plan.</p>
             <div class="table-wrap">
-              <table id="keys">
+              <table id="keys" class="cards-on-phone">
                 <thead>
                   <tr>
                     <th scope="col">Name</th>

@@ -7,6 +7,7 @@ import { BASE, number, page, percent, time } from './layout.js';
 import {
   overview,
   overviewRanges,
+  projectQuota,
   STATUS_CLASSES,
   type Overview,
   type Projection,
@@ -130,6 +131,8 @@ export function overviewPage(app: FastifyInstance, tools: DashboardTools): void 
     const { principal, page: ctx } = request.dashboard;
     const plan = principal.plan;
     if (!plan.usageAnalytics) {
+      // Free: no analytics, but the hour's quota (the account's own bucket) and its pace.
+      const quota = await deps.usage.quota(principal);
       return tools.send(
         reply,
         200,
@@ -138,16 +141,12 @@ export function overviewPage(app: FastifyInstance, tools: DashboardTools): void 
           '',
           'Overview',
           markup`<div class="cards">
-              <div class="card">
-                <h2>Plan</h2>
-                <p class="figure">${plan.name}</p>
-                <p>${number(100)} requests per hour without a key.</p>
-              </div>
-            </div>
-            <p>
-              Usage analytics, API keys and higher limits come with the Developer plan and above.
-              <a href="${BASE}/billing">Choose a plan</a>.
-            </p>`,
+<div class="card"><h2>Plan</h2><p class="figure" id="plan">${plan.name}</p>
+<p>JSON, the current year; no key needed.</p></div>
+${quotaCard(quota, projectQuota(quota, deps.clock.now()))}
+</div>
+<p>Usage analytics, API keys and higher limits come with the Developer plan and above.
+<a href="${BASE}/billing">Choose a plan</a>.</p>`,
         ),
       );
     }

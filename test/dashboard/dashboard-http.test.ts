@@ -109,7 +109,8 @@ describe('dashboard over HTTP', () => {
     const overview = await get(jar, '/dashboard');
     assert.equal(overview.statusCode, 200);
     assert.match(overview.body, /new-dash@example\.com/);
-    assert.match(overview.body, /Free/);
+    assert.match(overview.body, /id="plan">\s*Free/);
+    assert.match(overview.body, /id="quota-used">0<\/span> of 100 used/);
     const out = await post(jar, '/dashboard/sign-out', { _csrf: csrfOf(overview.body) });
     assert.equal(out.statusCode, 303);
     assert.equal((await get(jar, '/dashboard')).statusCode, 303);
