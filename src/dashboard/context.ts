@@ -7,6 +7,7 @@ import type { CredentialCache, KeyService } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
+import type { SupportService } from '../support/index.js';
 import type { UsageService } from '../usage/index.js';
 import type { WebhookService } from '../webhooks/index.js';
 import type { Flash, PageContext } from './layout.js';
@@ -26,6 +27,8 @@ export interface DashboardDeps {
   /** The audit feature's reads and the allowlist write take the database handle. */
   db: Db;
   secretKey: string;
+  /** Notice addresses, the opt-out and the plan's support channel. */
+  support: SupportService;
 }
 
 export interface Signed {

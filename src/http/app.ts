@@ -404,6 +404,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     db: deps.db,
     secretKey: deps.secretKey,
+    support: deps.support,
   });
   app.get(
     '/api/v1/openapi.json',
