@@ -54,6 +54,7 @@ import { readRss } from './lib/rss.js';
 import { healthUnderDownloads } from './lib/downloads.js';
 import { legitimateUnderFlood } from './lib/flood.js';
 import { assertWrkInstalled, randomTokenScript } from './lib/wrk.js';
+import { oauthAccessToken, RANDOM_JWT_PREFIX } from './lib/oauth.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -62,9 +63,9 @@ interface Row {
   readonly label: string;
   readonly path: string;
   /** Sent with this account's API key. */
-  readonly key?: 'enterprise' | 'developer';
+  readonly key?: 'enterprise' | 'developer' | 'oauth';
   /** A wrk Lua script sending a different random credential with this prefix per request. */
-  readonly randomToken?: 'sk_live_' | 'sess_';
+  readonly randomToken?: 'sk_live_' | 'sess_' | typeof RANDOM_JWT_PREFIX;
   readonly expect?: 'ok' | 'refused';
   /** A legitimate client on 5 connections, alone and under a random-key flood. */
   readonly legitimateUnderFlood?: boolean;
@@ -106,6 +107,15 @@ const ROWS_DEFAULT: readonly Row[] = [
     path: '/health',
     key: 'enterprise',
     healthUnderDownloads: true,
+  },
+  // OAuth (issue 13): the lookup with an access token (verified once, then from memory), and a
+  // flood of random JWT-shaped bearer tokens (refused before any crypto).
+  { label: 'DE lookup, OAuth access token', path: DE, key: 'oauth' },
+  {
+    label: '401 flood, random JWT-shaped bearer per request',
+    path: DE,
+    randomToken: RANDOM_JWT_PREFIX,
+    expect: 'refused',
   },
 ];
 
@@ -225,20 +235,24 @@ interface OursRun {
 interface Keys {
   readonly enterprise: string;
   readonly developer: string;
+  /** An OAuth access token of the Enterprise account, when a row needs one. */
+  readonly oauth?: string;
 }
 
 /** What wrk sends for a row (a Lua script for random credentials, written once per run). */
 function scenarioOf(row: Row, server: ServerProcess, keys: Keys, workDir: string): Scenario {
   let script: string | undefined;
   if (row.randomToken !== undefined) {
-    script = join(workDir, `random-${row.randomToken}.lua`);
+    script = join(workDir, `random-${row.randomToken.slice(0, 12)}.lua`);
     writeFileSync(script, randomTokenScript(row.randomToken));
   }
   return {
     name: `${row.label}, ${server.name}`,
     server,
     path: row.path,
-    ...(row.key === undefined ? {} : { headers: { authorization: `Bearer ${keys[row.key]}` } }),
+    ...(row.key === undefined
+      ? {}
+      : { headers: { authorization: `Bearer ${keys[row.key] ?? 'no OAuth token'}` } }),
     ...(script === undefined ? {} : { script }),
     expect: row.expect ?? 'ok',
   };
@@ -268,8 +282,11 @@ async function benchOurs(
     await fetch(`${server.baseUrl}${DE}`, {
       headers: { authorization: `Bearer ${keys.developer}` },
     }).then((r) => r.arrayBuffer());
+    const withOAuth: Keys = config.rows.some((r) => r.key === 'oauth')
+      ? { ...keys, oauth: await oauthAccessToken(server.baseUrl, keys.enterprise) }
+      : keys;
     for (const row of config.rows) {
-      const scenario = scenarioOf(row, server, keys, workDir);
+      const scenario = scenarioOf(row, server, withOAuth, workDir);
       progress(`measuring ${scenario.name}`);
       if (row.healthUnderDownloads === true) {
         const { row: health, statuses } = await healthUnderDownloads(

@@ -363,7 +363,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
           period.from === undefined && period.to === undefined
             ? await listAudit(db, accountId, q.limit ?? 100)
             : await listAuditPeriod(db, accountId, period, q.limit ?? 100, 'newest');
-        return reply.header('content-type', 'application/json').send({
+        return reply.send({
           data: entries.map(({ account_id: _, ...entry }) => entry),
           ...(verification === undefined ? {} : { verification }),
         });

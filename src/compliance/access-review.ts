@@ -1,4 +1,4 @@
-import { verifyAuditPeriod, type ChainVerification } from '../audit/index.js';
+import { verifyAuditPeriod } from '../audit/index.js';
 import { actorOf, type Principal } from '../auth/index.js';
 import { recordAudit } from '../audit/index.js';
 import { AppError } from '../errors/index.js';
@@ -6,6 +6,9 @@ import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import { jsonColumn, type Db } from '../store/index.js';
+import type { AccessReview } from './review-schema.js';
+
+export type { AccessReview } from './review-schema.js';
 
 const DAY_MS = 86_400_000;
 /** The default review period: the last 90 days. */
@@ -17,90 +20,6 @@ type Time = Date | string | null;
 const iso = (t: Time): string | null => (t === null ? null : new Date(t).toISOString());
 const ageDays = (from: Time, at: Date): number | null =>
   from === null ? null : Math.floor((at.getTime() - new Date(from).getTime()) / DAY_MS);
-
-export interface ReviewedKey {
-  id: string;
-  name: string;
-  prefix: string;
-  /** null: every scope (plans without scoped keys). */
-  scopes: string[] | null;
-  allowlist: string[];
-  status: 'active' | 'rotating' | 'expired' | 'revoked';
-  created_at: string;
-  age_days: number;
-  last_used_at: string | null;
-  /** The key this one replaced by rotation, and the key that replaced it. */
-  rotated_from: string | null;
-  replaced_by: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-export interface ReviewedClient {
-  id: string;
-  name: string;
-  auth_method: string;
-  scopes: string[];
-  allowlist: string[];
-  status: 'active' | 'deleted';
-  created_at: string;
-  age_days: number;
-  /** The last UTC hour a token of the client was used (from usage counts). */
-  last_used_at: string | null;
-  /** When its secret was last rotated; null: never (the secret is as old as the client). */
-  secret_rotated_at: string | null;
-  secret_age_days: number | null;
-  deleted_at: string | null;
-}
-
-export interface ReviewedSession {
-  id: string;
-  status: 'active' | 'expired' | 'revoked';
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-}
-
-export interface AccessReview {
-  id: string;
-  generated_at: string;
-  generated_by: string;
-  period: { from: string; to: string };
-  account: {
-    id: string;
-    email: string;
-    plan: string;
-    status: string;
-    created_at: string;
-    allowlist: string[];
-  };
-  api_keys: ReviewedKey[];
-  oauth_clients: ReviewedClient[];
-  sessions: ReviewedSession[];
-  webhook_endpoints: {
-    id: string;
-    url: string;
-    events: string[];
-    enabled: boolean;
-    created_at: string;
-  }[];
-  export_destinations: {
-    export_id: string;
-    name: string;
-    type: string;
-    host: string | null;
-    port: number | null;
-    username: string | null;
-    path: string | null;
-    created_at: string;
-  }[];
-  audit_log: {
-    /** The account's entries in the period, by action. */
-    entries_in_period: number;
-    actions: Record<string, number>;
-    verification: ChainVerification;
-  };
-}
 
 /** Parses the review period: `from`/`to` dates or timestamps, at most a year; 90 days to now by default. */
 export function reviewPeriod(now: Date, from?: string, to?: string): { from: Date; to: Date } {

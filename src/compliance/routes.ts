@@ -6,6 +6,7 @@ import type { AccessReviews } from './access-review.js';
 import type { ComplianceDocuments } from './documents.js';
 import type { PdfPool } from './pdf-pool.js';
 import { reviewCsv, reviewReport } from './review-render.js';
+import { AccessReviewSchema } from './review-schema.js';
 
 export const ComplianceDocumentSchema = Type.Object(
   {
@@ -27,7 +28,11 @@ export const ComplianceDocumentSchema = Type.Object(
 );
 
 const REVIEW_FORMATS = ['json', 'csv', 'pdf'] as const;
-const MEDIA = { json: 'application/json', csv: 'text/csv; charset=utf-8', pdf: 'application/pdf' };
+const MEDIA = {
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  pdf: 'application/pdf',
+};
 
 /** The format asked for by `format=`, else by Accept (CSV or PDF named there), else JSON. */
 function reviewFormat(
@@ -133,7 +138,7 @@ export const complianceRoutes: FastifyPluginAsyncTypebox<ComplianceRoutesOptions
           200: {
             description: 'The review.',
             content: {
-              'application/json': { schema: Type.Object({}, { additionalProperties: true }) },
+              'application/json': { schema: Type.Ref('AccessReview') },
               'text/csv': { schema: { type: 'string' } },
               'application/pdf': { schema: { type: 'string', format: 'binary' } },
             },
@@ -168,4 +173,4 @@ export const complianceRoutes: FastifyPluginAsyncTypebox<ComplianceRoutesOptions
   );
 };
 
-export const complianceSchemas = [ComplianceDocumentSchema];
+export const complianceSchemas = [ComplianceDocumentSchema, AccessReviewSchema];

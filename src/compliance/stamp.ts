@@ -10,7 +10,10 @@ export class UnusablePdfError extends Error {}
 /** Opens a PDF as pdf-lib reads it; encrypted or unreadable files are refused with the reason. */
 export async function openPdf(bytes: Uint8Array): Promise<PDFDocument> {
   try {
-    return await PDFDocument.load(bytes, { updateMetadata: false });
+    const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+    // A file without a page tree loads, and fails on its first page.
+    doc.getPages();
+    return doc;
   } catch (error) {
     const message = (error as Error).message;
     throw new UnusablePdfError(

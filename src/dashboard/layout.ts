@@ -31,6 +31,7 @@ function head(title: string): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Salary API dashboard</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${BASE}/assets/uPlot.min.css">
 <link rel="stylesheet" href="${BASE}/assets/dashboard.css">
 <script src="${BASE}/assets/uPlot.iife.min.js" defer></script>

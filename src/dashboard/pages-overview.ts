@@ -6,7 +6,7 @@ import { markup, type Html } from './html.js';
 import { BASE, number, page, percent, time } from './layout.js';
 import {
   overview,
-  overviewRange,
+  overviewRanges,
   STATUS_CLASSES,
   type Overview,
   type Projection,
@@ -152,9 +152,13 @@ export function overviewPage(app: FastifyInstance, tools: DashboardTools): void 
       );
     }
     const now = deps.clock.now();
-    const { from, to } = overviewRange(now);
-    const { rows, quota } = await deps.usage.rows(principal, from, to);
-    const view = overview(rows, quota, now);
+    const { hours, days } = overviewRanges(now);
+    const [hourly, daily, quota] = await Promise.all([
+      tools.views.grouped(principal, hours, 'hour', ['status']),
+      tools.views.grouped(principal, days, 'day', ['endpoint', 'status']),
+      deps.usage.quota(principal),
+    ]);
+    const view = overview(hourly, daily, quota, now);
     const day = view.windows[0];
     const content = markup`<div class="cards">
         <div class="card">

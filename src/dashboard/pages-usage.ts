@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { UsageColumn } from '../usage/index.js';
 import { chart } from './charts.js';
 import type { DashboardTools } from './context.js';
 import { markup } from './html.js';
@@ -24,6 +25,13 @@ const PALETTE = [
   '#57606a',
 ];
 const MAX_DAYS = 93;
+/** The usage column each breakdown groups by (the class is derived from the status). */
+const COLUMN: Record<Breakdown, UsageColumn> = {
+  class: 'status',
+  status: 'status',
+  endpoint: 'endpoint',
+  key: 'key_id',
+};
 const BREAKDOWN_LABELS: Record<Breakdown, string> = {
   class: 'Status class',
   status: 'Status code',
@@ -138,8 +146,9 @@ export function usagePage(app: FastifyInstance, tools: DashboardTools): void {
     }
     const raw = request.query as Record<string, unknown>;
     const { params, from, to, problems } = usageParams(raw, deps.clock.now());
-    const [{ rows }, keys] = await Promise.all([
-      deps.usage.rows(principal, from, to),
+    const step = params.granularity === 'hour' ? 'hour' : 'day';
+    const [rows, keys] = await Promise.all([
+      tools.views.grouped(principal, { from, to }, step, [COLUMN[params.breakdown]]),
       params.breakdown === 'key'
         ? deps.keys.list(principal.accountId as string)
         : Promise.resolve([]),

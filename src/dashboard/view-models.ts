@@ -126,28 +126,42 @@ export interface Overview {
   projection: Projection;
 }
 
-/** Everything the overview shows, from the last 30 days of hourly rows. */
-export function overview(rows: readonly UsageRow[], quota: UsageQuota, now: number): Overview {
+/** The hour-aligned 24 hours and the 30 UTC days (today included) the overview shows. */
+export function overviewRanges(now: number): {
+  hours: { from: number; to: number };
+  days: { from: number; to: number };
+} {
   const hourEnd = Math.floor(now / HOUR) * HOUR + HOUR;
   const dayEnd = Math.floor(now / DAY) * DAY + DAY;
   return {
-    windows: [
-      summarize('Last 24 hours', rows, hourEnd - DAY),
-      summarize('Last 7 days', rows, hourEnd - 7 * DAY),
-      summarize('Last 30 days', rows, hourEnd - 30 * DAY),
-    ],
-    hourly: classSeries(rows, hourEnd - DAY, hourEnd, HOUR),
-    daily: classSeries(rows, dayEnd - 30 * DAY, dayEnd, DAY),
-    endpoints: topEndpoints(rows, hourEnd - 30 * DAY, 5),
-    projection: projectQuota(quota, now),
+    hours: { from: hourEnd - DAY, to: hourEnd },
+    days: { from: dayEnd - 30 * DAY, to: dayEnd },
   };
 }
 
-/** The rows the overview needs: from the start of the hour 30 days back (the oldest shown). */
-export function overviewRange(now: number): { from: number; to: number } {
-  const hourEnd = Math.floor(now / HOUR) * HOUR + HOUR;
-  const dayEnd = Math.floor(now / DAY) * DAY + DAY;
-  return { from: Math.min(hourEnd, dayEnd) - 30 * DAY, to: Math.max(hourEnd, dayEnd) };
+/**
+ * Everything the overview shows: `hourly` holds the last 24 hours per hour and status, `daily`
+ * the last 30 UTC days per day, endpoint and status (see overviewRanges).
+ */
+export function overview(
+  hourly: readonly UsageRow[],
+  daily: readonly UsageRow[],
+  quota: UsageQuota,
+  now: number,
+): Overview {
+  const { hours, days } = overviewRanges(now);
+  return {
+    windows: [
+      summarize('Last 24 hours', hourly, hours.from),
+      // Days are UTC days, today included, as in the daily chart and the API's usage report.
+      summarize('Last 7 days', daily, days.to - 7 * DAY),
+      summarize('Last 30 days', daily, days.from),
+    ],
+    hourly: classSeries(hourly, hours.from, hours.to, HOUR),
+    daily: classSeries(daily, days.from, days.to, DAY),
+    endpoints: topEndpoints(daily, days.from, 5),
+    projection: projectQuota(quota, now),
+  };
 }
 
 export type Breakdown = 'endpoint' | 'key' | 'status' | 'class';

@@ -8,7 +8,12 @@ import type { SecretBox } from '../lib/secret-box.js';
 import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Plan, PlanId } from '../plans/index.js';
-import { salaryFileStream, type SalaryService, type Selection } from '../salary/index.js';
+import {
+  salaryFileStream,
+  type Labelling,
+  type SalaryService,
+  type Selection,
+} from '../salary/index.js';
 import type { Db } from '../store/index.js';
 import type { WebhookSender } from '../webhooks/index.js';
 import { DeliveryError } from './delivery-error.js';
@@ -76,6 +81,8 @@ export function createRunner(deps: {
   salary: SalaryService;
   plans: Readonly<Record<PlanId, Plan>>;
   allowPrivateTargets: boolean;
+  /** A white-label account's labelling: its files name the licensee, never this service. */
+  labelling?: (accountId: string) => Labelling | null;
   /** Outbound HTTP of webhook destinations (the webhooks' sender and its address guard). */
   sender: WebhookSender;
   links: DownloadLinks;
@@ -116,8 +123,9 @@ export function createRunner(deps: {
       const data = result.data.filter((r) => r.year >= from);
       result = { ...result, data, meta: { ...result.meta, count: data.length } };
     }
+    const labelling = deps.labelling?.(account.id) ?? null;
     return {
-      stream: await salaryFileStream(result, format, schema, null, deps.pool),
+      stream: await salaryFileStream(result, format, schema, labelling, deps.pool),
       rows: result.data.length,
     };
   }

@@ -55,6 +55,20 @@ export function openApiOptions(config: Config): SwaggerOptions {
           description:
             "SOC 2 evidence (Enterprise): the operator's compliance documents, stamped per download, and the user access review.",
         },
+        {
+          name: 'SLA',
+          description:
+            'Measured uptime per account and month, and the credits applied automatically (Business and Enterprise); the rule is docs/sla.md.',
+        },
+        {
+          name: 'Status',
+          description: 'Public service status: components, daily uptime, incidents, maintenance.',
+        },
+        {
+          name: 'Custom endpoints',
+          description:
+            'Saved queries an Enterprise account publishes at /api/v1/custom/{slug}, with their own OpenAPI document.',
+        },
       ],
       components: {
         securitySchemes: {

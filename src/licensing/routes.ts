@@ -61,7 +61,8 @@ const DOCUMENT_PATHS = new Set(['/api/v1/openapi.json', '/docs/json']);
  */
 export function licenseeDocuments(app: FastifyInstance, registry: LicenseRegistry): void {
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (typeof payload !== 'string' || !DOCUMENT_PATHS.has(request.url.split('?')[0] ?? '')) {
+    // The route's own path (no allocation): every other response passes straight through.
+    if (typeof payload !== 'string' || !DOCUMENT_PATHS.has(request.routeOptions.url ?? '')) {
       done(null, payload);
       return;
     }

@@ -14,10 +14,12 @@ import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
 import { webhookPublisher } from '../webhooks/index.js';
 import { BackupFormatError, RestoreRefused } from '../backup/index.js';
 import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
+import { LICENSE_USAGE, licenseCommand } from './cli-licensing.js';
 import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
 import { COMPLIANCE_USAGE, complianceCommand } from './cli-compliance.js';
 import { backupCommand, restoreCommand } from './cli-backup.js';
 import { doctorCommand } from './cli-doctor.js';
+import { SLA_USAGE, slaCommand } from './cli-sla.js';
 import { runPrimary, WorkersError } from './cluster.js';
 import { createLogger, createServer, openMigratedDatabase } from './wire.js';
 
@@ -36,8 +38,10 @@ Commands:
   restore FILE          Replace the embedded database with a backup (server stopped); checks the
                         manifest, the SHA-256 and the migration level first
 ${ACCOUNT_USAGE}
+${LICENSE_USAGE}
 ${OAUTH_USAGE}
 ${COMPLIANCE_USAGE}
+${SLA_USAGE}
 
 Configuration comes from the environment; see the README.`;
 
@@ -69,6 +73,23 @@ async function main(argv: string[]): Promise<number> {
         series: { type: 'string' },
         description: { type: 'string' },
         reason: { type: 'string' },
+        // Uptime SLA and status page (cli-sla.ts); `title` is shared with compliance.
+        component: { type: 'string' },
+        status: { type: 'string' },
+        message: { type: 'string' },
+        start: { type: 'string' },
+        end: { type: 'string' },
+        url: { type: 'string' },
+        key: { type: 'string' },
+        bands: { type: 'string' },
+        month: { type: 'string' },
+        licensee: { type: 'string' },
+        attribution: { type: 'string' },
+        'white-label': { type: 'boolean' },
+        'permitted-use': { type: 'string' },
+        'term-end': { type: 'string' },
+        host: { type: 'string' },
+        remove: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -82,6 +103,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'doctor') return doctorCommand(values.json);
   const config = loadConfig();
+  if (command === 'account' && (sub === 'license' || sub === 'host'))
+    return licenseCommand(config, positionals, values);
   switch (command) {
     case 'serve': {
       if (values.workers === undefined || cluster.isWorker) return serve(config);
@@ -110,6 +133,11 @@ async function main(argv: string[]): Promise<number> {
     case 'invoice':
     case 'billing':
       return accountCommand(config, positionals, values);
+    case 'probe':
+    case 'incident':
+    case 'maintenance':
+    case 'sla':
+      return slaCommand(config, positionals, values);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

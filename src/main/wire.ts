@@ -250,6 +250,11 @@ export async function createServer(
     ...(shared === undefined ? {} : { bus: shared.bus }),
   });
   const { plans, cache } = services;
+  // Data licences and licensees' host names: in memory, re-read when announced.
+  const licenses = new LicenseRegistry({ db, logger });
+  await licenses.refresh();
+  licenses.watch(LICENSE_POLL_MS);
+  const labelling = (accountId: string) => licenses.labelling(accountId);
   const metrics =
     config.metricsToken === undefined && config.metricsPort === undefined
       ? undefined
@@ -266,6 +271,7 @@ export async function createServer(
     sender,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     limiter,
+    labelling,
   });
   const worker = createWebhookWorker({
     db,
@@ -274,6 +280,7 @@ export async function createServer(
     sender,
     logger,
     concurrency: config.webhookConcurrency,
+    labelling,
     ...(metrics === undefined
       ? {}
       : {
@@ -328,13 +335,10 @@ export async function createServer(
   await data.refresh();
   data.watch(config.releasePollMs);
   cache.watch(config.credentialRefreshMs);
-  // Custom endpoints and data licences (Enterprise): in memory, re-read when announced.
+  // Custom endpoints (Enterprise): in memory, re-read when announced.
   const customEndpointRegistry = new CustomEndpointRegistry({ db, logger });
   await customEndpointRegistry.load();
   customEndpointRegistry.watch(config.credentialRefreshMs);
-  const licenses = new LicenseRegistry({ db, logger });
-  await licenses.refresh();
-  licenses.watch(LICENSE_POLL_MS);
   const refreshEnterprise = (): void => {
     Promise.all([customEndpointRegistry.refresh(), licenses.refresh()]).catch((error: unknown) =>
       logger.warn({ err: error }, 'enterprise refresh after a change failed; the poll retries'),
@@ -447,6 +451,7 @@ export async function createServer(
       salary,
       plans,
       allowPrivateTargets: config.webhookAllowPrivateTargets,
+      labelling,
       sender,
       links: exportLinks,
       pool: exportRenderer,
@@ -554,6 +559,7 @@ export async function createServer(
     metrics,
     sla,
     heartbeat,
+    licenses,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
       if (metricsPort !== undefined) {

@@ -304,17 +304,20 @@ export async function setContractBands(
   );
 }
 
-/** Business and Enterprise accounts with their subscription start (measured from there). */
-export async function slaAccounts(
-  db: Queryable,
-): Promise<{ id: string; plan: string; since: number }[]> {
-  const rows = await db.query<{ id: string; plan: string; anchor_at: Date | string | null }>(
-    `SELECT a.id, a.plan, s.anchor_at FROM accounts a LEFT JOIN subscriptions s ON s.account_id = a.id
-     WHERE a.plan IN ('business', 'enterprise') ORDER BY a.id`,
+/** Accounts on the plans with an SLA (Business, Enterprise): the ones month close measures. */
+export async function slaAccounts(db: Queryable, planIds: readonly string[]): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    'SELECT id FROM accounts WHERE plan = ANY ($1) ORDER BY id',
+    [planIds],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    plan: r.plan,
-    since: r.anchor_at === null ? 0 : ms(r.anchor_at),
-  }));
+  return rows.map((r) => r.id);
+}
+
+/** When the account's subscription started (its billing anchor); 0 when it has none. */
+export async function subscriptionStart(db: Queryable, accountId: string): Promise<number> {
+  const rows = await db.query<{ anchor_at: Date | string }>(
+    'SELECT anchor_at FROM subscriptions WHERE account_id = $1',
+    [accountId],
+  );
+  return rows[0] === undefined ? 0 : ms(rows[0].anchor_at);
 }

@@ -110,8 +110,8 @@ export function createSlaService(deps: {
     const plan = planOf(plans, account);
     const terms = await termsOf(db, plan, account.id);
     if (range === undefined || terms === undefined) return undefined;
-    const sub = (await repo.slaAccounts(db)).find((a) => a.id === account.id);
-    const from = Math.max(range.start, subscribedSince(sub?.since ?? 0));
+    const since = await repo.subscriptionStart(db, account.id);
+    const from = Math.max(range.start, subscribedSince(since));
     const until = Math.min(range.end, Math.floor(clock.now() / INTERVAL_MS) * INTERVAL_MS);
     return { month, ...terms, measurement: await measureSpan(account.id, from, until) };
   }
@@ -184,6 +184,7 @@ export function createSlaService(deps: {
             availability: formatPercent(measurement.uptime),
             target: formatPercent(target),
             amount_cents: cents,
+            currency: 'EUR',
           },
         },
         new Date(now),
@@ -212,7 +213,10 @@ export function createSlaService(deps: {
         db,
         { name: 'sla.close', holder: deps.holder ?? 'sla', now, leaseMs: CLOSE_LEASE_MS },
         async () => {
-          for (const { id } of await repo.slaAccounts(db)) {
+          const withSla = Object.values(plans)
+            .filter((p) => p.slaPercent !== null)
+            .map((p) => p.id);
+          for (const id of await repo.slaAccounts(db, withSla)) {
             const account = await findAccount(db, id);
             if (account === undefined) continue;
             const credit = await closeAccount(account, month, now);

@@ -1,5 +1,5 @@
 export { admittedFromUsage } from './admitted.js';
 export { UsageRecorder } from './recorder.js';
 export { createUsageService, type UsageQuota, type UsageService } from './service.js';
-export type { UsageRow } from './repo.js';
+export type { UsageColumn, UsageRow } from './repo.js';
 export { usageRoutes } from './routes.js';

@@ -5,7 +5,7 @@ import { DAY_MS, HOUR_MS, planRules, windowStart, type RateLimiter } from '../li
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import type { UsageRecorder } from './recorder.js';
-import { usageBetween, type UsageRow } from './repo.js';
+import { usageBetween, usageGrouped, type UsageColumn, type UsageRow } from './repo.js';
 
 export interface UsageQuery {
   from?: string;
@@ -77,17 +77,37 @@ export function createUsageService(deps: {
     },
 
     /**
-     * The hourly rows behind the report (written and still in memory) for [from, to), epoch ms
-     * on hour boundaries, and the quota: what the dashboard's view models are computed from.
+     * Usage summed per UTC hour or day and the given columns over [from, to) (epoch ms on hour
+     * boundaries), counts still in memory included: what the dashboard's view models read.
      */
-    async rows(principal: Principal, from: number, to: number) {
+    async grouped(
+      principal: Principal,
+      range: { from: number; to: number },
+      step: 'hour' | 'day',
+      columns: readonly UsageColumn[],
+    ): Promise<UsageRow[]> {
       assertPlanHas(plans, principal.plan, (p) => p.usageAnalytics, 'Usage analytics');
       const accountId = principal.accountId as string;
-      const rows = merge([
-        ...(await usageBetween(db, accountId, from, to)),
-        ...recorder.pending(accountId).filter((r) => r.hour >= from && r.hour < to),
+      const size = step === 'hour' ? HOUR_MS : DAY_MS;
+      const pending = recorder
+        .pending(accountId)
+        .filter((r) => r.hour >= range.from && r.hour < range.to)
+        .map((r) => ({
+          ...r,
+          hour: windowStart(r.hour, size),
+          keyId: columns.includes('key_id') ? r.keyId : '',
+          endpoint: columns.includes('endpoint') ? r.endpoint : '',
+          status: columns.includes('status') ? r.status : 0,
+        }));
+      return merge([
+        ...(await usageGrouped(db, accountId, range.from, range.to, step, columns)),
+        ...pending,
       ]);
-      return { rows, quota: await quota(principal, clock.now()) };
+    },
+
+    /** Today's (or this hour's) quota of the account, as the usage report states it. */
+    quota(principal: Principal): Promise<UsageQuota> {
+      return quota(principal, clock.now());
     },
   };
 

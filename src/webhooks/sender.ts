@@ -8,6 +8,8 @@ export interface OutboundRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** The User-Agent; this service's own when omitted (see userAgentFor). */
+  userAgent?: string;
 }
 
 /**
@@ -41,6 +43,20 @@ export interface WebhookSender {
 
 export const SEND_TIMEOUT_MS = 15_000;
 const USER_AGENT = 'salary-api-webhooks/1';
+
+/**
+ * The User-Agent of an account's webhooks: a white-label account's names its licensee (as a
+ * product token), never this service.
+ */
+export function userAgentFor(labelling: { licensee: string } | null): string | undefined {
+  if (labelling === null) return undefined;
+  const token = labelling.licensee
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return `${token === '' ? 'data' : token}-webhooks/1`;
+}
 
 class RefusedAddressError extends Error {
   readonly code = 'EREFUSEDADDRESS';
@@ -122,7 +138,7 @@ export function createHttpSender(
             ...request.headers,
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(request.body),
-            'user-agent': USER_AGENT,
+            'user-agent': request.userAgent ?? USER_AGENT,
           },
           ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
         });

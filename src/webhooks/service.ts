@@ -11,6 +11,7 @@ import { checkTargetUrl } from './address-guard.js';
 import { insertEvent } from '../releases/index.js';
 import * as repo from './repo.js';
 import type { SendResult, WebhookSender } from './sender.js';
+import { userAgentFor } from './sender.js';
 import { generateSigningSecret, signedHeaders } from './signature.js';
 
 /** The event kinds an endpoint can subscribe to. */
@@ -110,6 +111,8 @@ export function createWebhookService(deps: {
   sender: WebhookSender;
   allowPrivateTargets: boolean;
   limiter: RateLimiter;
+  /** A white-label account's labelling (its webhooks name the licensee, never this service). */
+  labelling?: (accountId: string) => { licensee: string } | null;
 }) {
   const { db, clock, plans, box, sender, limiter } = deps;
   const publish = webhookPublisher(plans, clock);
@@ -295,12 +298,15 @@ export function createWebhookService(deps: {
       await throttle(row.accountId, TEST_SEND_RULE, 'test sends');
       const now = clock.now();
       const messageId = prefixedId('msg_test');
+      const labelling = deps.labelling?.(row.accountId) ?? null;
       const body = payloadOf('webhook.test', new Date(now).toISOString(), {
         webhook_id: row.id,
-        message: 'A test event from the salary API.',
+        message: labelling === null ? 'A test event from the salary API.' : 'A test event.',
       });
       const started = performance.now();
+      const userAgent = userAgentFor(labelling);
       const result: SendResult = await sender.send({
+        ...(userAgent === undefined ? {} : { userAgent }),
         url: row.url,
         headers: signedHeaders(
           signingSecrets(box, row, now),

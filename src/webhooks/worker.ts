@@ -9,7 +9,7 @@ import type { Db, Queryable } from '../store/index.js';
 import { DISABLE_AFTER_FAILING_MS, retryDelay } from './backoff.js';
 import * as repo from './repo.js';
 import type { SendResult, WebhookSender } from './sender.js';
-import { SEND_TIMEOUT_MS } from './sender.js';
+import { SEND_TIMEOUT_MS, userAgentFor } from './sender.js';
 import { payloadOf, signingSecrets } from './service.js';
 import { signedHeaders } from './signature.js';
 
@@ -42,6 +42,8 @@ export function createWebhookWorker(deps: {
   random?: () => number;
   /** Told each attempt's result (metrics). */
   onAttempt?: (ok: boolean) => void;
+  /** A white-label account's labelling (its webhooks' User-Agent names the licensee). */
+  labelling?: (accountId: string) => { licensee: string } | null;
 }): WebhookWorker {
   const { db, clock, box, sender, logger } = deps;
   const id = holderId();
@@ -80,7 +82,13 @@ export function createWebhookWorker(deps: {
         Math.floor(startedAt.getTime() / 1000),
         body,
       );
-      result = await sender.send({ url: d.url, headers, body });
+      const userAgent = userAgentFor(deps.labelling?.(d.accountId) ?? null);
+      result = await sender.send({
+        url: d.url,
+        headers,
+        body,
+        ...(userAgent === undefined ? {} : { userAgent }),
+      });
     } catch (error) {
       // A secret that does not decrypt (SECRET_KEY changed) or a sender fault: a failed attempt.
       result = {

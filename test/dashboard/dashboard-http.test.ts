@@ -164,7 +164,17 @@ describe('dashboard over HTTP', () => {
   });
 
   it('shows the overview and usage numbers the API reports, and the CSV of the table shown', async () => {
-    const { email, apiKey, session } = await accountOnPlan(t, 'developer');
+    const { email, apiKey, session, accountId } = await accountOnPlan(t, 'developer');
+    // Three days ago, written to the database: a settled day, read grouped and kept in memory.
+    for (let i = 0; i < 4; i++)
+      t.recorder.record(
+        accountId,
+        null,
+        'GET /api/v1/jobs',
+        200,
+        Date.parse('2026-11-19T08:30:00Z'),
+      );
+    await t.recorder.flush();
     for (let i = 0; i < 7; i++) {
       const ok = await t.app.inject({
         url: '/api/v1/salary?country=FR&job=chef',
@@ -182,25 +192,36 @@ describe('dashboard over HTTP', () => {
     const overview = await get(jar, '/dashboard');
     const usage = await get(jar, '/dashboard/usage?breakdown=status&granularity=day');
     assert.equal(usage.statusCode, 200);
-    assert.match(usage.body, /10 requests from/);
+    assert.match(usage.body, /14 requests from/);
     const csv = await get(jar, '/dashboard/usage?breakdown=status&granularity=day&download=csv');
     assert.equal(csv.headers['content-type'], 'text/csv; charset=utf-8');
     const lines = csv.body.trim().split('\r\n');
     assert.equal(lines[0], 'start_utc,200,400,total');
     assert.equal(lines.length, 1 + 7);
     assert.ok(lines.includes('2026-11-22T00:00:00.000Z,7,3,10'));
+    assert.ok(lines.includes('2026-11-19T00:00:00.000Z,4,0,4'));
     // The API's report after the pages: its own request is counted only once it is answered.
     const api = (
       await t.app.inject({ url: '/api/v1/usage', headers: { authorization: `Bearer ${session}` } })
     ).json();
-    assert.equal(api.total, 10);
+    assert.equal(api.total, 14);
     const cell = (id: string) =>
       new RegExp(`id="${id}"[^>]*>([^<]*)<`).exec(overview.body)?.[1]?.trim();
-    assert.equal(cell('total-24h'), String(api.total));
+    assert.equal(cell('total-24h'), '10');
+    assert.equal(cell('total-7d'), String(api.total));
     assert.equal(cell('total-30d'), String(api.total));
     assert.equal(cell('quota-used'), String(api.quota.used));
     assert.equal(cell('quota-left'), api.quota.remaining.toLocaleString('en-GB'));
     assert.equal(cell('error-rate'), '30.0 %');
+    // The settled day comes from memory now: a row written late shows after the cache's TTL.
+    // (Today, open, is read each time: it has the API report's own request, 14 + 1.)
+    t.recorder.record(accountId, null, 'GET /api/v1/jobs', 200, Date.parse('2026-11-19T09:30:00Z'));
+    await t.recorder.flush();
+    const again = await get(jar, '/dashboard');
+    assert.match(again.body, /id="total-30d"[^>]*>\s*15\s*</);
+    t.clock.set('2026-11-22T10:26:00Z');
+    const later = await get(jar, '/dashboard');
+    assert.match(later.body, /id="total-30d"[^>]*>\s*16\s*</);
 
     const bad = await get(jar, '/dashboard/usage?from=2026-02-30');
     assert.equal(bad.statusCode, 400);

@@ -21,6 +21,7 @@ export interface TestApp {
   oauth: Awaited<ReturnType<typeof createServer>>['oauth'];
   sla: Awaited<ReturnType<typeof createServer>>['sla'];
   heartbeat: Awaited<ReturnType<typeof createServer>>['heartbeat'];
+  licenses: Awaited<ReturnType<typeof createServer>>['licenses'];
   clock: ManualClock;
   db: Db;
   close(): Promise<void>;
@@ -72,6 +73,7 @@ export async function buildTestApp(
     oauth: server.oauth,
     sla: server.sla,
     heartbeat: server.heartbeat,
+    licenses: server.licenses,
     clock,
     db,
     async close() {

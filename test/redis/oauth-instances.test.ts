@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { after, before, describe, it } from 'node:test';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
 import { call, LOOKUP, startInstance, until, type Instance } from '../helpers/instances.js';
@@ -96,6 +98,74 @@ describe(
       });
       assert.equal(deleted.status, 204);
       await until(async () => (await call(a.url, LOOKUP, { token: token2 })).status === 401, 1000);
+    });
+
+    it('a DPoP proof used on one instance is refused on the other (Redis SET NX)', async () => {
+      const [a, b] = instances as [Instance, Instance];
+      const { session } = await paidAccount(s, 'enterprise');
+      const created = await call(a.url, '/api/v1/oauth/clients', {
+        method: 'POST',
+        token: session,
+        body: { name: 'dpop', scopes: ['salary:read'], dpop_bound: true },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const { client_id: id, client_secret: secret } = created.body as {
+        client_id: string;
+        client_secret: string;
+      };
+      const { privateKey, publicKey } = await generateKeyPair('ES256');
+      const jwk = await exportJWK(publicKey);
+      const proof = (htm: string, path: string, claims: Record<string, unknown> = {}) =>
+        new SignJWT({
+          htm,
+          htu: `https://api.example.test${path}`,
+          iat: Math.floor(Date.now() / 1000),
+          jti: randomBytes(12).toString('base64url'),
+          ...claims,
+        })
+          .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+          .sign(privateKey);
+      // The token request's proof, replayed at the other instance, is refused there too.
+      const tokenProof = await proof('POST', '/oauth/token');
+      const tokenRequest = (url: string) =>
+        fetch(`${url}/oauth/token`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+            dpop: tokenProof,
+          },
+          body: 'grant_type=client_credentials',
+        });
+      const issued = await tokenRequest(a.url);
+      assert.equal(issued.status, 200);
+      const { access_token: token, token_type: type } = (await issued.json()) as {
+        access_token: string;
+        token_type: string;
+      };
+      assert.equal(type, 'DPoP');
+      const replayedAtToken = await tokenRequest(b.url);
+      assert.equal(replayedAtToken.status, 400);
+      assert.equal(
+        ((await replayedAtToken.json()) as { error: string }).error,
+        'invalid_dpop_proof',
+      );
+
+      const path = LOOKUP.split('?')[0]!;
+      const ath = createHash('sha256').update(token).digest('base64url');
+      const get = async (url: string, dpop: string) => {
+        const res = await fetch(`${url}${LOOKUP}`, {
+          headers: { authorization: `DPoP ${token}`, dpop },
+        });
+        return { status: res.status, text: await res.text() };
+      };
+      const once = await proof('GET', path, { ath });
+      assert.equal((await get(a.url, once)).status, 200);
+      const onB = await get(b.url, once);
+      assert.equal(onB.status, 401, onB.text);
+      assert.match(onB.text, /used before/);
+      // A fresh proof works on the other instance (the token is bound, not the instance).
+      assert.equal((await get(b.url, await proof('GET', path, { ath }))).status, 200);
     });
   },
 );

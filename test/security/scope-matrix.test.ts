@@ -72,6 +72,18 @@ const NEEDS: Record<string, Need> = {
   'DELETE /api/v1/exports/{id}': ['account', 'exports:write'],
   'POST /api/v1/exports/{id}/run': ['account', 'exports:write'],
   'GET /api/v1/exports/{id}/runs': ['account', 'exports:read'],
+  // Compliance (issue 16).
+  'GET /api/v1/compliance/documents': ['account', 'compliance:read'],
+  'GET /api/v1/compliance/documents/{id}': ['account', 'compliance:read'],
+  'GET /api/v1/compliance/access-review': ['account', 'compliance:read'],
+  'GET /api/v1/custom-endpoints': ['account', 'account:read'],
+  'POST /api/v1/custom-endpoints': ['account', 'account:write'],
+  'GET /api/v1/custom-endpoints/{id}': ['account', 'account:read'],
+  'PUT /api/v1/custom-endpoints/{id}': ['account', 'account:write'],
+  'DELETE /api/v1/custom-endpoints/{id}': ['account', 'account:write'],
+  'GET /api/v1/custom/openapi.json': ['account', 'account:read'],
+  'GET /api/v1/custom/{slug}': ['data', 'salary:read'],
+  'GET /api/v1/account/license': ['account', 'account:read'],
   'GET /api/v1/exports/files/{run_id}': 'public',
 };
 

@@ -108,6 +108,9 @@ describe('webhooks API', () => {
       'data.updated',
       'export.completed',
       'export.failed',
+      'sla.credit_issued',
+      'status.incident',
+      'status.maintenance',
     ]);
     assert.equal((await create(business, receiver.url, [])).statusCode, 400);
   });

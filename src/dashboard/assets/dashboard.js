@@ -5,8 +5,11 @@
 
   function localTimes() {
     var fmt = new Intl.DateTimeFormat(undefined, {
-      dateStyle: 'medium',
-      timeStyle: 'short',
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
       timeZoneName: 'short',
     });
     document.querySelectorAll('time[data-local]').forEach(function (el) {
@@ -74,6 +77,10 @@
       var opts = {
         width: width,
         height: 240,
+        // The captions and tables say UTC: the axis does too, whatever the viewer's zone.
+        tzDate: function (ts) {
+          return window.uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
+        },
         scales: { x: { time: true }, y: { range: [0, null] } },
         axes: [{}, { size: 60 }],
         legend: { live: true },
@@ -85,6 +92,7 @@
               stroke: s.color,
               width: 0,
               paths: bars,
+              points: { show: false },
               value: function (u, v, si, di) {
                 return di === null || di === undefined ? '—' : String(s.values[di]);
               },
