@@ -7,6 +7,7 @@ import type { CredentialCache, KeyService } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
+import type { SupportService } from '../support/index.js';
 import type { UsageService } from '../usage/index.js';
 import type { WebhookService } from '../webhooks/index.js';
 import type { SlaService } from '../sla/index.js';
@@ -30,6 +31,8 @@ export interface DashboardDeps {
   secretKey: string;
   /** The uptime SLA's figures (the SLA page); absent when not wired. */
   sla?: SlaService;
+  /** Notice addresses, the opt-out and the plan's support channel. */
+  support: SupportService;
 }
 
 export interface Signed {

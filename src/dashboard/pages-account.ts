@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { setAllowlist } from '../accounts/index.js';
+import { isEmail, normalizeEmail, setAllowlist } from '../accounts/index.js';
+import { AppError } from '../errors/index.js';
 import { listAudit } from '../audit/index.js';
 import { actorOf } from '../auth/index.js';
 import { flashOf, type DashboardTools } from './context.js';
@@ -9,6 +10,7 @@ import { BASE, page, time, type Flash } from './layout.js';
 const DONE: Record<string, string> = {
   allowlist: 'The IP allowlist was saved.',
   password: 'The password was changed; every other session was signed out.',
+  contacts: 'The contact addresses were saved.',
 };
 
 /** GET/POST /dashboard/account…: the account, its IP allowlist and its audit log. */
@@ -23,10 +25,12 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
   ) {
     const { principal, page: ctx } = request.dashboard;
     const accountId = principal.accountId as string;
-    const [account, audit] = await Promise.all([
+    const [account, audit, contacts] = await Promise.all([
       deps.accounts.get(accountId),
       listAudit(deps.db, accountId, 50),
+      deps.support.contacts(accountId),
     ]);
+    const { support } = contacts;
     const content = markup`<dl class="cards">
         <div class="card">
           <dt>E-mail</dt>
@@ -41,6 +45,54 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
           <dd>${time(account.createdAt)}</dd>
         </div>
       </dl>
+      <h2>Support</h2>
+      <p>
+        Your plan's support: ${support.channel}${
+          support.response_target === null
+            ? ''
+            : markup`, answered within ${support.response_target}`
+        }.
+        ${
+          support.community_url === undefined
+            ? ''
+            : markup`Ask in the <a href="${support.community_url}">community</a>.`
+        }
+        ${
+          support.account_manager === undefined
+            ? ''
+            : markup`Your account manager: ${support.account_manager.name ?? ''}
+              <a href="mailto:${support.account_manager.email}">${support.account_manager.email}</a>.`
+        }
+      </p>
+      <h2>E-mail contacts</h2>
+      <form method="post" action="${BASE}/account/contacts" class="stack">
+        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        <label for="billing_email">Billing notices go to (empty: ${account.email})</label>
+        <input
+          id="billing_email"
+          name="billing_email"
+          type="email"
+          maxlength="254"
+          autocomplete="email"
+          value="${contacts.billing_email ?? ''}"
+        />
+        <label for="technical_email">Technical and security notices go to (empty: ${account.email})</label>
+        <input
+          id="technical_email"
+          name="technical_email"
+          type="email"
+          maxlength="254"
+          autocomplete="email"
+          value="${contacts.technical_email ?? ''}"
+        />
+        <label>
+          <input type="checkbox" name="notices_opt_out" value="on" ${
+            contacts.notices_opt_out ? markup`checked` : ''
+          } />
+          No e-mail but billing and security notices
+        </label>
+        <button type="submit">Save the contacts</button>
+      </form>
       <h2>IP allowlist</h2>
       ${
         principal.plan.ipAllowlist
@@ -128,6 +180,38 @@ ${account.allowlist.join('\n')}</textarea>
   app.get('/dashboard/account', async (request, reply) => {
     const done = DONE[String((request.query as Record<string, unknown>)['done'])];
     return render(request, reply, 200, done === undefined ? undefined : { kind: 'ok', text: done });
+  });
+
+  app.post('/dashboard/account/contacts', async (request, reply) => {
+    const body = (request.body as Record<string, unknown> | undefined) ?? {};
+    const address = (name: string): string | null => {
+      const v = body[name];
+      const text = typeof v === 'string' ? v.trim().slice(0, 254) : '';
+      return text === '' ? null : text;
+    };
+    const problems = (['billing_email', 'technical_email'] as const).filter((name) => {
+      const v = address(name);
+      return v !== null && !isEmail(normalizeEmail(v));
+    });
+    try {
+      if (problems.length > 0)
+        throw AppError.invalidParams(
+          problems.map((name) => ({ name, reason: 'is not a valid e-mail address' })),
+        );
+      await deps.support.updateContacts(
+        request.dashboard.principal.accountId as string,
+        {
+          billing_email: address('billing_email'),
+          technical_email: address('technical_email'),
+          notices_opt_out: body['notices_opt_out'] === 'on',
+        },
+        { actor: actorOf(request.dashboard.principal), ip: request.ip },
+      );
+      return tools.redirect(reply, '/account?done=contacts');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, flash);
+    }
   });
 
   app.post('/dashboard/account/password', async (request, reply) => {

@@ -410,6 +410,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db: deps.db,
     secretKey: deps.secretKey,
     ...(deps.sla === undefined ? {} : { sla: deps.sla.service }),
+    support: deps.support,
   });
   app.get(
     '/api/v1/openapi.json',

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { actorOf } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
@@ -109,6 +110,10 @@ export const supportRoutes: FastifyPluginAsyncTypebox<{ support: SupportService 
       },
       config: { auth: { access: 'account', scope: 'account:write' } },
     },
-    async (request) => support.updateContacts(accountOf(request.principal), request.body),
+    async (request) =>
+      support.updateContacts(accountOf(request.principal), request.body, {
+        actor: actorOf(request.principal),
+        ip: request.ip,
+      }),
   );
 };

@@ -1,4 +1,5 @@
 import { findAccount, updateContacts, type AccountRow } from '../accounts/index.js';
+import { recordAudit } from '../audit/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
@@ -82,6 +83,7 @@ export function createSupportService(deps: {
       return contactsView(account);
     },
 
+    /** Sets contact addresses, name or opt-out, with its audit entry (who, from where). */
     async updateContacts(
       accountId: string,
       patch: {
@@ -90,18 +92,36 @@ export function createSupportService(deps: {
         technical_email?: string | null;
         notices_opt_out?: boolean;
       },
+      by: { actor: string; ip: string },
     ) {
-      const account = await updateContacts(
-        db,
-        accountId,
-        {
-          ...(patch.name === undefined ? {} : { name: patch.name }),
-          ...(patch.billing_email === undefined ? {} : { billingEmail: patch.billing_email }),
-          ...(patch.technical_email === undefined ? {} : { technicalEmail: patch.technical_email }),
-          ...(patch.notices_opt_out === undefined ? {} : { noticesOptOut: patch.notices_opt_out }),
-        },
-        new Date(clock.now()),
-      );
+      const at = new Date(clock.now());
+      const account = await db.transaction(async (tx) => {
+        const updated = await updateContacts(
+          tx,
+          accountId,
+          {
+            ...(patch.name === undefined ? {} : { name: patch.name }),
+            ...(patch.billing_email === undefined ? {} : { billingEmail: patch.billing_email }),
+            ...(patch.technical_email === undefined
+              ? {}
+              : { technicalEmail: patch.technical_email }),
+            ...(patch.notices_opt_out === undefined
+              ? {}
+              : { noticesOptOut: patch.notices_opt_out }),
+          },
+          at,
+        );
+        if (updated !== undefined)
+          await recordAudit(tx, {
+            accountId,
+            actor: by.actor,
+            action: 'accounts.update_contacts',
+            data: { ...patch },
+            ip: by.ip,
+            at,
+          });
+        return updated;
+      });
       if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
       return contactsView(account);
     },

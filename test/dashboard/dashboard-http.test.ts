@@ -274,4 +274,36 @@ describe('dashboard over HTTP', () => {
     assert.notEqual((await get(other, '/dashboard/account')).statusCode, 200);
     await signIn(new Jar(), a.email, 'a brand new passphrase');
   });
+  it('shows the plan support and sets the contact addresses and opt-out, audited', async () => {
+    const a = await accountOnPlan(t, 'business');
+    const jar = new Jar();
+    await signIn(jar, a.email);
+    const page = await get(jar, '/dashboard/account');
+    assert.match(page.body, /priority e-mail, answered within 1 business day/);
+    const bad = await post(jar, '/dashboard/account/contacts', {
+      _csrf: csrfOf(page.body),
+      billing_email: 'not an address',
+      technical_email: '',
+    });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /billing_email/);
+    const saved = await post(jar, '/dashboard/account/contacts', {
+      _csrf: csrfOf(page.body),
+      billing_email: 'billing@example.com',
+      technical_email: '',
+      notices_opt_out: 'on',
+    });
+    assert.equal(saved.statusCode, 303, saved.body);
+    const contacts = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/account/contacts',
+      headers: { authorization: `Bearer ${a.session}` },
+    });
+    assert.equal(contacts.json().billing_email, 'billing@example.com');
+    assert.equal(contacts.json().technical_email, null);
+    assert.equal(contacts.json().notices_opt_out, true);
+    const after = await get(jar, '/dashboard/account?done=contacts');
+    assert.match(after.body, /value="billing@example.com"/);
+    assert.match(after.body, /accounts.update_contacts/);
+  });
 });
