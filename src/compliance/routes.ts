@@ -88,7 +88,7 @@ export const complianceRoutes: FastifyPluginAsyncTypebox<ComplianceRoutesOptions
         summary: 'Download a compliance document, stamped for the account (Enterprise)',
         description:
           'The PDF, with every page stamped "Confidential — provided to <account> (<account id>) on <date> UTC, copy <copy id>". Each download is a new copy with its own id, recorded in the audit log (`compliance.document_downloaded`). The unstamped original is never served. A withdrawn document answers 410 naming the current version.',
-        params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+        params: Type.Object({ id: Type.String({ pattern: '^cdoc_[A-Za-z0-9_-]{1,40}$' }) }),
         response: {
           200: {
             description: 'The stamped PDF.',

@@ -12,7 +12,12 @@ import { probeSftp, type SftpTarget } from './sftp.js';
 import { announce } from './webhook-destination.js';
 import type { DownloadLinks } from './download-link.js';
 import { findExportFile, type ExportFile } from './files.js';
-import { checkTargetUrl, generateSigningSecret, type WebhookSender } from '../webhooks/index.js';
+import {
+  checkTargetUrl,
+  generateSigningSecret,
+  targetHostRefusal,
+  type WebhookSender,
+} from '../webhooks/index.js';
 import type {
   DestinationInput,
   DestinationSecret,
@@ -175,6 +180,9 @@ export function createExportService(deps: {
     if ((d.password === undefined) === (d.private_key === undefined))
       throw invalid('destination', 'give exactly one of password and private_key');
     if (!d.path.startsWith('/')) throw invalid('destination.path', 'must be an absolute path');
+    // Refused here as the run would refuse it (the address is checked again when connecting).
+    const hostRefusal = targetHostRefusal(d.host, allowPrivateTargets);
+    if (hostRefusal !== null) throw invalid('destination.host', hostRefusal);
     const secret: DestinationSecret =
       d.password !== undefined ? { password: d.password } : { private_key: d.private_key! };
     return {

@@ -119,7 +119,8 @@ export async function ensureRelease(
   const active = await releases.activeVersion();
   if (active === undefined) {
     const parsed = await readReleaseFile(file);
-    const result = await releases.load(parsed);
+    const result = await loadUnlessRaced(releases, parsed);
+    if (result === undefined) return;
     logger.info(
       { release: result.release.version, records: parsed.records.length, file },
       'bundled data release loaded',
@@ -134,16 +135,29 @@ export async function ensureRelease(
     return;
   }
   if (compareReleaseVersions(parsed.header.version, active) <= 0) return;
+  const result = await loadUnlessRaced(releases, parsed);
+  if (result === undefined) return;
+  logger.info(
+    { release: result.release.version, previous: active, event: result.eventId, file },
+    'newer bundled data release loaded',
+  );
+}
+
+/**
+ * Loads the release; undefined when another instance starting at the same time (on an empty
+ * database too, as `serve --workers N` and orchestrators start them) loaded it or a newer one
+ * first: the version is unique, so the loser's insert fails and it serves the winner's.
+ */
+async function loadUnlessRaced(
+  releases: ReleaseService,
+  parsed: ParsedRelease,
+): Promise<Awaited<ReturnType<ReleaseService['load']>> | undefined> {
   try {
-    const result = await releases.load(parsed);
-    logger.info(
-      { release: result.release.version, previous: active, event: result.eventId, file },
-      'newer bundled data release loaded',
-    );
+    return await releases.load(parsed);
   } catch (error) {
-    // Another instance starting at the same time loaded it first (version is unique).
     const now = await releases.activeVersion();
-    if (now !== undefined && compareReleaseVersions(now, parsed.header.version) >= 0) return;
+    if (now !== undefined && compareReleaseVersions(now, parsed.header.version) >= 0)
+      return undefined;
     throw error;
   }
 }

@@ -45,18 +45,26 @@ export function checkTargetUrl(raw: string, allowPrivate: boolean): UrlCheck {
     return { ok: false, reason: 'credentials in the URL are not allowed' };
   }
   if (url.hash !== '') return { ok: false, reason: 'a fragment (#…) is not allowed' };
+  const refusal = targetHostRefusal(url.hostname, allowPrivate);
+  return refusal === null ? { ok: true, url } : { ok: false, reason: refusal };
+}
+
+/**
+ * Why an outbound host (a name or an address, IPv6 with or without brackets) is refused without
+ * looking it up, or null: a refused address, or a name that can only be local. The address
+ * actually connected to is checked again when connecting.
+ */
+export function targetHostRefusal(hostname: string, allowPrivate: boolean): string | null {
   // A fully qualified name may end in a dot (`localhost.`): the same host as without it.
-  const host = url.hostname
+  const host = hostname
     .replace(/^\[(.*)\]$/, '$1')
     .toLowerCase()
     .replace(/\.+$/, '');
-  if (host === '') return { ok: false, reason: 'the URL has no host' };
-  if (allowPrivate) return { ok: true, url };
+  if (host === '') return 'the URL has no host';
+  if (allowPrivate) return null;
   if (isIP(host) !== 0) {
     const refusal = addressRefusal(host);
-    return refusal === null
-      ? { ok: true, url }
-      : { ok: false, reason: `${refusal}; only public addresses are allowed` };
+    return refusal === null ? null : `${refusal}; only public addresses are allowed`;
   }
   if (
     host === 'localhost' ||
@@ -67,7 +75,7 @@ export function checkTargetUrl(raw: string, allowPrivate: boolean): UrlCheck {
     host.endsWith('.home.arpa') ||
     !host.includes('.')
   ) {
-    return { ok: false, reason: `${host} is a local name; only public hosts are allowed` };
+    return `${host} is a local name; only public hosts are allowed`;
   }
-  return { ok: true, url };
+  return null;
 }

@@ -17,7 +17,7 @@ export {
   type WebhookSender,
   type SendResult,
 } from './sender.js';
-export { addressRefusal, checkTargetUrl } from './address-guard.js';
+export { addressRefusal, checkTargetUrl, targetHostRefusal } from './address-guard.js';
 export { RETRY_DELAYS_MS, MAX_ATTEMPTS, DISABLE_AFTER_FAILING_MS } from './backoff.js';
 export { outboxState, releaseAllClaims } from './repo.js';
 export { webhookRoutes, webhookSchemas } from './routes.js';

@@ -151,6 +151,12 @@ describe('compliance documents and access review', () => {
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().code, 'NOT_FOUND');
     assert.equal((await get('/api/v1/compliance/documents/cdoc_nope', ent.apiKey)).statusCode, 404);
+    // Not the shape of a document id (a NUL byte the database would reject): 400 naming it.
+    for (const id of ['%00', 'a%00b', 'cdoc_%00']) {
+      const bad = await get(`/api/v1/compliance/documents/${id}`, ent.apiKey);
+      assert.equal(bad.statusCode, 400, id);
+      assert.match(bad.json().detail as string, /id/);
+    }
     assert.equal(
       (await get(`/api/v1/compliance/documents/${privateDoc.id}`, ent.apiKey)).statusCode,
       200,

@@ -411,4 +411,31 @@ describe('webhook destinations and the outbound address guard', () => {
       }
     });
   }
+
+  // An SFTP host is refused at creation as its runs would refuse it (not a 201 then failed runs).
+  for (const host of ['127.0.0.1', '169.254.169.254', '10.0.0.1', 'localhost', '[::1]', 'db']) {
+    it(`refuses an SFTP destination on ${host}`, async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/exports',
+        headers: { authorization: `Bearer ${key}` },
+        payload: {
+          name: 'x',
+          schedule: '0 6 * * 1',
+          query: { kind: 'archive', years: 'current' },
+          format: 'csv',
+          destination: {
+            type: 'sftp',
+            host,
+            username: 'u',
+            password: 'p',
+            host_key_sha256: `SHA256:${'A'.repeat(43)}`,
+            path: '/in',
+          },
+        },
+      });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.json().invalid_params[0].name, 'destination.host');
+    });
+  }
 });

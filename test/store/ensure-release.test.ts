@@ -12,7 +12,8 @@ import {
   createReleaseService,
   type ReleaseService,
 } from '../../src/releases/index.js';
-import { clonePglite, type TestDb } from '../helpers/db.js';
+import { openPostgres } from '../../src/store/index.js';
+import { clonePglite, freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
 import { writeReleaseVersion } from '../helpers/release-file.js';
 
 describe('bundled release at start-up', { concurrency: 1 }, () => {
@@ -82,5 +83,32 @@ describe('bundled release at start-up', { concurrency: 1 }, () => {
     assert.ok(compareReleaseVersions('2027.01.1', '2026.12.9') > 0);
     assert.equal(compareReleaseVersions('2026.11.2-webhook-test', '2026.11.2'), 0);
     assert.equal(compareReleaseVersions('next', '2026.11.2'), 0);
+  });
+});
+
+describe('bundled release on an empty PostgreSQL database, two instances starting at once', () => {
+  it('loads it once; the instance that lost the race serves the winner’s', async (t) => {
+    if (!(await postgresAvailable())) return t.skip('PostgreSQL not reachable');
+    const test = await freshPostgres();
+    const second = openPostgres(test.url);
+    try {
+      const clock = new ManualClock('2026-11-23T09:00:00Z');
+      const logger = pino({ level: 'silent' });
+      const a = createReleaseService({ db: test.db, clock });
+      const b = createReleaseService({ db: second, clock });
+      assert.equal(await a.activeVersion(), undefined);
+      await Promise.all([
+        ensureRelease(a, BUNDLED_RELEASE, logger),
+        ensureRelease(b, BUNDLED_RELEASE, logger),
+      ]);
+      const rows = await test.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM data_releases',
+      );
+      assert.equal(rows[0]?.n, 1);
+      assert.equal(await b.activeVersion(), await a.activeVersion());
+    } finally {
+      await second.close();
+      await test.cleanup();
+    }
   });
 });
