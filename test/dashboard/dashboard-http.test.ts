@@ -87,6 +87,12 @@ describe('dashboard over HTTP', () => {
       assert.match(csp, /frame-ancestors 'none'/);
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
       assert.equal(page.headers['x-content-type-options'], 'nosniff');
+      const missing = await get(jar, '/dashboard/nowhere');
+      assert.equal(missing.statusCode, 404);
+      assert.match(String(missing.headers['content-type']), /text\/html/);
+      assert.match(String(missing.headers['content-security-policy']), /script-src 'self'/);
+      const big = await post(jar, '/dashboard/sign-in', { email: 'x'.repeat(20_000) });
+      assert.equal(big.statusCode, 413);
       assert.equal(queries, 0);
     } finally {
       t.db.query = original;
