@@ -36,7 +36,7 @@ const BREAKDOWN_LABELS: Record<Breakdown, string> = {
   class: 'Status class',
   status: 'Status code',
   endpoint: 'Endpoint',
-  key: 'API key',
+  key: 'API key or OAuth client',
 };
 
 export interface UsageParams {
@@ -157,7 +157,11 @@ export function usagePage(app: FastifyInstance, tools: DashboardTools): void {
     const table = usageTable(
       rows,
       { from, to, step: params.granularity === 'hour' ? HOUR : DAY, breakdown: params.breakdown },
-      (_b, value) => (value === '' ? 'dashboard/session' : (names.get(value) ?? value)),
+      (_b, value) =>
+        value === ''
+          ? 'session token'
+          : (names.get(value) ??
+            (value.startsWith('ocl_') ? `OAuth client ${value}` : `key ${value}`)),
     );
     if (raw['download'] === 'csv' && problems.length === 0) {
       return reply

@@ -79,21 +79,40 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
   };
 
   app.setErrorHandler((error, request, reply) => {
-    const { status, flash } = flashOf(
-      request,
+    const status = (error as { statusCode?: number }).statusCode;
+    const known =
       error instanceof AppError
         ? error
-        : (error as { statusCode?: number }).statusCode !== undefined &&
-            (error as { statusCode: number }).statusCode < 500
-          ? new AppError('INVALID_PARAMETER', (error as Error).message)
-          : error,
-    );
+        : status === 413
+          ? new AppError('PAYLOAD_TOO_LARGE', 'The form is too large (at most 16 KB).')
+          : status === 415
+            ? new AppError('UNSUPPORTED_MEDIA_TYPE', 'Forms are sent as URL-encoded data.')
+            : status !== undefined && status < 500
+              ? new AppError('INVALID_PARAMETER', (error as Error).message)
+              : error;
+    const { status: code, flash } = flashOf(request, known);
     return tools.send(
       reply,
-      status,
+      code,
       publicPage('Error', markup`<p><a href="${BASE}">Back to the dashboard</a></p>`, flash),
     );
   });
+  // An unknown page under /dashboard is an HTML page too, not the API's problem document.
+  await app.register(
+    async (scope) => {
+      scope.setNotFoundHandler((_request, reply) =>
+        tools.send(
+          reply,
+          404,
+          publicPage(
+            'Page not found',
+            markup`<p>There is no such dashboard page. <a href="${BASE}">Go to the overview</a>.</p>`,
+          ),
+        ),
+      );
+    },
+    { prefix: BASE },
+  );
 
   // Every state-changing request: from this site, with the form's CSRF token.
   app.addHook('preHandler', (request, reply, done) => {

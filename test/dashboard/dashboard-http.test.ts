@@ -87,6 +87,12 @@ describe('dashboard over HTTP', () => {
       assert.match(csp, /frame-ancestors 'none'/);
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
       assert.equal(page.headers['x-content-type-options'], 'nosniff');
+      const missing = await get(jar, '/dashboard/nowhere');
+      assert.equal(missing.statusCode, 404);
+      assert.match(String(missing.headers['content-type']), /text\/html/);
+      assert.match(String(missing.headers['content-security-policy']), /script-src 'self'/);
+      const big = await post(jar, '/dashboard/sign-in', { email: 'x'.repeat(20_000) });
+      assert.equal(big.statusCode, 413);
       assert.equal(queries, 0);
     } finally {
       t.db.query = original;
@@ -201,6 +207,8 @@ describe('dashboard over HTTP', () => {
     assert.equal(lines.length, 1 + 7);
     assert.ok(lines.includes('2026-11-22T00:00:00.000Z,7,3,10'));
     assert.ok(lines.includes('2026-11-19T00:00:00.000Z,4,0,4'));
+    const byKey = await get(jar, '/dashboard/usage?breakdown=key&download=csv');
+    assert.match(byKey.body, /^start_utc,Default key \(sk_live_[^)]*…\),session token,total\r\n/);
     // The API's report after the pages: its own request is counted only once it is answered.
     const api = (
       await t.app.inject({ url: '/api/v1/usage', headers: { authorization: `Bearer ${session}` } })

@@ -134,4 +134,28 @@ describe('dashboard billing, webhooks and account pages', () => {
     );
     assert.equal(forbidden.statusCode, 403);
   });
+  it('renames a key with its allowlist, and rotates it: new secret once, the old one still works', async () => {
+    const { email, apiKey, accountId } = await accountOnPlan(t, 'business');
+    const client = new DashboardClient(t);
+    await client.signIn(email);
+    const page = await client.get('/dashboard/keys');
+    assert.match(page.body, /1 of 5 keys in use on the Business plan/);
+    const [key] = await t.services.keys.list(accountId);
+    const renamed = await client.post(
+      `/dashboard/keys/${key!.id}/update`,
+      { name: 'billing job', allowlist: '127.0.0.1, 10.0.0.0/8' },
+      page.body,
+    );
+    assert.equal(renamed.statusCode, 303);
+    const [after] = await t.services.keys.list(accountId);
+    assert.equal(after!.name, 'billing job');
+    assert.deepEqual(after!.allowlist, ['127.0.0.1', '10.0.0.0/8']);
+    const rotated = await client.post(`/dashboard/keys/${key!.id}/rotate`, {}, page.body);
+    assert.equal(rotated.statusCode, 201);
+    const secret = /id="new-key"[^>]*value="(sk_live_[^"]+)"/.exec(rotated.body)?.[1];
+    assert.ok(secret !== undefined && secret !== apiKey);
+    assert.match(rotated.body, /old secret keeps working for 24 hours/);
+    for (const token of [secret, apiKey as string])
+      assert.equal((await api('/api/v1/salary?country=DE&job=nurse', token)).statusCode, 200);
+  });
 });
