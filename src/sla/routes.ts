@@ -146,6 +146,7 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'getSla',
         tags: ['SLA'],
         summary: 'Measured uptime: this month so far, past months with their credits',
+        querystring: Type.Object({}, { additionalProperties: false }),
         description:
           'Business and Enterprise. The measurement rule is docs/sla.md: 5-minute intervals per account, an interval’s error rate is failed ÷ counted requests, a total outage counts 100 % for every account. `down` lists this month’s intervals with a non-zero error rate so the arithmetic can be checked.',
         response: {
@@ -231,6 +232,9 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'getStatus',
         tags: ['Status'],
         summary: 'Service status: components, 90 days of daily uptime, incidents, maintenance',
+        description:
+          'Public, no credential. The same document the status page (`GET /status`) renders: each component’s state, 90 days of daily uptime measured by the rule of docs/sla.md (heartbeats and the outside probe), open and recent incidents, announced maintenance. Cached 30 s per instance.',
+        querystring: Type.Object({}, { additionalProperties: false }),
         response: { 200: Type.Ref('ServiceStatus') },
       },
       config: { auth: { access: 'public' } },

@@ -85,6 +85,10 @@ const NEEDS: Record<string, Need> = {
   'GET /api/v1/custom/{slug}': ['data', 'salary:read'],
   'GET /api/v1/account/license': ['account', 'account:read'],
   'GET /api/v1/exports/files/{run_id}': 'public',
+  // Uptime SLA (issue 17): the account's measurement reads like usage; the status is public.
+  'GET /api/v1/sla': ['account', 'usage:read'],
+  'GET /api/v1/sla/intervals': ['account', 'usage:read'],
+  'GET /api/v1/status': 'public',
 };
 
 /** Ending the caller's own subscription and session come last, so the others run first. */
