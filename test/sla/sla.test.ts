@@ -49,7 +49,9 @@ describe('SLA: a Business account with 5xx in some intervals', () => {
     const owned = await clonePglite();
     cleanup = () => owned.cleanup();
     faulty = faultyDb(owned.db);
-    t = await buildTestApp({ db: faulty, now: '2026-10-31T12:00:00Z', env: ENV });
+    // A Business day of 3 requests, so real 429s can be sent (they must not count).
+    const env = { ...ENV, PLAN_OVERRIDES: '{"business":{"requestLimit":3}}' };
+    t = await buildTestApp({ db: faulty, now: '2026-10-31T12:00:00Z', env });
     business = await accountOnPlan(t, 'business');
     quiet = await accountOnPlan(t, 'business');
   });
@@ -113,6 +115,10 @@ describe('SLA: a Business account with 5xx in some intervals', () => {
     // 2 intervals half failed.
     await failIn(Date.parse('2026-11-20T10:00:00Z'), 1, 1);
     await failIn(Date.parse('2026-11-20T10:05:00Z'), 2, 2);
+    // The day's 3 requests are spent: 429s in the same interval are neither failed nor counted
+    // (counted as served they would make its error rate 2 of 7, not 50 %).
+    t.clock.set(Date.parse('2026-11-20T10:06:00Z'));
+    for (let i = 0; i < 3; i++) assert.equal((await lookup(business.apiKey!)).statusCode, 429);
     // Client errors and refusals in other intervals: not counted.
     t.clock.set('2026-11-21T10:00:00Z');
     const bad = await t.app.inject({
