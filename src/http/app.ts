@@ -88,6 +88,11 @@ declare module 'fastify' {
      * every path that answers the route (the Fastify handler, the lookup fast path) reads it.
      */
     planFeature?: 'bulk';
+    /**
+     * false: a POST route outside Idempotency-Key handling (the OAuth endpoints: each request
+     * authenticates the client, and a stored answer must never go to another caller).
+     */
+    idempotency?: false;
   }
   interface FastifyRequest {
     principal: Principal;

@@ -148,6 +148,7 @@ export function registerIdempotency(
   };
 
   onRoutesWith(app, ['POST'], (route) => {
+    if (route.config?.idempotency === false) return;
     route.preHandler = [...hookList(route.preHandler), preHandler];
     route.onSend = [...hookList(route.onSend), onSend];
     route.onResponse = [...hookList(route.onResponse), onResponse];

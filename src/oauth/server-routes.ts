@@ -41,6 +41,12 @@ function sendOAuthError(error: unknown, reply: FastifyReply): FastifyReply {
 
 const hidden = { hide: true } as const;
 const publicRoute = { auth: { access: 'public' } } as const;
+/**
+ * The token, revocation and introspection endpoints authenticate the client on every request:
+ * Idempotency-Key is not applied (a stored answer would go to whoever repeats the key and body
+ * from the same address, whatever its credentials).
+ */
+const oauthEndpoint = { auth: { access: 'public' }, idempotency: false } as const;
 
 /** The authorization server: metadata, JWKS, token, revocation and introspection endpoints. */
 export const oauthServerRoutes: FastifyPluginAsync<{
@@ -74,15 +80,15 @@ export const oauthServerRoutes: FastifyPluginAsync<{
   app.get(JWKS_PATH, { schema: hidden, config: publicRoute }, (_r, reply) =>
     reply.header('cache-control', 'public, max-age=60').send(authority.jwks()),
   );
-  app.post(TOKEN_PATH, { schema: hidden, config: publicRoute }, async (request, reply) => {
+  app.post(TOKEN_PATH, { schema: hidden, config: oauthEndpoint }, async (request, reply) => {
     const answer = await tokens.token(credentials(request), request.ip);
     return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(answer);
   });
-  app.post(REVOKE_PATH, { schema: hidden, config: publicRoute }, async (request, reply) => {
+  app.post(REVOKE_PATH, { schema: hidden, config: oauthEndpoint }, async (request, reply) => {
     await tokens.revoke(credentials(request), request.ip);
     return reply.header('cache-control', 'no-store').send();
   });
-  app.post(INTROSPECT_PATH, { schema: hidden, config: publicRoute }, async (request, reply) =>
+  app.post(INTROSPECT_PATH, { schema: hidden, config: oauthEndpoint }, async (request, reply) =>
     reply.header('cache-control', 'no-store').send(await tokens.introspect(credentials(request))),
   );
 };
