@@ -578,7 +578,11 @@ function checkResponse(
     assert.match(type, /^application\/problem\+json/, `a ${status} is problem+json: ${type}`);
     if (method === 'HEAD') return;
     const problem = JSON.parse(res.body) as Record<string, unknown>;
-    assert.equal(problem.status, status, 'problem status matches the HTTP status');
+    assert.equal(
+      problem.status,
+      status,
+      `problem status matches the HTTP status: ${method} ${path} ${res.body.slice(0, 300)}`,
+    );
     assert.equal(typeof problem.type, 'string');
     assert.equal(typeof problem.title, 'string');
     assert.equal(typeof problem.detail, 'string');
