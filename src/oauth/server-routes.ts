@@ -83,6 +83,8 @@ export const oauthServerRoutes: FastifyPluginAsync<{
     return reply.header('cache-control', 'no-store').send();
   });
   app.post(INTROSPECT_PATH, { schema: hidden, config: publicRoute }, async (request, reply) =>
-    reply.header('cache-control', 'no-store').send(await tokens.introspect(credentials(request))),
+    reply
+      .header('cache-control', 'no-store')
+      .send(await tokens.introspect(credentials(request), request.ip)),
   );
 };

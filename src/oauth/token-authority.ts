@@ -405,6 +405,18 @@ export class OAuthTokenAuthority implements CredentialResolver {
     });
   }
 
+  /**
+   * The allowlists a token of client `id` would be held to (its account's and its own, where
+   * the plan enforces them), from memory; undefined for a client this view does not know.
+   */
+  clientAllowlists(id: string): readonly AddressMatcher[] | undefined {
+    const client = this.#clients.get(id);
+    if (client === undefined) return undefined;
+    const account = this.deps.account(client.row.accountId);
+    if (account === undefined || !account.plan.ipAllowlist) return [];
+    return [account.allowlist, client.allowlist].filter((m): m is AddressMatcher => m !== null);
+  }
+
   client(id: string): ClientRow | undefined {
     return this.#clients.get(id)?.row;
   }
