@@ -209,10 +209,10 @@ describe('OAuth: fixes of the attack findings', () => {
     async function clientQueries(run: () => Promise<void>): Promise<number> {
       const original = t.db.query.bind(t.db);
       let n = 0;
-      t.db.query = ((sql: string, params?: readonly unknown[]) => {
+      t.db.query = (sql, params) => {
         if (sql.includes('FROM oauth_clients')) n++;
         return original(sql, params);
-      }) as typeof t.db.query;
+      };
       try {
         await run();
       } finally {
