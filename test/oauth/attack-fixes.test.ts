@@ -239,6 +239,24 @@ describe('OAuth: fixes of the attack findings', () => {
       assert.equal(queries, 0, 'no database query for ids that cannot exist');
     });
 
+    it('a NUL in the form client_id (client_secret_post) or another parameter', async () => {
+      const form = { grant_type: 'client_credentials', client_secret: 'x', token: 'x' };
+      for (const url of ['/oauth/token', '/oauth/introspect', '/oauth/revoke']) {
+        const res = await token({ ...form, client_id: 'ocl_a\u0000b' }, {}, '192.0.2.33', url);
+        assert.equal(res.statusCode, 401, res.body);
+        assert.equal(res.json().error, 'invalid_client');
+        assert.equal(res.headers['cache-control'], 'no-store');
+        const other = await token(
+          { ...form, client_id: 'ocl_x', scope: 'a\u0000' },
+          {},
+          '192.0.2.33',
+          url,
+        );
+        assert.equal(other.statusCode, 400, other.body);
+        assert.equal(other.json().error, 'invalid_request');
+      }
+    });
+
     it('a NUL or an unknown id in an assertion sub', async () => {
       const payload = (sub: string) =>
         `e30.${Buffer.from(JSON.stringify({ sub })).toString('base64url')}.x`;
