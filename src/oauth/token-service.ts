@@ -99,11 +99,12 @@ export function createOAuthTokenService(deps: {
 
   /**
    * The stored client `id`, or undefined when it cannot exist: a malformed id (a NUL byte,
-   * wrong prefix) or one the in-memory view of live clients does not hold is refused without
-   * a database query. A client made on another instance reaches this view over the bus.
+   * wrong prefix) is refused without a database query, and so is one the in-memory view of
+   * live clients does not hold (a client made elsewhere a moment ago: one re-read of what
+   * changed, at most every 100 ms however many requests come).
    */
   async function findLiveClient(id: unknown): Promise<repo.ClientRow | undefined> {
-    if (typeof id !== 'string' || !CLIENT_ID.test(id) || authority.client(id) === undefined)
+    if (typeof id !== 'string' || !CLIENT_ID.test(id) || !(await authority.knowsClient(id)))
       return undefined;
     return repo.findClient(db, id);
   }
