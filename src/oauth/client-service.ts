@@ -73,7 +73,7 @@ export function publicClient(row: repo.ClientRow): PublicClient {
 const JWK_ALGS: Readonly<Record<string, readonly string[]>> = {
   'EC:P-256': ['ES256'],
   'EC:P-384': ['ES384'],
-  'OKP:Ed25519': ['EdDSA', 'Ed25519'],
+  'OKP:Ed25519': ['EdDSA'],
   RSA: ['RS256', 'PS256'],
 };
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];

@@ -339,6 +339,8 @@ describe('OAuth: fixes of the attack findings', () => {
         format: 'jwk',
       }) as JWK;
       const { jwk: p256 } = await pkjKeys();
+      const rsa2048 = await exportJWK((await generateKeyPair('PS256')).publicKey);
+      const ed = await exportJWK((await generateKeyPair('EdDSA', { crv: 'Ed25519' })).publicKey);
       const bad: [JWK, RegExp][] = [
         [{ kty: 'EC' }, /EC key on P-256 or P-384/],
         [{ kty: 'RSA', n: 'AQAB', e: 'AQAB' }, /at least 2048 bits/],
@@ -346,6 +348,8 @@ describe('OAuth: fixes of the attack findings', () => {
         [{ ...p256, alg: 'RS256' }, /does not fit/],
         [{ ...p256, x: 'AAAA' }, /not a usable public key/],
         [{ kty: 'EC', crv: 'secp256k1', x: 'AA', y: 'AA' }, /EC key on P-256/],
+        // Assertions are verified with EdDSA: a key marked Ed25519 would never match one.
+        [{ ...ed, alg: 'Ed25519' }, /does not fit/],
       ];
       for (const [key, reason] of bad) {
         const res = await api('POST', '/api/v1/oauth/clients', session, {
@@ -361,8 +365,6 @@ describe('OAuth: fixes of the attack findings', () => {
         assert.equal(params[0]!.name, 'jwks.keys[1]');
         assert.match(params[0]!.reason, reason);
       }
-      const rsa2048 = await exportJWK((await generateKeyPair('PS256')).publicKey);
-      const ed = await exportJWK((await generateKeyPair('EdDSA', { crv: 'Ed25519' })).publicKey);
       await newClient({
         scopes: ['salary:read'],
         token_endpoint_auth_method: 'private_key_jwt',
