@@ -12,8 +12,9 @@ import { DPOP_INVALID_TOKEN } from '../oauth/index.js';
 import type { Plan } from '../plans/index.js';
 import { hookList } from './route-hooks.js';
 
-// Up to 2048 characters: API keys and session tokens, and OAuth access tokens (JWTs).
-const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,2048})$/;
+// Up to 2048 characters: API keys and session tokens, and OAuth access tokens (JWTs). The
+// scheme name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer.
+const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,2048})$/i;
 // A DPoP-bound OAuth access token (RFC 9449); the scheme name is case-insensitive.
 const DPOP = /^DPoP ([A-Za-z0-9._~+/=-]{1,2048})$/i;
 

@@ -51,6 +51,8 @@ export function assertWithinAuthority(
   authority: KeyAuthority,
   target: KeyRights,
   verb: string,
+  /** What the target is, with its article: `a key` (the default), `an OAuth client`. */
+  noun = 'a key',
 ): void {
   if (authority.scopes !== null) {
     const held = authority.scopes;
@@ -59,7 +61,7 @@ export function assertWithinAuthority(
     if (missing.length > 0) {
       throw new AppError(
         'KEY_EXCEEDS_CALLER',
-        `This API key cannot ${verb} a key with scopes it does not hold itself: ${missing.join(', ')}.`,
+        `This API key cannot ${verb} ${noun} with scopes it does not hold itself: ${missing.join(', ')}.`,
         { extensions: { missing_scopes: missing, caller_scopes: [...held].sort() } },
       );
     }
@@ -73,7 +75,7 @@ export function assertWithinAuthority(
     if (outside.length > 0) {
       throw new AppError(
         'KEY_EXCEEDS_CALLER',
-        `This API key is limited to its IP allowlist; it cannot ${verb} a key usable from ${outside.join(', ')}.`,
+        `This API key is limited to its IP allowlist; it cannot ${verb} ${noun} usable from ${outside.join(', ')}.`,
         { extensions: { outside_allowlist: outside, caller_allowlist: limit.entries } },
       );
     }

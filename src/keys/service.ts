@@ -84,6 +84,25 @@ export interface KeyService {
   ): Promise<{ key: PublicKey & { key: string }; previous: PublicKey }>;
 }
 
+/**
+ * The rights a caller may hand on to what it creates or manages (keys, OAuth clients): its
+ * scopes, and the allowlist of its own key or OAuth client. A management call, not the hot path.
+ */
+export async function callerAuthority(
+  db: Db,
+  accountId: string,
+  principal: Principal,
+): Promise<KeyAuthority> {
+  if (principal.clientId !== undefined) {
+    // An OAuth token is bound by its client's allowlist as a key is by its own.
+    const allowlist = await repo.findClientAllowlist(db, accountId, principal.clientId);
+    return keyAuthority(principal, allowlist ?? null);
+  }
+  if (principal.keyId === null) return keyAuthority(principal, null);
+  const caller = await repo.findKey(db, accountId, principal.keyId);
+  return keyAuthority(principal, caller?.allowlist ?? null);
+}
+
 export function createKeyService(deps: {
   db: Db;
   clock: Clock;
@@ -171,19 +190,8 @@ export function createKeyService(deps: {
   }
 
   /** The rights the caller may hand on: a key's own scopes and allowlist bound what it manages. */
-  async function authorityOf(principal: Principal): Promise<KeyAuthority> {
-    if (principal.clientId !== undefined) {
-      // An OAuth token is bound by its client's allowlist as a key is by its own.
-      const allowlist = await repo.findClientAllowlist(
-        db,
-        accountOf(principal),
-        principal.clientId,
-      );
-      return keyAuthority(principal, allowlist ?? null);
-    }
-    if (principal.keyId === null) return keyAuthority(principal, null);
-    const caller = await repo.findKey(db, accountOf(principal), principal.keyId);
-    return keyAuthority(principal, caller?.allowlist ?? null);
+  function authorityOf(principal: Principal): Promise<KeyAuthority> {
+    return callerAuthority(db, accountOf(principal), principal);
   }
 
   /** A key of the caller's account that the caller may manage (not broader than itself). */

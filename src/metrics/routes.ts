@@ -12,7 +12,10 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 export function tokenMatcher(token: string | undefined): (header: string | undefined) => boolean {
   if (token === undefined) return () => true;
   const expected = digest(`Bearer ${token}`);
-  return (header) => header !== undefined && timingSafeEqual(digest(header), expected);
+  // The scheme name is case-insensitive (RFC 9110 §11.1); the token itself is compared whole.
+  return (header) =>
+    header !== undefined &&
+    timingSafeEqual(digest(header.replace(/^bearer /i, 'Bearer ')), expected);
 }
 
 /** `GET /metrics` on the API port, behind the bearer token; no database work when refused. */

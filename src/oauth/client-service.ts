@@ -1,10 +1,17 @@
-import type { JWK } from 'jose';
+import { importJWK, type JWK } from 'jose';
 import { actorOf, allowlistProblems, type Principal } from '../auth/index.js';
 import { recordAudit } from '../audit/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { randomSecret, sha256Hex } from '../lib/crypto.js';
 import { prefixedId } from '../lib/ids.js';
+import {
+  assertWithinAuthority,
+  callerAuthority,
+  inheritRights,
+  type KeyAuthority,
+  type KeyRights,
+} from '../keys/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import * as repo from './repo.js';
@@ -62,6 +69,58 @@ export function publicClient(row: repo.ClientRow): PublicClient {
   };
 }
 
+/** The curves and RSA size a client's assertion keys may use, and the algorithms each signs. */
+const JWK_ALGS: Readonly<Record<string, readonly string[]>> = {
+  'EC:P-256': ['ES256'],
+  'EC:P-384': ['ES384'],
+  'OKP:Ed25519': ['EdDSA'],
+  RSA: ['RS256', 'PS256'],
+};
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const MIN_RSA_BITS = 2048;
+
+function rsaBits(n: unknown): number {
+  if (typeof n !== 'string') return 0;
+  const bytes = Buffer.from(n, 'base64url');
+  let i = 0;
+  while (i < bytes.length && bytes[i] === 0) i++;
+  return i === bytes.length ? 0 : (bytes.length - i - 1) * 8 + bytes[i]!.toString(2).length;
+}
+
+/** Why one public key cannot verify a client assertion; undefined when it can. */
+async function jwkProblem(key: JWK): Promise<string | undefined> {
+  const held = PRIVATE_MEMBERS.filter((m) => m in key);
+  if (held.length > 0 || key.kty === 'oct')
+    return `must be a public key (no private or symmetric members: ${held.join(', ') || 'kty oct'})`;
+  const family = key.kty === 'RSA' ? 'RSA' : `${String(key.kty)}:${String(key.crv)}`;
+  const algs = JWK_ALGS[family];
+  if (algs === undefined)
+    return 'must be an EC key on P-256 or P-384, an OKP Ed25519 key, or an RSA key';
+  if (key.alg !== undefined && !algs.includes(key.alg))
+    return `alg ${String(key.alg)} does not fit a ${family} key (allowed: ${algs.join(', ')})`;
+  if (key.use !== undefined && key.use !== 'sig') return 'use must be sig';
+  if (family === 'RSA' && rsaBits(key.n) < MIN_RSA_BITS)
+    return `an RSA modulus must have at least ${MIN_RSA_BITS} bits`;
+  try {
+    await importJWK({ ...key, ext: true }, key.alg ?? algs[0]);
+  } catch (error) {
+    return `is not a usable public key: ${(error as Error).message}`;
+  }
+  return undefined;
+}
+
+/** 400 naming each key of `jwks` that could never verify an assertion. */
+async function checkJwks(jwks: { keys: JWK[] }): Promise<void> {
+  const problems: { name: string; reason: string }[] = [];
+  for (const [i, key] of jwks.keys.entries()) {
+    const problem = await jwkProblem(key);
+    if (problem !== undefined) problems.push({ name: `jwks.keys[${i}]`, reason: problem });
+  }
+  if (jwks.keys.length === 0)
+    problems.push({ name: 'jwks', reason: 'must hold one or more public keys' });
+  if (problems.length > 0) throw AppError.invalidParams(problems);
+}
+
 export type OAuthClientService = ReturnType<typeof createOAuthClientService>;
 
 /** OAuth clients of an account (Enterprise): created, listed, changed, rotated, deleted. */
@@ -79,35 +138,36 @@ export function createOAuthClientService(deps: {
     return p.accountId;
   }
 
-  /** A caller with scopes of its own cannot hand out more than it holds. */
-  function validate(p: Principal, input: ClientUpdate, method: repo.AuthMethod): void {
-    if (input.scopes !== undefined && p.scopes !== null) {
-      const held = p.scopes;
-      const missing = input.scopes.filter((s) => !held.has(s));
-      if (missing.length > 0)
-        throw new AppError(
-          'KEY_EXCEEDS_CALLER',
-          `This credential cannot give a client scopes it does not hold itself: ${missing.join(', ')}.`,
-          { extensions: { missing_scopes: missing } },
-        );
-    }
+  /**
+   * A caller cannot hand out more than it holds (scopes, and its own key's or client's
+   * allowlist: 403 KEY_EXCEEDS_CALLER, the rule keys follow); bad allowlists and jwks are 400.
+   */
+  async function validate(
+    authorityOfCaller: KeyAuthority,
+    input: ClientUpdate,
+    becomes: KeyRights,
+    method: repo.AuthMethod,
+  ): Promise<void> {
     if (input.allowlist !== undefined) {
       const problems = allowlistProblems(input.allowlist);
       if (problems.length > 0)
         throw AppError.invalidParams([{ name: 'allowlist', reason: problems.join('; ') }]);
     }
-    if (method === 'private_key_jwt' && input.jwks !== undefined) {
-      const bad = input.jwks.keys.some(
-        (k) => typeof k.kty !== 'string' || 'd' in k || 'k' in k || k.kty === 'oct',
-      );
-      if (bad || input.jwks.keys.length === 0)
-        throw AppError.invalidParams([
-          {
-            name: 'jwks',
-            reason: 'must hold one or more public keys (no private or symmetric keys)',
-          },
-        ]);
-    }
+    assertWithinAuthority(authorityOfCaller, becomes, 'give rights to', 'an OAuth client');
+    if (method === 'private_key_jwt' && input.jwks !== undefined) await checkJwks(input.jwks);
+  }
+
+  /** The caller's rights, and the client `id` of its account provided it is not broader. */
+  async function manageable(
+    p: Principal,
+    id: string,
+    verb: string,
+  ): Promise<{ row: repo.ClientRow; authority: KeyAuthority }> {
+    const accountId = accountOf(p);
+    const row = await mustFind(accountId, id);
+    const authorityOfCaller = await callerAuthority(db, accountId, p);
+    assertWithinAuthority(authorityOfCaller, row, verb, 'an OAuth client');
+    return { row, authority: authorityOfCaller };
   }
 
   async function audit(
@@ -142,7 +202,15 @@ export function createOAuthClientService(deps: {
     ): Promise<PublicClient & { client_secret: string | null }> {
       const accountId = accountOf(p);
       const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
-      validate(p, input, method);
+      const authorityOfCaller = await callerAuthority(db, accountId, p);
+      // Left out, the allowlist is the caller's own (as for keys), so a client is never wider.
+      input = inheritRights(authorityOfCaller, input);
+      await validate(
+        authorityOfCaller,
+        input,
+        { scopes: input.scopes, allowlist: input.allowlist ?? [] },
+        method,
+      );
       if (method === 'private_key_jwt' && input.jwks === undefined)
         throw AppError.invalidParams([
           { name: 'jwks', reason: 'private_key_jwt needs the public keys the client signs with' },
@@ -192,9 +260,13 @@ export function createOAuthClientService(deps: {
     },
 
     async update(p: Principal, id: string, input: ClientUpdate, ip: string | null) {
-      const accountId = accountOf(p);
-      const current = await mustFind(accountId, id);
-      validate(p, input, current.authMethod);
+      const { row: current, authority: authorityOfCaller } = await manageable(p, id, 'change');
+      await validate(
+        authorityOfCaller,
+        input,
+        { scopes: input.scopes ?? current.scopes, allowlist: input.allowlist ?? current.allowlist },
+        current.authMethod,
+      );
       if (input.jwks !== undefined && current.authMethod !== 'private_key_jwt')
         throw AppError.invalidParams([
           { name: 'jwks', reason: 'only clients using private_key_jwt have keys' },
@@ -222,8 +294,7 @@ export function createOAuthClientService(deps: {
     },
 
     async rotateSecret(p: Principal, id: string, ip: string | null) {
-      const accountId = accountOf(p);
-      const current = await mustFind(accountId, id);
+      const { row: current } = await manageable(p, id, 'rotate the secret of');
       if (current.secretHash === null)
         throw new AppError(
           'CONFLICT',
@@ -251,8 +322,7 @@ export function createOAuthClientService(deps: {
 
     /** Deleted: every token it holds is refused from now on (on the others within a second). */
     async remove(p: Principal, id: string, ip: string | null): Promise<void> {
-      const accountId = accountOf(p);
-      await mustFind(accountId, id);
+      await manageable(p, id, 'delete');
       const at = new Date(clock.now()).toISOString();
       const row = await db.transaction(async (tx) => {
         const deleted = await repo.updateClient(tx, id, { deletedAt: at }, at);

@@ -66,6 +66,19 @@ export const oauthServerRoutes: FastifyPluginAsync<{
   );
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof OAuthError) return sendOAuthError(error, reply);
+    // Text the database cannot hold (a NUL byte: the body guard) is answered as RFC 6749
+    // says: in client_id no client can have it (invalid_client), elsewhere invalid_request.
+    if (error instanceof AppError && error.code === 'INVALID_BODY') {
+      const [param] = (error.extensions.invalid_params ?? []) as { name?: string }[];
+      return sendOAuthError(
+        param?.name === 'client_id'
+          ? new OAuthError('invalid_client', `No client has this id: ${error.detail}`, 401, {
+              'www-authenticate': 'Bearer realm="salary-api", error="invalid_client"',
+            })
+          : new OAuthError('invalid_request', error.detail),
+        reply,
+      );
+    }
     const status = (error as { statusCode?: number }).statusCode;
     if (!(error instanceof AppError) && status !== undefined && status < 500)
       return sendOAuthError(new OAuthError('invalid_request', (error as Error).message), reply);
@@ -89,6 +102,8 @@ export const oauthServerRoutes: FastifyPluginAsync<{
     return reply.header('cache-control', 'no-store').send();
   });
   app.post(INTROSPECT_PATH, { schema: hidden, config: oauthEndpoint }, async (request, reply) =>
-    reply.header('cache-control', 'no-store').send(await tokens.introspect(credentials(request))),
+    reply
+      .header('cache-control', 'no-store')
+      .send(await tokens.introspect(credentials(request), request.ip)),
   );
 };

@@ -405,6 +405,34 @@ export class OAuthTokenAuthority implements CredentialResolver {
     });
   }
 
+  /**
+   * Whether client `id` is live, from memory. One this instance has not seen yet (made a moment
+   * ago elsewhere) starts one re-read, at most every REREAD_MS as for tokens, so a flood of
+   * unknown ids costs no database query per request.
+   */
+  async knowsClient(id: string): Promise<boolean> {
+    if (this.#clients.has(id)) return true;
+    const now = this.deps.clock.now();
+    if (now < this.#nextRereadAt) return false;
+    this.#nextRereadAt = now + REREAD_MS;
+    await this.refresh().catch((error: unknown) =>
+      this.deps.logger.warn({ err: error }, 'OAuth re-read failed; serving what is in memory'),
+    );
+    return this.#clients.has(id);
+  }
+
+  /**
+   * The allowlists a token of client `id` would be held to (its account's and its own, where
+   * the plan enforces them), from memory; undefined for a client this view does not know.
+   */
+  clientAllowlists(id: string): readonly AddressMatcher[] | undefined {
+    const client = this.#clients.get(id);
+    if (client === undefined) return undefined;
+    const account = this.deps.account(client.row.accountId);
+    if (account === undefined || !account.plan.ipAllowlist) return [];
+    return [account.allowlist, client.allowlist].filter((m): m is AddressMatcher => m !== null);
+  }
+
   client(id: string): ClientRow | undefined {
     return this.#clients.get(id)?.row;
   }

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
 import { randomBytes } from 'node:crypto';
-import { SCOPES } from '../auth/index.js';
+import { addressBucket, SCOPES } from '../auth/index.js';
 import { recordAudit } from '../audit/index.js';
 import type { Clock } from '../lib/clock.js';
 import { constantTimeEqual, sha256Hex } from '../lib/crypto.js';
@@ -26,6 +26,17 @@ const ASSERTION_ALGS = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'];
 /** Tokens a client may obtain per minute: a client asking for one per request is told so. */
 export const TOKENS_PER_MINUTE = 60;
 const TOKEN_RULE = { name: 'oauth-token', limit: TOKENS_PER_MINUTE, windowMs: 60_000 };
+/** Failed client authentications one address may make a minute before it is told to wait. */
+export const AUTH_FAILURES_PER_MINUTE = 20;
+const AUTH_FAILURE_RULE = {
+  name: 'oauth-client-auth-failures',
+  limit: AUTH_FAILURES_PER_MINUTE,
+  windowMs: 60_000,
+};
+/** The shape of every client id we issue (`prefixedId('ocl')`); nothing else is looked up. */
+const CLIENT_ID = /^ocl_[A-Za-z0-9_-]{1,40}$/;
+/** An assertion may not live longer than this (RFC 7523 §3: a short-lived JWT). */
+const MAX_ASSERTION_LIFETIME_S = 600;
 
 /** What the client sent to authenticate: the Authorization header and the form. */
 export interface ClientCredentials {
@@ -55,8 +66,50 @@ export function createOAuthTokenService(deps: {
     });
   }
 
-  /** The client the request authenticates as (RFC 6749 §2.3, RFC 7523); throws invalid_client. */
-  async function authenticate(c: ClientCredentials): Promise<repo.ClientRow> {
+  /**
+   * The client the request authenticates as (RFC 6749 §2.3, RFC 7523); throws invalid_client.
+   * Failures are counted per source address: past AUTH_FAILURES_PER_MINUTE the address gets
+   * 429 slow_down with Retry-After before anything is looked up.
+   */
+  async function authenticate(c: ClientCredentials, ip?: string | null): Promise<repo.ClientRow> {
+    const bucket = ip ? `oauth-auth-failures:${addressBucket(ip)}` : undefined;
+    if (bucket !== undefined) {
+      const state = await limiter.peek(bucket, [AUTH_FAILURE_RULE], clock.now());
+      if (!state.allowed) throw tooManyFailures(state.retryAfterSeconds);
+    }
+    try {
+      return await identify(c);
+    } catch (error) {
+      if (bucket !== undefined && error instanceof OAuthError && error.status === 401) {
+        const decision = await limiter.consume(bucket, [AUTH_FAILURE_RULE], clock.now());
+        if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds);
+      }
+      throw error;
+    }
+  }
+
+  function tooManyFailures(retryAfterSeconds: number): OAuthError {
+    return new OAuthError(
+      'slow_down',
+      `Too many failed client authentications from this address (at most ${AUTH_FAILURES_PER_MINUTE} a minute); retry later.`,
+      429,
+      { 'retry-after': String(Math.max(1, retryAfterSeconds)) },
+    );
+  }
+
+  /**
+   * The stored client `id`, or undefined when it cannot exist: a malformed id (a NUL byte,
+   * wrong prefix) is refused without a database query, and so is one the in-memory view of
+   * live clients does not hold (a client made elsewhere a moment ago: one re-read of what
+   * changed, at most every 100 ms however many requests come).
+   */
+  async function findLiveClient(id: unknown): Promise<repo.ClientRow | undefined> {
+    if (typeof id !== 'string' || !CLIENT_ID.test(id) || !(await authority.knowsClient(id)))
+      return undefined;
+    return repo.findClient(db, id);
+  }
+
+  async function identify(c: ClientCredentials): Promise<repo.ClientRow> {
     const basic = c.authorization?.match(/^Basic ([A-Za-z0-9+/=]+)$/i);
     const { form } = c;
     const methods = [
@@ -92,7 +145,7 @@ export function createOAuthTokenService(deps: {
     method: repo.AuthMethod,
     basic: boolean,
   ): Promise<repo.ClientRow> {
-    const row = await repo.findClient(db, id);
+    const row = await findLiveClient(id);
     const hash = sha256Hex(secret);
     const now = clock.now();
     const matches =
@@ -121,7 +174,7 @@ export function createOAuthTokenService(deps: {
     } catch {
       throw invalidClient('The client assertion is not a JWT.', false);
     }
-    const row = typeof claimed === 'string' ? await repo.findClient(db, claimed) : undefined;
+    const row = await findLiveClient(claimed);
     if (row === undefined || row.authMethod !== 'private_key_jwt' || row.jwks === null)
       throw invalidClient('Unknown client, or not registered for private_key_jwt.', false);
     if (form.client_id !== undefined && form.client_id !== row.id)
@@ -134,19 +187,24 @@ export function createOAuthTokenService(deps: {
         algorithms: ASSERTION_ALGS,
         requiredClaims: ['exp', 'jti'],
         currentDate: new Date(clock.now()),
-        maxTokenAge: '10 minutes',
+        maxTokenAge: `${MAX_ASSERTION_LIFETIME_S} seconds`,
       });
+      // maxTokenAge refuses the assertion MAX_ASSERTION_LIFETIME_S after iat, so its jti need
+      // not be kept longer; an exp further ahead than that is refused, not stored for years.
+      if (payload.exp! - payload.iat! > MAX_ASSERTION_LIFETIME_S) throw new Error('too long');
       const fresh = await repo.claimAssertionJti(
         db,
         row.id,
         String(payload.jti),
-        new Date(payload.exp! * 1000).toISOString(),
+        new Date(
+          Math.min(payload.exp!, payload.iat! + MAX_ASSERTION_LIFETIME_S) * 1000,
+        ).toISOString(),
         new Date(clock.now()).toISOString(),
       );
       if (!fresh) throw new Error('replayed');
     } catch {
       throw invalidClient(
-        'The client assertion is not valid (signature, iss, sub, aud, exp or a reused jti).',
+        `The client assertion is not valid (signature, iss, sub, aud, exp, an exp more than ${MAX_ASSERTION_LIFETIME_S} s after iat, or a reused jti).`,
         false,
       );
     }
@@ -171,7 +229,15 @@ export function createOAuthTokenService(deps: {
       const { form } = c;
       if (form.grant_type === undefined)
         throw new OAuthError('invalid_request', 'grant_type is required.');
-      const client = await authenticate(c);
+      const client = await authenticate(c, ip);
+      const allowlists = authority.clientAllowlists(client.id) ?? [];
+      if (ip !== null && allowlists.some((list) => !list.matches(ip)))
+        // RFC 6749 §5.2 has no access_denied at the token endpoint: the client may not
+        // authenticate from here, so it is invalid_client.
+        throw invalidClient(
+          `This client may only be used from its IP allowlist; ${ip} is not on it.`,
+          c.authorization !== undefined,
+        );
       if (form.grant_type !== 'client_credentials')
         throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.');
       const requested = form.scope?.split(' ').filter((s) => s.length > 0);
@@ -231,7 +297,7 @@ export function createOAuthTokenService(deps: {
 
     /** RFC 7009: the token is refused from now on; unknown or foreign tokens are ignored. */
     async revoke(c: ClientCredentials, ip: string | null): Promise<void> {
-      const client = await authenticate(c);
+      const client = await authenticate(c, ip);
       const token = c.form.token;
       if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
       const hint = c.form.token_type_hint;
@@ -261,8 +327,8 @@ export function createOAuthTokenService(deps: {
     },
 
     /** RFC 7662: what a token of the same account is; `active: false` for anything else. */
-    async introspect(c: ClientCredentials): Promise<Record<string, unknown>> {
-      const client = await authenticate(c);
+    async introspect(c: ClientCredentials, ip?: string | null): Promise<Record<string, unknown>> {
+      const client = await authenticate(c, ip);
       const token = c.form.token;
       if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
       const verified = await authority.verify(token);

@@ -100,6 +100,28 @@ describe(
       await until(async () => (await call(a.url, LOOKUP, { token: token2 })).status === 401, 1000);
     });
 
+    it('a client made on one instance gets a token on the other at once (unknown ids re-read)', async () => {
+      const [a, b] = instances as [Instance, Instance];
+      const { session } = await paidAccount(s, 'enterprise');
+      const created = await call(a.url, '/api/v1/oauth/clients', {
+        method: 'POST',
+        token: session,
+        body: { name: 'fresh', scopes: ['salary:read'] },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const { client_id: id, client_secret: secret } = created.body as {
+        client_id: string;
+        client_secret: string;
+      };
+      const issued = await form(
+        b.url,
+        '/oauth/token',
+        { grant_type: 'client_credentials' },
+        `${id}:${secret}`,
+      );
+      assert.equal(issued.status, 200, issued.text);
+    });
+
     it('a DPoP proof used on one instance is refused on the other (Redis SET NX)', async () => {
       const [a, b] = instances as [Instance, Instance];
       const { session } = await paidAccount(s, 'enterprise');
