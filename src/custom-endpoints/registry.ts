@@ -1,3 +1,4 @@
+import { Refresher } from '../lib/refresher.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/index.js';
 import { endpointsChangedSince, liveEndpoints, type CustomEndpointRow } from './repo.js';
@@ -15,9 +16,6 @@ export class CustomEndpointRegistry {
   readonly #byAccount = new Map<string, Map<string, CustomEndpointRow>>();
   readonly #slugById = new Map<string, { accountId: string; slug: string }>();
   #since = new Date(0).toISOString();
-  #timer: NodeJS.Timeout | undefined;
-  #refreshing: Promise<void> | undefined;
-  #again: Promise<void> | undefined;
 
   constructor(private readonly deps: { db: Db; logger: Logger }) {}
 
@@ -63,18 +61,14 @@ export class CustomEndpointRegistry {
   }
 
   /** Reads what changed; a call during a read is answered by one more read after it. */
+  readonly #refresher = new Refresher(
+    () => this.#refresh(),
+    { warn: (obj, msg) => this.deps.logger.warn(obj, msg) },
+    'custom endpoint refresh failed; serving cached',
+  );
+
   refresh(): Promise<void> {
-    if (this.#refreshing === undefined) {
-      this.#refreshing = this.#refresh().finally(() => (this.#refreshing = undefined));
-      return this.#refreshing;
-    }
-    this.#again ??= this.#refreshing
-      .catch(() => undefined)
-      .then(() => {
-        this.#again = undefined;
-        return this.refresh();
-      });
-    return this.#again;
+    return this.#refresher.refresh();
   }
 
   async #refresh(): Promise<void> {
@@ -83,17 +77,10 @@ export class CustomEndpointRegistry {
   }
 
   watch(intervalMs: number): void {
-    this.stop();
-    this.#timer = setInterval(() => {
-      this.refresh().catch((error: unknown) =>
-        this.deps.logger.warn({ err: error }, 'custom endpoint refresh failed; serving cached'),
-      );
-    }, intervalMs);
-    this.#timer.unref();
+    this.#refresher.watch(intervalMs);
   }
 
   stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#refresher.stop();
   }
 }

@@ -1,3 +1,4 @@
+import { Refresher } from '../lib/refresher.js';
 import {
   accountsChangedSince,
   liveSessions,
@@ -101,7 +102,6 @@ export class CredentialCache implements CredentialResolver, SessionSink {
   readonly #accounts = new Map<string, AccountEntry>();
   readonly #lastUsed = new Map<string, number>();
   #since = new Date(0).toISOString();
-  #timer: NodeJS.Timeout | undefined;
   /** The re-read unknown credentials wait for, and when the next may start. */
   #reread: Promise<void> | undefined;
   #nextRereadAt = 0;
@@ -258,22 +258,15 @@ export class CredentialCache implements CredentialResolver, SessionSink {
 
   #refreshes = 0;
 
-  refresh(): Promise<void> {
-    if (this.#refreshing === undefined) {
-      this.#refreshing = this.#refresh().finally(() => (this.#refreshing = undefined));
-      return this.#refreshing;
-    }
-    this.#again ??= this.#refreshing
-      .catch(() => undefined)
-      .then(() => {
-        this.#again = undefined;
-        return this.refresh();
-      });
-    return this.#again;
-  }
+  readonly #refresher = new Refresher(
+    () => this.#refresh(),
+    { warn: (obj, msg) => this.deps.logger.warn(obj, msg) },
+    'credential refresh failed; serving cached keys',
+  );
 
-  #refreshing: Promise<void> | undefined;
-  #again: Promise<void> | undefined;
+  refresh(): Promise<void> {
+    return this.#refresher.refresh();
+  }
 
   async #refresh(): Promise<void> {
     const { db } = this.deps;
@@ -299,18 +292,11 @@ export class CredentialCache implements CredentialResolver, SessionSink {
   }
 
   watch(intervalMs: number): void {
-    this.stop();
-    this.#timer = setInterval(() => {
-      this.refresh().catch((error: unknown) =>
-        this.deps.logger.warn({ err: error }, 'credential refresh failed; serving cached keys'),
-      );
-    }, intervalMs);
-    this.#timer.unref();
+    this.#refresher.watch(intervalMs);
   }
 
   stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#refresher.stop();
   }
 
   #principalOf(entry: KeyEntry): Principal | undefined {

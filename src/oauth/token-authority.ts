@@ -1,3 +1,4 @@
+import { Refresher } from '../lib/refresher.js';
 import { errors, jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
 import { createHash } from 'node:crypto';
 import {
@@ -113,10 +114,7 @@ export class OAuthTokenAuthority implements CredentialResolver {
   cheapRefusals = 0;
   #since = new Date(0).toISOString();
   #signer: { kid: string; key: CryptoKey } | undefined;
-  #refreshing: Promise<void> | undefined;
-  #again: Promise<void> | undefined;
   #nextRereadAt = 0;
-  #timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: {
@@ -448,18 +446,14 @@ export class OAuthTokenAuthority implements CredentialResolver {
   }
 
   /** Re-reads what changed; calls during a read get one more read after it. */
+  readonly #refresher = new Refresher(
+    () => this.#refresh(),
+    { warn: (obj, msg) => this.deps.logger.warn(obj, msg) },
+    'OAuth refresh failed; serving what is in memory',
+  );
+
   refresh(): Promise<void> {
-    if (this.#refreshing === undefined) {
-      this.#refreshing = this.#refresh().finally(() => (this.#refreshing = undefined));
-      return this.#refreshing;
-    }
-    this.#again ??= this.#refreshing
-      .catch(() => undefined)
-      .then(() => {
-        this.#again = undefined;
-        return this.refresh();
-      });
-    return this.#again;
+    return this.#refresher.refresh();
   }
 
   async #refresh(): Promise<void> {
@@ -492,17 +486,10 @@ export class OAuthTokenAuthority implements CredentialResolver {
   }
 
   watch(intervalMs: number): void {
-    this.stop();
-    this.#timer = setInterval(() => {
-      this.refresh().catch((error: unknown) =>
-        this.deps.logger.warn({ err: error }, 'OAuth refresh failed; serving what is in memory'),
-      );
-    }, intervalMs);
-    this.#timer.unref();
+    this.#refresher.watch(intervalMs);
   }
 
   stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#refresher.stop();
   }
 }
