@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { LEVELS } from '../catalog/jobs.js';
 import { AppError } from '../errors/index.js';
-import { MEDIA_TYPES } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { assertPlanHas, FORMATS, type Plan, type PlanId } from '../plans/index.js';
 import {
-  SalaryResponseSchema,
+  salaryResponses,
   type SalaryDataStore,
   type SalaryMeta,
   type SalaryResponder,
@@ -75,27 +74,9 @@ const WRITE = { auth: { access: 'account', scope: 'account:write' } } as const;
 const READ = { auth: { access: 'account', scope: 'account:read' } } as const;
 const tags = ['Custom endpoints'];
 
-const okResponse = {
-  200: {
-    description:
-      'The saved query’s figures (narrowed by the parameters it leaves open), with the account’s custom schema applied.',
-    content: {
-      'application/json': { schema: SalaryResponseSchema },
-      ...Object.fromEntries(
-        (['csv', 'xlsx', 'xml', 'parquet'] as const).map((f) => [
-          MEDIA_TYPES[f],
-          {
-            schema:
-              f === 'csv' || f === 'xml'
-                ? { type: 'string' }
-                : { type: 'string', format: 'binary' },
-          },
-        ]),
-      ),
-    },
-  },
-  ...problemResponses(400, 401, 403, 404, 406, 429, 503),
-};
+const okResponse = salaryResponses(
+  'The saved query’s figures (narrowed by the parameters it leaves open), with the account’s custom schema applied.',
+);
 
 const suffix = (...parts: (string | undefined)[]): string =>
   parts

@@ -6,7 +6,7 @@ export {
   type SalaryService,
   type Selection,
 } from './service.js';
-export { LOOKUP_AUTH, salaryRoutes } from './routes.js';
+export { LOOKUP_AUTH, salaryResponses, salaryRoutes } from './routes.js';
 export { negotiateFormat } from './format.js';
 export { JSON_TYPE, salaryFileStream } from './respond.js';
 export {

@@ -33,27 +33,36 @@ export interface SalaryRoutesOptions {
   labelling?: (accountId: string | null) => Labelling | null;
 }
 
-const okResponse = {
-  200: {
-    description:
-      'The figures: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.',
-    content: {
-      'application/json': { schema: SalaryResponseSchema },
-      ...Object.fromEntries(
-        (['csv', 'xlsx', 'xml', 'parquet'] as const).map((f) => [
-          MEDIA_TYPES[f],
-          {
-            schema:
-              f === 'csv' || f === 'xml'
-                ? { type: 'string' }
-                : { type: 'string', format: 'binary' },
-          },
-        ]),
-      ),
+/**
+ * The responses of a route answering salary figures in every format a plan may have: the
+ * salary routes' and the custom endpoints' (their own 200 description).
+ */
+export function salaryResponses(description: string) {
+  return {
+    200: {
+      description,
+      content: {
+        'application/json': { schema: SalaryResponseSchema },
+        ...Object.fromEntries(
+          (['csv', 'xlsx', 'xml', 'parquet'] as const).map((f) => [
+            MEDIA_TYPES[f],
+            {
+              schema:
+                f === 'csv' || f === 'xml'
+                  ? { type: 'string' }
+                  : { type: 'string', format: 'binary' },
+            },
+          ]),
+        ),
+      },
     },
-  },
-  ...problemResponses(400, 401, 403, 404, 406, 429, 503),
-};
+    ...problemResponses(400, 401, 403, 404, 406, 429, 503),
+  };
+}
+
+const okResponse = salaryResponses(
+  'The figures: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.',
+);
 /** The lookups' declaration; the lookup fast path in front of Fastify reads the same one. */
 export const LOOKUP_AUTH = { access: 'data', scope: 'salary:read' } as const satisfies RouteAuth;
 const BULK_AUTH = { access: 'data', scope: 'bulk:read' } as const satisfies RouteAuth;
