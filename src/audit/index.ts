@@ -1,13 +1,13 @@
 export {
   recordAudit,
   listAudit,
-  verifyAuditChain,
   listAuditPeriod,
   MAX_AUDIT_EXPORT,
   type AuditEntry,
   type AuditRow,
 } from './service.js';
 export {
+  verifyAuditChain,
   verifyAuditPeriod,
   type ChainVerification,
   type ChainBreak,

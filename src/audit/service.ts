@@ -111,39 +111,6 @@ export async function listAudit(
   }));
 }
 
-/** Walks the whole chain; returns the id of the first entry that does not verify, or null. */
-export async function verifyAuditChain(db: Queryable): Promise<number | null> {
-  const rows = await db.query<{
-    id: number | string;
-    account_id: string | null;
-    actor: string;
-    action: string;
-    data: unknown;
-    ip: string | null;
-    created_at: Date | string;
-    prev_hash: string;
-    hash: string;
-  }>(
-    'SELECT id, account_id, actor, action, data, ip, created_at, prev_hash, hash FROM audit_log ORDER BY id',
-  );
-  let prev = GENESIS;
-  for (const r of rows) {
-    const data = jsonColumn(r.data);
-    const expected = entryHash(
-      prev,
-      r.account_id,
-      r.actor,
-      r.action,
-      data,
-      r.ip,
-      new Date(r.created_at).toISOString(),
-    );
-    if (r.prev_hash !== prev || r.hash !== expected) return Number(r.id);
-    prev = r.hash;
-  }
-  return null;
-}
-
 /** The most entries one export returns: a longer period is asked for in parts. */
 export const MAX_AUDIT_EXPORT = 100_000;
 

@@ -115,3 +115,8 @@ export async function verifyAuditPeriod(
   }
   return result;
 }
+
+/** Walks the whole chain; returns the id of the first entry that does not verify, or null. */
+export async function verifyAuditChain(db: Queryable): Promise<number | null> {
+  return (await verifyAuditPeriod(db)).first_broken?.id ?? null;
+}
