@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from './config.js';
+import { baseUrlOf, ConfigError, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -65,5 +65,19 @@ describe('loadConfig', () => {
       developer: { requestLimit: null },
     });
     assert.deepEqual(config.trustProxy, ['10.0.0.0/8', '::1']);
+  });
+});
+
+describe('baseUrlOf', () => {
+  it('is PUBLIC_BASE_URL without its trailing slash, else the listening address as a URL', () => {
+    assert.equal(
+      baseUrlOf(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.eu/' }, '/srv')),
+      'https://api.example.eu',
+    );
+    assert.equal(baseUrlOf(loadConfig({ PORT: '4720' }, '/srv')), 'http://127.0.0.1:4720');
+    // An IPv6 listening address needs brackets, or the issuer is no URL (http://:::4720).
+    const v6 = baseUrlOf(loadConfig({ HOST: '::', PORT: '4720' }, '/srv'));
+    assert.equal(v6, 'http://[::]:4720');
+    assert.equal(new URL(v6).port, '4720');
   });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Cron } from 'croner';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -204,4 +205,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/**
+ * The server's own URL without a trailing slash: `PUBLIC_BASE_URL`, or the listening address
+ * (an IPv6 one in brackets, as a URL needs it). The OAuth issuer, the OpenAPI servers and links
+ * the service writes all start with it.
+ */
+export function baseUrlOf(config: Pick<Config, 'publicBaseUrl' | 'host' | 'port'>): string {
+  if (config.publicBaseUrl !== undefined) return config.publicBaseUrl.replace(/\/$/, '');
+  const host = isIP(config.host) === 6 ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
 }

@@ -1,2 +1,2 @@
-export { loadConfig, ConfigError, BUNDLED_RELEASE, type Config } from './config.js';
+export { loadConfig, ConfigError, BUNDLED_RELEASE, baseUrlOf, type Config } from './config.js';
 export { resolveSecretKey, SECRET_KEY_FILE } from './secret-key.js';

@@ -43,7 +43,7 @@ import {
 import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
 import { dashboardRoutes } from '../dashboard/index.js';
-import type { Config } from '../config/index.js';
+import { baseUrlOf, type Config } from '../config/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { requestIdGenerator } from '../lib/ids.js';
@@ -393,7 +393,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     data: deps.data,
     plans: deps.plans,
-    baseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
+    baseUrl: baseUrlOf(config),
     label: (accountId) => {
       const license = deps.licenses.license(accountId);
       return license === undefined

@@ -1,6 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { SCOPES } from '../auth/index.js';
-import type { Config } from '../config/index.js';
+import { baseUrlOf, type Config } from '../config/index.js';
 
 /** OpenAPI 3.1 document settings; the paths come from the route schemas that validate requests. */
 export function openApiOptions(config: Config): SwaggerOptions {
@@ -19,7 +19,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
-      servers: [{ url: config.publicBaseUrl ?? `http://${config.host}:${config.port}` }],
+      servers: [{ url: baseUrlOf(config) }],
       tags: [
         { name: 'Salary', description: 'Salary figures.' },
         {
@@ -83,7 +83,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
               'OAuth 2.0 client credentials (Enterprise): send the access token as `Authorization: Bearer <token>`; a DPoP-bound token (RFC 9449, `token_type: DPoP`) as `Authorization: DPoP <token>` with a fresh `DPoP` proof header on every request. See /.well-known/oauth-authorization-server and docs/oauth.md.',
             flows: {
               clientCredentials: {
-                tokenUrl: `${config.publicBaseUrl?.replace(/\/$/, '') ?? `http://${config.host}:${config.port}`}/oauth/token`,
+                tokenUrl: `${baseUrlOf(config)}/oauth/token`,
                 scopes: Object.fromEntries(SCOPES.map((s) => [s, `The ${s} scope.`])),
               },
             },

@@ -6,7 +6,7 @@ import {
   runBilling,
   type PaymentCollector,
 } from '../billing/index.js';
-import { resolveSecretKey, type Config } from '../config/index.js';
+import { baseUrlOf, resolveSecretKey, type Config } from '../config/index.js';
 import { buildApp } from '../http/app.js';
 import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { purgeIdempotencyKeys } from '../http/idempotency.js';
@@ -319,7 +319,7 @@ export async function createServer(
     if (released > 0) logger.info({ notices: released }, 'notices resumed');
   }
   if (config.noticePollMs > 0) notices.start(config.noticePollMs);
-  const issuer = config.publicBaseUrl?.replace(/\/$/, '') ?? `http://${config.host}:${config.port}`;
+  const issuer = baseUrlOf(config);
   const oauth = new OAuthTokenAuthority({
     db,
     clock,

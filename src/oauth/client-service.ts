@@ -87,6 +87,15 @@ function rsaBits(n: unknown): number {
   return i === bytes.length ? 0 : (bytes.length - i - 1) * 8 + bytes[i]!.toString(2).length;
 }
 
+/** NIST SP 800-56B: an odd public exponent of at least 65537 (AQAB, as every library makes). */
+function rsaExponentSound(e: unknown): boolean {
+  if (typeof e !== 'string' || e.length === 0 || e.length > 44) return false;
+  const hex = Buffer.from(e, 'base64url').toString('hex');
+  if (hex.length === 0) return false;
+  const value = BigInt(`0x${hex}`);
+  return value % 2n === 1n && value >= 65537n;
+}
+
 /** Why one public key cannot verify a client assertion; undefined when it can. */
 async function jwkProblem(key: JWK): Promise<string | undefined> {
   const held = PRIVATE_MEMBERS.filter((m) => m in key);
@@ -101,6 +110,8 @@ async function jwkProblem(key: JWK): Promise<string | undefined> {
   if (key.use !== undefined && key.use !== 'sig') return 'use must be sig';
   if (family === 'RSA' && rsaBits(key.n) < MIN_RSA_BITS)
     return `an RSA modulus must have at least ${MIN_RSA_BITS} bits`;
+  if (family === 'RSA' && !rsaExponentSound(key.e))
+    return 'an RSA public exponent must be odd and at least 65537 (e=1 would let anyone sign)';
   try {
     await importJWK({ ...key, ext: true }, key.alg ?? algs[0]);
   } catch (error) {

@@ -221,6 +221,26 @@ export function createOAuthTokenService(deps: {
     }
   }
 
+  /**
+   * `authenticate`, then the client's and its account's IP allowlists: a client's credentials
+   * work only from where the client may call, at every endpoint that takes them. RFC 6749 §5.2
+   * has no access_denied for client authentication: the client may not authenticate from
+   * here, so it is invalid_client.
+   */
+  async function authenticateFrom(
+    c: ClientCredentials,
+    ip: string | null,
+  ): Promise<repo.ClientRow> {
+    const client = await authenticate(c, ip);
+    const allowlists = authority.clientAllowlists(client.id) ?? [];
+    if (ip !== null && allowlists.some((list) => !list.matches(ip)))
+      throw invalidClient(
+        `This client may only be used from its IP allowlist; ${ip} is not on it.`,
+        c.authorization !== undefined,
+      );
+    return client;
+  }
+
   return {
     authenticate,
 
@@ -229,15 +249,7 @@ export function createOAuthTokenService(deps: {
       const { form } = c;
       if (form.grant_type === undefined)
         throw new OAuthError('invalid_request', 'grant_type is required.');
-      const client = await authenticate(c, ip);
-      const allowlists = authority.clientAllowlists(client.id) ?? [];
-      if (ip !== null && allowlists.some((list) => !list.matches(ip)))
-        // RFC 6749 §5.2 has no access_denied at the token endpoint: the client may not
-        // authenticate from here, so it is invalid_client.
-        throw invalidClient(
-          `This client may only be used from its IP allowlist; ${ip} is not on it.`,
-          c.authorization !== undefined,
-        );
+      const client = await authenticateFrom(c, ip);
       if (form.grant_type !== 'client_credentials')
         throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.');
       const requested = form.scope?.split(' ').filter((s) => s.length > 0);
@@ -297,7 +309,7 @@ export function createOAuthTokenService(deps: {
 
     /** RFC 7009: the token is refused from now on; unknown or foreign tokens are ignored. */
     async revoke(c: ClientCredentials, ip: string | null): Promise<void> {
-      const client = await authenticate(c, ip);
+      const client = await authenticateFrom(c, ip);
       const token = c.form.token;
       if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
       const hint = c.form.token_type_hint;
@@ -328,7 +340,7 @@ export function createOAuthTokenService(deps: {
 
     /** RFC 7662: what a token of the same account is; `active: false` for anything else. */
     async introspect(c: ClientCredentials, ip?: string | null): Promise<Record<string, unknown>> {
-      const client = await authenticate(c, ip);
+      const client = await authenticateFrom(c, ip ?? null);
       const token = c.form.token;
       if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
       const verified = await authority.verify(token);

@@ -56,12 +56,22 @@ export function checkTargetUrl(raw: string, allowPrivate: boolean): UrlCheck {
  */
 export function targetHostRefusal(hostname: string, allowPrivate: boolean): string | null {
   // A fully qualified name may end in a dot (`localhost.`): the same host as without it.
-  const host = hostname
+  let host = hostname
     .replace(/^\[(.*)\]$/, '$1')
     .toLowerCase()
     .replace(/\.+$/, '');
   if (host === '') return 'the URL has no host';
   if (allowPrivate) return null;
+  if (isIP(host) === 0) {
+    // Read as a resolver reads it: the WHATWG host parser turns IPv4 shorthands (127.1,
+    // 0177.0.0.1, 0x7f000001), which getaddrinfo also accepts, into the address they mean.
+    try {
+      host = new URL(`http://${host}`).hostname.replace(/\.+$/, '');
+    } catch {
+      return `${hostname} is not a valid host name`;
+    }
+    host = host.replace(/^\[(.*)\]$/, '$1');
+  }
   if (isIP(host) !== 0) {
     const refusal = addressRefusal(host);
     return refusal === null ? null : `${refusal}; only public addresses are allowed`;

@@ -413,7 +413,17 @@ describe('webhook destinations and the outbound address guard', () => {
   }
 
   // An SFTP host is refused at creation as its runs would refuse it (not a 201 then failed runs).
-  for (const host of ['127.0.0.1', '169.254.169.254', '10.0.0.1', 'localhost', '[::1]', 'db']) {
+  for (const host of [
+    '127.0.0.1',
+    '127.1',
+    '0177.0.0.1',
+    '0x7f000001',
+    '169.254.169.254',
+    '10.0.0.1',
+    'localhost',
+    '[::1]',
+    'db',
+  ]) {
     it(`refuses an SFTP destination on ${host}`, async () => {
       const res = await t.app.inject({
         method: 'POST',

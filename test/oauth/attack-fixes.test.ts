@@ -350,6 +350,9 @@ describe('OAuth: fixes of the attack findings', () => {
         [{ kty: 'EC', crv: 'secp256k1', x: 'AA', y: 'AA' }, /EC key on P-256/],
         // Assertions are verified with EdDSA: a key marked Ed25519 would never match one.
         [{ ...ed, alg: 'Ed25519' }, /does not fit/],
+        // e=1 makes the signature the padded hash: anyone could sign for the client.
+        [{ ...rsa2048, e: 'AQ' }, /public exponent/],
+        [{ ...rsa2048, e: 'Aw' }, /public exponent/],
       ];
       for (const [key, reason] of bad) {
         const res = await api('POST', '/api/v1/oauth/clients', session, {
@@ -424,7 +427,25 @@ describe('OAuth: fixes of the attack findings', () => {
       assert.equal(res.statusCode, 401, res.body);
       assert.equal(res.json().error, 'invalid_client');
       assert.match(res.json().error_description, /IP allowlist/);
-      await accessToken(c, '203.0.113.5');
+      const issued = await accessToken(c, '203.0.113.5');
+      // Its credentials do not work from outside at the other endpoints either.
+      for (const url of ['/oauth/introspect', '/oauth/revoke']) {
+        const outside = await token(
+          { token: issued },
+          { authorization: basic(c.client_id, c.client_secret!) },
+          '198.51.100.20',
+          url,
+        );
+        assert.equal(outside.statusCode, 401, `${url}: ${outside.body}`);
+        assert.equal(outside.json().error, 'invalid_client');
+      }
+      const inside = await token(
+        { token: issued },
+        { authorization: basic(c.client_id, c.client_secret!) },
+        '203.0.113.5',
+        '/oauth/introspect',
+      );
+      assert.equal(inside.json().active, true, 'the token was not revoked from outside');
     });
 
     it('the Authorization scheme is case-insensitive, on the fast path and through Fastify', async () => {
