@@ -58,6 +58,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
       },
     },
     crossOriginEmbedderPolicy: false,
+    // DENY, as the CSP's frame-ancestors 'none' says, for browsers that read only this header.
+    frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'same-origin' },
   });
   await app.register(formbody, { bodyLimit: 16_384 });

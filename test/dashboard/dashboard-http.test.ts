@@ -87,6 +87,7 @@ describe('dashboard over HTTP', () => {
       assert.match(csp, /frame-ancestors 'none'/);
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
       assert.equal(page.headers['x-content-type-options'], 'nosniff');
+      assert.equal(page.headers['x-frame-options'], 'DENY');
       const missing = await get(jar, '/dashboard/nowhere');
       assert.equal(missing.statusCode, 404);
       assert.match(String(missing.headers['content-type']), /text\/html/);
