@@ -289,17 +289,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
-    accessLog?.write(
-      {
-        method: request.method,
-        url: request.url,
-        status: reply.statusCode,
-        ms: reply.elapsedTime,
-        ip: request.ip,
-        accountId: principal?.accountId ?? null,
-      },
-      request.log,
-    );
+    accessLog?.write({
+      requestId: request.id,
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: reply.elapsedTime,
+      ip: request.ip,
+      accountId: principal?.accountId ?? null,
+    });
     done();
   });
   onRoutesWith(app, ['POST', 'PUT', 'PATCH'], (route) => {
