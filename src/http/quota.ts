@@ -24,7 +24,7 @@ export interface QuotaDeclaration {
   readonly cost: number;
 }
 
-/** Every route of the API spends quota at most as declared; see `quotaByRoute`. */
+/** Where a data route must declare `config.quota`: every route of the API. */
 const API_PREFIX = '/api/';
 
 /**
@@ -55,9 +55,9 @@ export type QuotaHeaders = Readonly<Record<string, string>> | undefined;
 
 /**
  * Spends `cost` units of the principal's quota (the route's `config.quota.cost`) and returns
- * the rate-limit headers to send, or the 429 problem (returned, not thrown: a flood past a limit is the refusal an attacker can
- * repeat most cheaply, and a throw per request was a tenth of its cost) when the window is
- * used up (the cost no longer fits), which spends nothing.
+ * the rate-limit headers to send, or the 429 problem (returned, not thrown: a flood past a
+ * limit is the refusal an attacker can repeat most cheaply, and a throw per request was a tenth
+ * of its cost) when the window is used up (the cost no longer fits), which spends nothing.
  * A Free account's request also spends as much of its client address's bucket (`ip`), the one
  * anonymous callers use, so signing up cannot multiply the anonymous allowance.
  * Synchronous with the in-process limiter; a promise with the shared (Redis) one.
