@@ -76,7 +76,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
         querystring: EmptyQuery,
         response: { 200: CountriesResponse, ...problemResponses(400, 401, 429) },
       },
-      config: { auth: { access: 'data', scope: 'salary:read' } },
+      config: { auth: { access: 'data', scope: 'salary:read' }, quota: { cost: 1 } },
     },
     async (request, reply) => {
       const spent = opts.consumeQuota(request, reply);
@@ -96,7 +96,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
         querystring: EmptyQuery,
         response: { 200: JobsResponse, ...problemResponses(400, 401, 429) },
       },
-      config: { auth: { access: 'data', scope: 'salary:read' } },
+      config: { auth: { access: 'data', scope: 'salary:read' }, quota: { cost: 1 } },
     },
     async (request, reply) => {
       const spent = opts.consumeQuota(request, reply);

@@ -239,7 +239,7 @@ export const customEndpointRoutes: FastifyPluginAsyncTypebox<CustomEndpointRoute
         ),
         response: okResponse,
       },
-      config: { auth: { access: 'data', scope: 'salary:read' } },
+      config: { auth: { access: 'data', scope: 'salary:read' }, quota: { cost: 1 } },
     },
     (request, reply) => {
       const principal = request.principal;

@@ -67,7 +67,7 @@ import { healthRoutes, type ReadinessCheck } from './health-routes.js';
 import { openApiOptions } from './openapi.js';
 import { ProblemSchema } from './openapi-responses.js';
 import { sendProblem } from './problem.js';
-import { quotaEnforcer, quotaSpender } from './quota.js';
+import { quotaByRoute, quotaEnforcer, quotaSpender, type QuotaDeclaration } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
 import { bodyShapeProblem, finiteQuery, textGuard } from './text-guard.js';
@@ -88,6 +88,11 @@ declare module 'fastify' {
      * every path that answers the route (the Fastify handler, the lookup fast path) reads it.
      */
     planFeature?: 'bulk';
+    /**
+     * What one admitted request of the route spends of the caller's quota; required on the data
+     * routes, absent elsewhere (see quotaByRoute). Every path that answers the route reads it.
+     */
+    quota?: QuotaDeclaration;
     /**
      * false: a POST route outside Idempotency-Key handling (the OAuth endpoints: each request
      * authenticates the client, and a stored answer must never go to another caller).
@@ -267,6 +272,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   authenticateByRoute(app, authenticate);
+  quotaByRoute(app);
   // One callback-style hook (no promise per request) for usage counting and the access log.
   app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal as Principal | null;

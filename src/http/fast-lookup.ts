@@ -37,7 +37,8 @@ type LookupQuery = Selection & { format?: Format };
 /**
  * What a route declares in its `config` to be answered by the lookup fast path: its plain
  * JSON lookups may skip Fastify. Everything else the fast path does it reads from the same
- * route: the querystring schema, the authentication declaration (`config.auth`), the URL.
+ * route: the querystring schema, the authentication declaration (`config.auth`), the plan
+ * feature (`config.planFeature`), the quota cost (`config.quota`), the URL.
  */
 export interface CheapPathRoute {
   readonly cheapPath?: {
@@ -54,6 +55,8 @@ interface LookupRoute {
   readonly auth: AuthenticatedRoute;
   /** The route's own `config.planFeature`, as its handler reads it. */
   readonly planFeature: 'bulk' | undefined;
+  /** The route's own `config.quota.cost`, as the handlers' spender (`quotaEnforcer`) reads it. */
+  readonly cost: number;
   readonly fixed: Readonly<Partial<LookupQuery>> | undefined;
   /** Raw query → its validated form, or null when Fastify must take it; bounded. */
   readonly queries: Map<string, LookupQuery | null>;
@@ -149,11 +152,14 @@ export class FastLookup {
     if (route.method !== 'GET' && !(Array.isArray(route.method) && route.method.includes('GET')))
       return;
     const { url } = route;
+    const quota = route.config?.quota;
+    if (quota === undefined) throw new Error(`GET ${url} declares cheapPath but no config.quota`);
     this.#routes.set(url, {
       endpoint: `GET ${url}`,
       validate: this.#compile({ schema, method: 'GET', url, httpPart: 'querystring' }) as Validate,
       auth,
       planFeature: route.config?.planFeature,
+      cost: quota.cost,
       fixed: config.cheapPath.fixed,
       queries: new Map(),
       observe: this.#deps.metrics?.requests('GET', url),
@@ -214,7 +220,7 @@ export class FastLookup {
         return answer.fallback(answer.req, answer.res);
       body = this.#body(answer.route, answer.query, principal);
       if (body === undefined) return answer.fallback(answer.req, answer.res);
-      spent = this.#deps.spendQuota(principal, answer.ip);
+      spent = this.#deps.spendQuota(principal, answer.ip, answer.route.cost);
     } catch (error) {
       return this.#refuse(answer, error, principal);
     }

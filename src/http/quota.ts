@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addressBucket, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -14,19 +14,55 @@ import {
   type RateLimiter,
 } from '../limits/index.js';
 
+/**
+ * What a route that spends quota declares in its `config.quota`, once: every path that answers
+ * the route (the Fastify handler through `quotaEnforcer`, the lookup fast path) reads it there.
+ * `cost` is the number of units of the plan's request limit one admitted request uses (a
+ * positive integer). It weighs the limiter only: usage still counts requests, one per request.
+ */
+export interface QuotaDeclaration {
+  readonly cost: number;
+}
+
+/** Where a data route must declare `config.quota`: every route of the API. */
+const API_PREFIX = '/api/';
+
+/**
+ * Checks every route registered from now on: a data route (`config.auth.access` 'data': the
+ * figures) under /api/ must declare `config.quota`, a public one must not (it has no principal
+ * to charge), and a declared cost must be a positive integer. Registration fails otherwise, so
+ * a handler that spends always finds its route's declaration.
+ */
+export function quotaByRoute(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const quota = route.config?.quota;
+    const auth = route.config?.auth;
+    const name = `${String(route.method)} ${route.url}`;
+    if (quota === undefined) {
+      if (auth?.access === 'data' && route.url.startsWith(API_PREFIX))
+        throw new Error(`${name} serves data and declares no config.quota`);
+      return;
+    }
+    if (!Number.isSafeInteger(quota.cost) || quota.cost < 1)
+      throw new Error(`${name} declares config.quota.cost ${quota.cost}, not a positive integer`);
+    if (auth === undefined || auth.access === 'public')
+      throw new Error(`${name} declares config.quota but no caller to charge (config.auth)`);
+  });
+}
+
 /** The rate-limit headers of an admitted request; undefined for an unlimited plan. */
 export type QuotaHeaders = Readonly<Record<string, string>> | undefined;
 
 /**
- * Spends one request of the principal's quota and returns the rate-limit headers to send, or
- * the 429 problem (returned, not thrown: a flood past a limit is the refusal an attacker can
- * repeat most cheaply, and a throw per request was a tenth of its cost) when the window is
- * used up, which spends nothing.
- * A Free account's request also spends one of its client address's bucket (`ip`), the one
+ * Spends `cost` units of the principal's quota (the route's `config.quota.cost`) and returns
+ * the rate-limit headers to send, or the 429 problem (returned, not thrown: a flood past a
+ * limit is the refusal an attacker can repeat most cheaply, and a throw per request was a tenth
+ * of its cost) when the window is used up (the cost no longer fits), which spends nothing.
+ * A Free account's request also spends as much of its client address's bucket (`ip`), the one
  * anonymous callers use, so signing up cannot multiply the anonymous allowance.
  * Synchronous with the in-process limiter; a promise with the shared (Redis) one.
  */
-export type SpendQuota = (principal: Principal, ip: string) => Spent | Promise<Spent>;
+export type SpendQuota = (principal: Principal, ip: string, cost: number) => Spent | Promise<Spent>;
 
 /** The headers of an admitted request, or the refusal to send. */
 export type Spent = QuotaHeaders | AppError;
@@ -36,34 +72,40 @@ export type ConsumeQuota = (request: FastifyRequest, reply: FastifyReply) => voi
 
 export function quotaSpender(limiter: RateLimiter, clock: Clock, metrics?: Metrics): SpendQuota {
   const refusals = new RefusalCache();
-  const apply = (principal: Principal, decision: LimitDecision, now: number): Spent => {
+  const apply = (
+    principal: Principal,
+    decision: LimitDecision,
+    now: number,
+    cost: number,
+  ): Spent => {
     const headers = rateLimitHeaders(decision, now);
     metrics?.limitDecision(
       principal.plan.id,
       !decision.allowed ? 'refused' : limiter.degraded === true ? 'fallback' : 'admitted',
     );
-    if (!decision.allowed) return refusals.get(principal, decision, headers);
+    if (!decision.allowed) return refusals.get(principal, decision, headers, cost);
     return headers;
   };
   // The in-process limiter decides synchronously: no promise on the hot path.
   const sync = limiter instanceof MemoryRateLimiter ? limiter : undefined;
-  return (principal, ip) => {
+  return (principal, ip, cost) => {
     const rules = planRules(principal.plan);
     if (rules.length === 0) return undefined;
     const now = clock.now();
     const bucket = principal.limitBucket;
     const address = principal.kind !== 'anonymous' && principal.plan.id === 'free';
     if (sync !== undefined) {
-      if (!address) return apply(principal, sync.consumeSync(bucket, rules, now), now);
-      const byAddress = sync.consumeSync(addressBucket(ip), rules, now);
-      if (!byAddress.allowed) return apply(principal, byAddress, now);
-      const decision = sync.consumeSync(bucket, rules, now);
-      if (!decision.allowed) sync.releaseSync(addressBucket(ip), rules, now);
-      return apply(principal, tighter(decision, byAddress), now);
+      if (!address) return apply(principal, sync.consumeSync(bucket, rules, now, cost), now, cost);
+      const byAddress = sync.consumeSync(addressBucket(ip), rules, now, cost);
+      if (!byAddress.allowed) return apply(principal, byAddress, now, cost);
+      const decision = sync.consumeSync(bucket, rules, now, cost);
+      if (!decision.allowed) sync.releaseSync(addressBucket(ip), rules, now, cost);
+      return apply(principal, tighter(decision, byAddress), now, cost);
     }
-    if (!address) return limiter.consume(bucket, rules, now).then((d) => apply(principal, d, now));
-    return spendBoth(limiter, bucket, addressBucket(ip), rules, now).then((d) =>
-      apply(principal, d, now),
+    if (!address)
+      return limiter.consume(bucket, rules, now, cost).then((d) => apply(principal, d, now, cost));
+    return spendBoth(limiter, bucket, addressBucket(ip), rules, now, cost).then((d) =>
+      apply(principal, d, now, cost),
     );
   };
 }
@@ -75,11 +117,12 @@ async function spendBoth(
   address: string,
   rules: readonly LimitRule[],
   now: number,
+  cost: number,
 ): Promise<LimitDecision> {
-  const byAddress = await limiter.consume(address, rules, now);
+  const byAddress = await limiter.consume(address, rules, now, cost);
   if (!byAddress.allowed) return byAddress;
-  const decision = await limiter.consume(bucket, rules, now);
-  if (!decision.allowed) await limiter.release(address, rules, now);
+  const decision = await limiter.consume(bucket, rules, now, cost);
+  if (!decision.allowed) await limiter.release(address, rules, now, cost);
   return tighter(decision, byAddress);
 }
 
@@ -90,8 +133,10 @@ function tighter(a: LimitDecision, b: LimitDecision): LimitDecision {
 }
 
 /**
- * The route handlers' form of `SpendQuota`: sets the headers on the reply. Handlers call it
- * after validation and plan checks, so refused requests (400, 401, 403, 404) never use quota.
+ * The route handlers' form of `SpendQuota`: spends the cost the matched route declares in
+ * `config.quota` and sets the headers on the reply. Handlers call it after validation and plan
+ * checks, so refused requests (400, 401, 403, 404) never use quota. A route that calls it
+ * without a declaration is a fault (500), which `quotaByRoute` keeps from being registered.
  */
 export function quotaEnforcer(spend: SpendQuota): ConsumeQuota {
   const set = (reply: FastifyReply, spent: Spent): void => {
@@ -99,7 +144,10 @@ export function quotaEnforcer(spend: SpendQuota): ConsumeQuota {
     if (spent !== undefined) reply.headers(spent);
   };
   return (request, reply) => {
-    const spent = spend(request.principal, request.ip);
+    const { quota } = request.routeOptions.config;
+    if (quota === undefined)
+      throw new Error(`${request.method} ${request.url} spends quota but declares no config.quota`);
+    const spent = spend(request.principal, request.ip, quota.cost);
     if (spent instanceof Promise) return spent.then((s) => set(reply, s));
     set(reply, spent);
   };
@@ -116,8 +164,13 @@ const REFUSALS_REMEMBERED = 10_000;
 class RefusalCache {
   readonly #byBucket = new Map<string, { key: string; plan: Plan; error: AppError }>();
 
-  get(principal: Principal, decision: LimitDecision, headers: Record<string, string>): AppError {
-    const key = `${headers['retry-after']} ${headers['ratelimit']}`;
+  get(
+    principal: Principal,
+    decision: LimitDecision,
+    headers: Record<string, string>,
+    cost: number,
+  ): AppError {
+    const key = `${headers['retry-after']} ${headers['ratelimit']} ${cost}`;
     const bucket = principal.limitBucket;
     const known = this.#byBucket.get(bucket);
     if (known !== undefined && known.key === key && known.plan === principal.plan) {
@@ -128,7 +181,7 @@ class RefusalCache {
       .join(' and ');
     const error = new AppError(
       'RATE_LIMITED',
-      `The ${principal.plan.name} plan allows ${allowance}; the limit resets in ${decision.retryAfterSeconds} s.`,
+      `The ${principal.plan.name} plan allows ${allowance}${cost === 1 ? '' : `; this request counts as ${cost}`}; the limit resets in ${decision.retryAfterSeconds} s.`,
       {
         headers,
         extensions: { retry_after: decision.retryAfterSeconds, plan: principal.plan.id },

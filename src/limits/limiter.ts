@@ -1,7 +1,9 @@
 /**
- * Request limits. A rule is a number of requests per calendar-aligned window (UTC hour or
- * UTC day: a window starts at a multiple of its length since the Unix epoch). One decision
- * covers every rule of a request all-or-nothing: a request refused by one rule consumes none.
+ * Request limits. A rule is a number of units per calendar-aligned window (UTC hour or UTC
+ * day: a window starts at a multiple of its length since the Unix epoch). A request consumes
+ * its cost in units (1 unless its route declares more, see http/quota.ts); one decision covers
+ * every rule of a request all-or-nothing: a request refused by one rule (its cost no longer
+ * fits) consumes none of any.
  */
 export interface LimitRule {
   /** Stable name, used in the RateLimit-Policy header and the bucket key. */
@@ -25,12 +27,21 @@ export interface LimitDecision {
 }
 
 export interface RateLimiter {
-  consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision>;
   /**
-   * Gives back one request that `consume` admitted in the window containing `now` (an attempt
-   * reserved up front that turned out not to count); never below zero.
+   * Admits a request of `cost` units (a positive integer, 1 when omitted) if it fits under
+   * every rule, counting it under all of them; otherwise refuses and counts nothing.
    */
-  release(bucket: string, rules: readonly LimitRule[], now: number): Promise<void>;
+  consume(
+    bucket: string,
+    rules: readonly LimitRule[],
+    now: number,
+    cost?: number,
+  ): Promise<LimitDecision>;
+  /**
+   * Gives back `cost` units (1 when omitted) that `consume` admitted in the window containing
+   * `now` (an attempt reserved up front that turned out not to count); never below zero.
+   */
+  release(bucket: string, rules: readonly LimitRule[], now: number, cost?: number): Promise<void>;
   /** The state `consume` would see, counting nothing (usage reports). */
   peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision>;
   close(): Promise<void>;

@@ -23,15 +23,20 @@ export class MemoryRateLimiter implements RateLimiter {
   readonly #counters = new Map<string, Counter>();
   #nextSweep = 0;
 
-  consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
-    return Promise.resolve(this.consumeSync(bucket, rules, now));
+  consume(
+    bucket: string,
+    rules: readonly LimitRule[],
+    now: number,
+    cost = 1,
+  ): Promise<LimitDecision> {
+    return Promise.resolve(this.consumeSync(bucket, rules, now, cost));
   }
 
   peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
     return Promise.resolve(this.peekSync(bucket, rules, now));
   }
 
-  consumeSync(bucket: string, rules: readonly LimitRule[], now: number): LimitDecision {
+  consumeSync(bucket: string, rules: readonly LimitRule[], now: number, cost = 1): LimitDecision {
     if (now >= this.#nextSweep) this.#sweep(now);
     const counters: Counter[] = [];
     let refusedBy: Counter | undefined;
@@ -44,9 +49,9 @@ export class MemoryRateLimiter implements RateLimiter {
         this.#counters.set(key, counter);
       }
       counters.push(counter);
-      if (counter.count >= rule.limit && refusedBy === undefined) refusedBy = counter;
+      if (counter.count + cost > rule.limit && refusedBy === undefined) refusedBy = counter;
     }
-    if (refusedBy === undefined) for (const counter of counters) counter.count++;
+    if (refusedBy === undefined) for (const counter of counters) counter.count += cost;
     const states: RuleState[] = rules.map((rule, i) => {
       const counter = counters[i] as Counter;
       return {
@@ -62,20 +67,20 @@ export class MemoryRateLimiter implements RateLimiter {
     };
   }
 
-  release(bucket: string, rules: readonly LimitRule[], now: number): Promise<void> {
-    this.releaseSync(bucket, rules, now);
+  release(bucket: string, rules: readonly LimitRule[], now: number, cost = 1): Promise<void> {
+    this.releaseSync(bucket, rules, now, cost);
     return Promise.resolve();
   }
 
-  releaseSync(bucket: string, rules: readonly LimitRule[], now: number): void {
+  releaseSync(bucket: string, rules: readonly LimitRule[], now: number, cost = 1): void {
     for (const rule of rules) {
       const counter = this.#counters.get(`${bucket}|${rule.name}`);
       if (counter !== undefined && counter.windowStart === windowStart(now, rule.windowMs))
-        counter.count = Math.max(0, counter.count - 1);
+        counter.count = Math.max(0, counter.count - cost);
     }
   }
 
-  /** The decision `consume` would take, without counting anything. */
+  /** The decision `consume` would take on a request of one unit, without counting anything. */
   peekSync(bucket: string, rules: readonly LimitRule[], now: number): LimitDecision {
     const states: RuleState[] = [];
     let refusedEnd: number | undefined;

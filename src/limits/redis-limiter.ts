@@ -13,10 +13,11 @@ import { MemoryRateLimiter } from './memory-limiter.js';
 
 /**
  * Decisions for a batch of requests, one after another inside one atomic script. Each decision
- * covers every rule of its request: read all counters, refuse if any is at its limit (counting
- * nothing), otherwise increment all; a new counter expires at the end of its window.
+ * covers every rule of its request: read all counters, refuse if the request's cost does not
+ * fit under any one of them (counting nothing), otherwise add the cost to all; a new counter
+ * expires at the end of its window.
  * KEYS: the counters of every decision in order. ARGV: the number of decisions, then per
- * decision its number of rules n, n limits and n window ends (epoch ms).
+ * decision its number of rules n, its cost, n limits and n window ends (epoch ms).
  * Returns per decision the (1-based) index of the refusing rule or 0, then its n counts.
  */
 const CONSUME = `
@@ -25,33 +26,35 @@ local k = 0
 local a = 2
 for d = 1, tonumber(ARGV[1]) do
   local n = tonumber(ARGV[a])
+  local cost = tonumber(ARGV[a + 1])
   local refused = 0
   local counts = {}
   for i = 1, n do
     local count = tonumber(redis.call('GET', KEYS[k + i]) or '0')
     counts[i] = count
-    if refused == 0 and count >= tonumber(ARGV[a + i]) then refused = i end
+    if refused == 0 and count + cost > tonumber(ARGV[a + 1 + i]) then refused = i end
   end
   if refused == 0 then
     for i = 1, n do
-      local count = redis.call('INCR', KEYS[k + i])
+      local count = redis.call('INCRBY', KEYS[k + i], cost)
       counts[i] = count
-      if count == 1 then redis.call('PEXPIREAT', KEYS[k + i], ARGV[a + n + i]) end
+      if count == cost then redis.call('PEXPIREAT', KEYS[k + i], ARGV[a + 1 + n + i]) end
     end
   end
   out[#out + 1] = refused
   for i = 1, n do out[#out + 1] = counts[i] end
   k = k + n
-  a = a + 1 + 2 * n
+  a = a + 2 + 2 * n
 end
 return out
 `;
 
-/** Gives back one count of each existing counter (KEYS), never below zero. */
+/** Gives back ARGV[1] counts of each existing counter (KEYS), never below zero. */
 const RELEASE = `
+local cost = tonumber(ARGV[1])
 for i = 1, #KEYS do
   local count = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if count > 0 then redis.call('DECR', KEYS[i]) end
+  if count > 0 then redis.call('DECRBY', KEYS[i], math.min(count, cost)) end
 end
 return 0
 `;
@@ -81,12 +84,13 @@ interface Pending {
   bucket: string;
   rules: readonly LimitRule[];
   now: number;
+  cost: number;
   resolve(decision: LimitDecision): void;
 }
 
 interface LimitCommands {
   limitConsume(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
-  limitRelease(numKeys: number, ...keys: string[]): Promise<number>;
+  limitRelease(numKeys: number, ...args: (string | number)[]): Promise<number>;
   limitRaise(numKeys: number, ...args: (string | number)[]): Promise<number>;
 }
 
@@ -153,14 +157,19 @@ export class RedisRateLimiter implements RateLimiter {
     return `${this.#prefix}rl:{${bucket}}:${rule.name}:${windowStart(now, rule.windowMs)}`;
   }
 
-  consume(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
+  consume(
+    bucket: string,
+    rules: readonly LimitRule[],
+    now: number,
+    cost = 1,
+  ): Promise<LimitDecision> {
     if (rules.length === 0 || this.#redis.status !== 'ready') {
       const seeding = this.#seedLocal(bucket, rules, now);
-      const decide = () => this.#fallback(bucket, rules, now, 'not connected');
+      const decide = () => this.#fallback(bucket, rules, now, cost, 'not connected');
       return seeding === undefined ? Promise.resolve(decide()) : seeding.then(decide);
     }
     return new Promise((resolve) => {
-      this.#queue.push({ bucket, rules, now, resolve });
+      this.#queue.push({ bucket, rules, now, cost, resolve });
       if (this.#queue.length === 1) setImmediate(this.#flush);
     });
   }
@@ -177,8 +186,8 @@ export class RedisRateLimiter implements RateLimiter {
   async #send(batch: Pending[]): Promise<void> {
     const keys: string[] = [];
     const argv: (string | number)[] = [batch.length];
-    for (const { bucket, rules, now } of batch) {
-      argv.push(rules.length);
+    for (const { bucket, rules, now, cost } of batch) {
+      argv.push(rules.length, cost);
       for (const rule of rules) {
         keys.push(this.key(bucket, rule, now));
         argv.push(rule.limit);
@@ -191,13 +200,13 @@ export class RedisRateLimiter implements RateLimiter {
       reply = await this.#redis.limitConsume(keys.length, ...keys, ...argv);
     } catch (error) {
       for (const p of batch)
-        p.resolve(this.#fallback(p.bucket, p.rules, p.now, (error as Error).message));
+        p.resolve(this.#fallback(p.bucket, p.rules, p.now, p.cost, (error as Error).message));
       return;
     }
     this.#recovered();
     let at = 0;
     for (const pending of batch) {
-      const { bucket, rules, now } = pending;
+      const { bucket, rules, now, cost } = pending;
       const offset = at;
       const decision = decisionOf(
         rules,
@@ -208,17 +217,17 @@ export class RedisRateLimiter implements RateLimiter {
       at += 1 + rules.length;
       // Mirror what Redis admitted, so a fallback later in this window starts from this
       // instance's true share instead of zero.
-      if (decision.allowed) this.#local.consumeSync(bucket, rules, now);
+      if (decision.allowed) this.#local.consumeSync(bucket, rules, now, cost);
       pending.resolve(decision);
     }
   }
 
-  async release(bucket: string, rules: readonly LimitRule[], now: number): Promise<void> {
-    this.#local.releaseSync(bucket, rules, now);
+  async release(bucket: string, rules: readonly LimitRule[], now: number, cost = 1): Promise<void> {
+    this.#local.releaseSync(bucket, rules, now, cost);
     if (rules.length === 0 || this.#redis.status !== 'ready') return;
     const keys = rules.map((rule) => this.key(bucket, rule, now));
     // A release that does not reach Redis leaves the attempt counted: the safe side.
-    await this.#redis.limitRelease(keys.length, ...keys).catch(() => undefined);
+    await this.#redis.limitRelease(keys.length, ...keys, cost).catch(() => undefined);
   }
 
   /** What this instance admitted in the window (as its local mirror counts), at most the limit. */
@@ -301,7 +310,13 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
-  #fallback(bucket: string, rules: readonly LimitRule[], now: number, why: string): LimitDecision {
+  #fallback(
+    bucket: string,
+    rules: readonly LimitRule[],
+    now: number,
+    cost: number,
+    why: string,
+  ): LimitDecision {
     if (!this.#degraded && rules.length > 0) {
       this.#degraded = true;
       this.#logger?.warn(
@@ -309,7 +324,7 @@ export class RedisRateLimiter implements RateLimiter {
         'Redis unavailable: limits decided per instance until it answers again',
       );
     }
-    return this.#local.consumeSync(bucket, rules, now);
+    return this.#local.consumeSync(bucket, rules, now, cost);
   }
 
   #recovered(): void {

@@ -69,6 +69,8 @@ const BULK_AUTH = { access: 'data', scope: 'bulk:read' } as const satisfies Rout
 const config = {
   allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS, fields: EXTRA_FIELD_NAMES },
   auth: LOOKUP_AUTH,
+  // Every salary route, bulk ones included, counts once per request (docs/architecture.md).
+  quota: { cost: 1 },
 } as const;
 /** The history is every year the plan reaches: the query plus this, on every path. */
 const HISTORY_FIXED = { year: 'all' } as const;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import type { RateLimiter } from '../../src/limits/index.js';
 import { createServer } from '../../src/main/wire.js';
 import type { Db } from '../../src/store/index.js';
 import type { WebhookSender } from '../../src/webhooks/index.js';
@@ -38,6 +39,10 @@ export async function buildTestApp(
     db?: Db;
     logger?: pino.Logger;
     webhookSender?: WebhookSender;
+    /** The limiter the app spends quota on (an in-process one of its own when omitted). */
+    limiter?: RateLimiter;
+    /** Adds routes of the test's own before the app is ready (they pass its onRoute hooks). */
+    routes?: (app: FastifyInstance, clock: ManualClock) => void;
   } = {},
 ): Promise<TestApp> {
   const clock = new ManualClock(options.now ?? '2026-11-22T10:15:00Z');
@@ -59,7 +64,9 @@ export async function buildTestApp(
     db,
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.webhookSender === undefined ? {} : { webhookSender: options.webhookSender }),
+    ...(options.limiter === undefined ? {} : { limiter: options.limiter }),
   });
+  options.routes?.(server.app, clock);
   await server.app.ready();
   return {
     app: server.app,

@@ -4,6 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { quotaEnforcer, quotaSpender } from '../../src/http/quota.js';
+import type { ManualClock } from '../../src/lib/clock.js';
+import { MemoryRateLimiter } from '../../src/limits/index.js';
+import { LOOKUP_AUTH, SalaryQuerySchema } from '../../src/salary/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 
@@ -33,12 +38,17 @@ interface Served {
   lines: Record<string, unknown>[];
 }
 
-async function serve(env: Record<string, string>, db?: TestApp['db']): Promise<Served> {
+async function serve(
+  env: Record<string, string>,
+  db?: TestApp['db'],
+  extra: Pick<Parameters<typeof buildTestApp>[0] & object, 'limiter' | 'routes'> = {},
+): Promise<Served> {
   const { logger, lines } = captured();
   const t = await buildTestApp({
     env: { ACCESS_LOG: 'true', LOG_LEVEL: 'info', ...env },
     logger,
     ...(db === undefined ? {} : { db }),
+    ...extra,
   });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = t.app.server.address() as AddressInfo;
@@ -394,5 +404,108 @@ describe('lookup fast path: refusals yield to served requests', () => {
     const statuses = await onOneConnection(Array(5).fill(unknown));
     assert.deepEqual(statuses, [401, 401, 401, 401, 401]);
     assert.equal(fastLookup.yielded - yielded, 0);
+  });
+});
+
+describe("lookup fast path: a route's declared quota cost", () => {
+  const COSTLY = '/api/v1/test/costly?country=DE&job=nurse';
+  let fast: Served;
+  let slow: Served;
+  const keys: string[] = [];
+  const ids: string[] = [];
+
+  /**
+   * A lookup that costs 2, declared once on the route: the fast path takes it (`cheapPath`),
+   * and its Fastify handler spends through the handlers' spender over the app's own limiter.
+   */
+  const costly = (limiter: MemoryRateLimiter) => (app: FastifyInstance, clock: ManualClock) => {
+    const consume = quotaEnforcer(quotaSpender(limiter, clock));
+    app.get(
+      '/api/v1/test/costly',
+      {
+        schema: { querystring: SalaryQuerySchema },
+        config: { auth: LOOKUP_AUTH, cheapPath: {}, quota: { cost: 2 } },
+      },
+      async (request, reply) => {
+        await consume(request, reply);
+        return { answered: 'by Fastify' };
+      },
+    );
+  };
+  const server = (env: Record<string, string>, db?: TestApp['db']) => {
+    const limiter = new MemoryRateLimiter();
+    return serve(env, db, { limiter, routes: costly(limiter) });
+  };
+
+  before(async () => {
+    const env = { PLAN_OVERRIDES: '{"developer":{"requestLimit":5}}' };
+    fast = await server(env);
+    for (let i = 0; i < 2; i++) {
+      const account = await accountOnPlan(fast.t, 'developer');
+      keys.push(account.apiKey!);
+      ids.push(account.accountId);
+    }
+    slow = await server({ ...env, LOOKUP_FAST_PATH: 'false' }, fast.t.db);
+    assert.equal(slow.t.app.fastLookup, undefined);
+  });
+  after(async () => {
+    await slow.t.close();
+    await fast.t.close();
+  });
+
+  const LIMIT_HEADERS = [
+    'ratelimit-policy',
+    'ratelimit',
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+    'retry-after',
+  ];
+
+  /** The statuses and rate-limit headers of a sequence of requests with one key. */
+  async function sequence(s: Served, key: string) {
+    const seen: Record<string, string | number | null>[] = [];
+    for (const path of [COSTLY, COSTLY, COSTLY, DE, COSTLY]) {
+      const res = await fetch(`${s.base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      await res.arrayBuffer();
+      seen.push({
+        status: res.status,
+        ...Object.fromEntries(LIMIT_HEADERS.map((name) => [name, res.headers.get(name)])),
+      });
+    }
+    return seen;
+  }
+
+  it('spends 2 per request on both paths; with 1 left it is refused and spends nothing', async () => {
+    const lookup = fast.t.app.fastLookup!;
+    const [served, refused] = [lookup.served, lookup.refused];
+    const ours = await sequence(fast, keys[0]!);
+    const theirs = await sequence(slow, keys[1]!);
+    assert.deepEqual(
+      ours.map((r) => [r.status, r['x-ratelimit-remaining']]),
+      [
+        [200, '3'],
+        [200, '1'],
+        [429, '1'],
+        [200, '0'],
+        [429, '0'],
+      ],
+    );
+    assert.deepEqual(ours, theirs, 'the same decisions and headers with and without the fast path');
+    // The costly route's 200s and 429s, and the cost-1 lookup, all decided by the fast path.
+    assert.deepEqual([lookup.served - served, lookup.refused - refused], [3, 2]);
+  });
+
+  it('usage still counts each request once, whatever its cost', async () => {
+    for (const [s, id] of [
+      [fast, ids[0]!],
+      [slow, ids[1]!],
+    ] as const) {
+      const byStatus: Record<number, number> = {};
+      for (const r of s.t.recorder.pending(id))
+        if (r.endpoint === 'GET /api/v1/test/costly')
+          byStatus[r.status] = (byStatus[r.status] ?? 0) + r.count;
+      assert.deepEqual(byStatus, { 200: 2, 429: 2 });
+    }
   });
 });

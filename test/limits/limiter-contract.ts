@@ -184,6 +184,63 @@ export function limiterContract(
       assert.deepEqual(await remaining('release', rules, t), [0], 'another window untouched');
     });
 
+    it('a request of cost 2 consumes 2; with 1 left it is refused and consumes nothing', async () => {
+      const rules = [hourly(5)];
+      const t = at('13:00:00');
+      const seen = [];
+      for (let i = 0; i < 3; i++) seen.push(await limiter.consume('cost', rules, t, 2));
+      assert.deepEqual(
+        seen.map((d) => [d.allowed, d.states[0]!.remaining]),
+        [
+          [true, 3],
+          [true, 1],
+          [false, 1],
+        ],
+      );
+      assert.equal(seen[2]!.retryAfterSeconds, 3600);
+      assert.deepEqual(await remaining('cost', rules, t), [1], 'the refusal spent nothing');
+      // The unit left is still there for a request of cost 1.
+      const one = await limiter.consume('cost', rules, t);
+      assert.deepEqual([one.allowed, one.states[0]!.remaining], [true, 0]);
+      assert.equal((await limiter.consume('cost', rules, t)).allowed, false);
+    });
+
+    it('a cost is all-or-nothing across rules: one rule with too little left consumes none', async () => {
+      const rules = [hourly(10), daily(3)];
+      const t = at('14:00:00');
+      assert.equal((await limiter.consume('cost-multi', rules, t, 2)).allowed, true);
+      const refused = await limiter.consume('cost-multi', rules, t, 2);
+      assert.equal(refused.allowed, false);
+      assert.equal(refused.retryAfterSeconds, 10 * 3600, 'until the refusing (daily) rule resets');
+      assert.deepEqual(
+        refused.states.map((s) => s.remaining),
+        [8, 1],
+        'the hourly rule, which had room, is untouched',
+      );
+      assert.deepEqual(await remaining('cost-multi', rules, t), [8, 1]);
+    });
+
+    it('admits exactly what fits of many concurrent requests of cost 3', async () => {
+      const rules = [hourly(20), daily(31)];
+      const t = at('17:00:00');
+      const decisions = await Promise.all(
+        Array.from({ length: 30 }, () => limiter.consume('cost-burst', rules, t, 3)),
+      );
+      assert.equal(decisions.filter((d) => d.allowed).length, 6, '6 × 3 = 18 ≤ 20 < 21');
+      assert.deepEqual(await remaining('cost-burst', rules, t), [2, 13]);
+    });
+
+    it('release gives back the cost it is given, never below zero', async () => {
+      const rules = [hourly(4)];
+      const t = at('20:00:00');
+      assert.equal((await limiter.consume('cost-release', rules, t, 3)).allowed, true);
+      await limiter.release('cost-release', rules, t, 2);
+      assert.deepEqual(await remaining('cost-release', rules, t), [3]);
+      await limiter.release('cost-release', rules, t, 2);
+      assert.deepEqual(await remaining('cost-release', rules, t), [4]);
+      assert.equal((await limiter.consume('cost-release', rules, t, 4)).allowed, true);
+    });
+
     it('a request with no rules is allowed and reports no state', async () => {
       const d = await limiter.consume('none', [], at('10:00:00'));
       assert.deepEqual(d, { allowed: true, states: [], retryAfterSeconds: 0 });

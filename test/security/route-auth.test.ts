@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { authenticateByRoute } from '../../src/http/auth-hook.js';
+import { quotaByRoute, quotaEnforcer } from '../../src/http/quota.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 
@@ -92,6 +93,60 @@ describe('authentication is decided by the matched route, never the raw URL', ()
       /GET \/api\/v1\/undeclared declares no config\.auth/,
     );
     app.get('/elsewhere', async () => 'x');
+    await app.close();
+  });
+});
+
+describe('quota is declared by the route', () => {
+  const data = { access: 'data', scope: 'salary:read' } as const;
+
+  it('refuses to register a data route without config.quota, or with a cost not a positive integer', async () => {
+    const app = Fastify();
+    quotaByRoute(app);
+    assert.throws(
+      () => app.get('/api/v1/figures', { config: { auth: data } }, async () => 'x'),
+      /GET \/api\/v1\/figures serves data and declares no config\.quota/,
+    );
+    for (const cost of [0, -1, 1.5, Number.NaN]) {
+      assert.throws(
+        () => app.get(`/api/v1/cost`, { config: { auth: data, quota: { cost } } }, async () => 'x'),
+        /config\.quota\.cost .* not a positive integer/,
+        String(cost),
+      );
+    }
+    assert.throws(
+      () =>
+        app.get(
+          '/api/v1/open',
+          { config: { auth: { access: 'public' }, quota: { cost: 1 } } },
+          async () => 'x',
+        ),
+      /declares config\.quota but no caller to charge/,
+    );
+    app.get('/api/v1/two', { config: { auth: data, quota: { cost: 2 } } }, async () => 'x');
+    app.get(
+      '/api/v1/account-thing',
+      { config: { auth: { access: 'account', scope: 'usage:read' } } },
+      async () => 'x',
+    );
+    await app.close();
+  });
+
+  it('a handler that spends on a route without a declaration fails loudly (500), spending nothing', async () => {
+    let spent = 0;
+    const consume = quotaEnforcer(() => {
+      spent++;
+      return undefined;
+    });
+    const app = Fastify();
+    app.get('/undeclared', async (request, reply) => {
+      await consume(request, reply);
+      return 'x';
+    });
+    const res = await app.inject({ method: 'GET', url: '/undeclared' });
+    assert.equal(res.statusCode, 500);
+    assert.match(res.json<{ message: string }>().message, /declares no config\.quota/);
+    assert.equal(spent, 0);
     await app.close();
   });
 });
