@@ -216,6 +216,10 @@ export function createOAuthTokenService(deps: {
     try {
       return await authority.dpop.checkTokenRequest(header, 'POST', TOKEN_PATH);
     } catch (error) {
+      if (error instanceof ProofRefused && error.reason === 'nonce')
+        throw new OAuthError('use_dpop_nonce', error.message, 400, {
+          'dpop-nonce': authority.dpop.nonceFor('token')!,
+        });
       if (error instanceof ProofRefused) throw new OAuthError('invalid_dpop_proof', error.message);
       throw error;
     }
