@@ -11,6 +11,8 @@ export interface WrkResult {
   readonly non2xx: number;
   readonly socketErrors: number;
   readonly timeouts: number;
+  /** wrk's own output, with what a Lua script's `done` printed. */
+  readonly output: string;
 }
 
 export interface WrkRun {
@@ -56,6 +58,7 @@ export function parseWrk(output: string): WrkResult {
     non2xx: number(/Non-2xx or 3xx responses: (\d+)/),
     socketErrors: socket === null ? 0 : Number(socket[1]) + Number(socket[2]) + Number(socket[3]),
     timeouts: socket === null ? 0 : Number(socket[4]),
+    output,
   };
 }
 

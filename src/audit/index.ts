@@ -1,5 +1,8 @@
 export {
   recordAudit,
+  recordAuditBatch,
+  createAuditWriter,
+  type AuditWriter,
   listAudit,
   listAuditPeriod,
   MAX_AUDIT_EXPORT,

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../lib/crypto.js';
-import { jsonColumn, type Queryable } from '../store/index.js';
+import { jsonColumn, type Db, type Queryable } from '../store/index.js';
 
 /** Arbitrary constant for pg_advisory_xact_lock: appends to the hash chain one at a time. */
 const AUDIT_LOCK = 7_405_112_027;
@@ -22,26 +22,42 @@ export interface AuditEntry {
  * Written in the caller's transaction, so an action and its audit entry commit together.
  */
 export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<void> {
+  await recordAuditBatch(tx, [entry]);
+}
+
+/**
+ * Appends `entries` to the chain in this order, in the caller's transaction: one lock, one read
+ * of the last hash and one INSERT for all of them (serial ids follow the VALUES order).
+ */
+export async function recordAuditBatch(
+  tx: Queryable,
+  entries: readonly AuditEntry[],
+): Promise<void> {
+  if (entries.length === 0) return;
   await tx.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
   const last = await tx.query<{ hash: string }>(
     'SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1',
   );
-  const prevHash = last[0]?.hash ?? GENESIS;
-  const data = entry.data ?? {};
-  const createdAt = entry.at.toISOString();
-  const hash = entryHash(
-    prevHash,
-    entry.accountId,
-    entry.actor,
-    entry.action,
-    data,
-    entry.ip ?? null,
-    createdAt,
-  );
-  await tx.query(
-    `INSERT INTO audit_log (account_id, actor, action, data, ip, created_at, prev_hash, hash)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
+  let prevHash = last[0]?.hash ?? GENESIS;
+  const values: unknown[] = [];
+  const rows: string[] = [];
+  for (const entry of entries) {
+    const data = entry.data ?? {};
+    const createdAt = entry.at.toISOString();
+    const hash = entryHash(
+      prevHash,
+      entry.accountId,
+      entry.actor,
+      entry.action,
+      data,
+      entry.ip ?? null,
+      createdAt,
+    );
+    const n = values.length;
+    rows.push(
+      `($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8})`,
+    );
+    values.push(
       entry.accountId,
       entry.actor,
       entry.action,
@@ -50,9 +66,60 @@ export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<voi
       createdAt,
       prevHash,
       hash,
-    ],
+    );
+    prevHash = hash;
+  }
+  await tx.query(
+    `INSERT INTO audit_log (account_id, actor, action, data, ip, created_at, prev_hash, hash)
+     VALUES ${rows.join(', ')}`,
+    values,
   );
 }
+
+/** Most entries one batch writes (8 parameters each: well under PostgreSQL's 65,535). */
+const MAX_BATCH = 500;
+
+/**
+ * Group commit for entries that are an action of their own (an issued OAuth token): an entry
+ * arriving while a write is in flight waits for it, then goes with every other waiting entry in
+ * one transaction. Each `record` resolves only once its entry is committed, and rejects when
+ * that transaction fails, so nothing acknowledged is lost; the chain stays in arrival order.
+ */
+export function createAuditWriter(db: { transaction: Db['transaction'] }) {
+  let queue: { entry: AuditEntry; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let writing = false;
+
+  async function drain(): Promise<void> {
+    writing = true;
+    while (queue.length > 0) {
+      const batch = queue.slice(0, MAX_BATCH);
+      queue = queue.slice(MAX_BATCH);
+      try {
+        await db.transaction((tx) =>
+          recordAuditBatch(
+            tx,
+            batch.map((b) => b.entry),
+          ),
+        );
+        for (const b of batch) b.resolve();
+      } catch (error) {
+        for (const b of batch) b.reject(error);
+      }
+    }
+    writing = false;
+  }
+
+  return {
+    record(entry: AuditEntry): Promise<void> {
+      return new Promise((resolve, reject) => {
+        queue.push({ entry, resolve, reject });
+        if (!writing) void drain();
+      });
+    },
+  };
+}
+
+export type AuditWriter = ReturnType<typeof createAuditWriter>;
 
 export function entryHash(
   prevHash: string,

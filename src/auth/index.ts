@@ -6,6 +6,8 @@ export {
   type Scope,
   SCOPES,
   actorOf,
+  allowlistOwner,
+  credentialName,
   usageKeyOf,
 } from './principal.js';
 export { addressBucket } from './client-address.js';

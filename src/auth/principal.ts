@@ -85,3 +85,32 @@ export function actorOf(p: Principal): string {
   if (p.kind === 'session') return `account:${p.accountId}`;
   return p.accountId !== null ? 'operator' : 'anonymous';
 }
+
+/**
+ * What the caller authenticated with, as a refusal names it ("This OAuth access token lacks
+ * …"): a message must not call an access token or a session an API key.
+ */
+export function credentialName(p: Pick<Principal, 'kind'>): string {
+  switch (p.kind) {
+    case 'oauth':
+      return 'OAuth access token';
+    case 'session':
+      return 'session';
+    case 'key':
+      return 'API key';
+    default:
+      return 'request';
+  }
+}
+
+/** The allowlists a principal is bound by, as a refusal names them. */
+export function allowlistOwner(p: Pick<Principal, 'kind'>): string {
+  switch (p.kind) {
+    case 'oauth':
+      return "this OAuth client's or the account's IP allowlist";
+    case 'key':
+      return "this key's or the account's IP allowlist";
+    default:
+      return "the account's IP allowlist";
+  }
+}

@@ -34,6 +34,8 @@ export interface Config {
   readonly credentialRefreshMs: number;
   /** Lifetime of OAuth access tokens, seconds. */
   readonly oauthTokenTtlSeconds: number;
+  /** Where DPoP proofs must carry a server-provided nonce (RFC 9449 §8, §9): off, token, all. */
+  readonly dpopNonce: 'off' | 'token' | 'all';
   readonly usageFlushMs: number;
   readonly billingIntervalMs: number;
   readonly shutdownTimeoutMs: number;
@@ -121,6 +123,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const dpopNonce = (str('DPOP_NONCE') ?? 'off').toLowerCase();
+  if (dpopNonce !== 'off' && dpopNonce !== 'token' && dpopNonce !== 'all')
+    problems.push(`DPOP_NONCE must be one of off, token, all (got "${dpopNonce}")`);
+
   let trustProxy: string[] = [];
   try {
     trustProxy = parseTrustProxy(str('TRUST_PROXY'));
@@ -184,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     releasePollMs: int('RELEASE_POLL_SECONDS', 5, 1, 3600) * 1000,
     credentialRefreshMs: int('CREDENTIAL_REFRESH_MS', 1000, 100, 60_000),
     oauthTokenTtlSeconds: int('OAUTH_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
+    dpopNonce: dpopNonce === 'token' || dpopNonce === 'all' ? dpopNonce : 'off',
     usageFlushMs: int('USAGE_FLUSH_SECONDS', 5, 1, 3600) * 1000,
     billingIntervalMs: int('BILLING_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600) * 1000,

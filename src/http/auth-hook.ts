@@ -1,6 +1,8 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import {
   addressBucket,
+  allowlistOwner,
+  credentialName,
   type AuthenticatedRoute,
   type CredentialRequest,
   type CredentialResolver,
@@ -73,7 +75,7 @@ export function authenticator(credentials: CredentialResolver, free: Plan): Auth
     }
     if (match === null) {
       throw unauthenticated(
-        'The Authorization header must be "Bearer <API key>".',
+        'The Authorization header must be "Bearer <credential>" (an API key, a session token or an OAuth access token) or "DPoP <access token>".',
         'invalid_request',
       );
     }
@@ -100,16 +102,18 @@ function admit(
   if (bound && principal.allowlists.some((list) => !list.matches(ip))) {
     throw new AppError(
       'ADDRESS_NOT_ALLOWED',
-      `Requests from ${ip} are not on this key's or account's IP allowlist.`,
+      `Requests from ${ip} are not on ${allowlistOwner(principal)}.`,
       {
         extensions: { address: ip },
       },
     );
   }
   if (principal.scopes !== null && !principal.scopes.has(route.scope)) {
-    throw new AppError('SCOPE_MISSING', `This API key lacks the scope ${route.scope}.`, {
-      extensions: { required_scope: route.scope },
-    });
+    throw new AppError(
+      'SCOPE_MISSING',
+      `This ${credentialName(principal)} lacks the scope ${route.scope}.`,
+      { extensions: { required_scope: route.scope } },
+    );
   }
   return principal;
 }

@@ -1,4 +1,4 @@
-import { AddressMatcher, type Principal } from '../auth/index.js';
+import { AddressMatcher, credentialName, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 
 /**
@@ -12,6 +12,8 @@ export interface KeyAuthority {
   readonly scopes: ReadonlySet<string> | null;
   /** The caller key's own allowlist when it has one and the plan enforces it. */
   readonly allowlist: AddressMatcher | null;
+  /** The caller's credential as refusals name it: `API key`, `OAuth access token`, `session`. */
+  readonly credential: string;
 }
 
 /** What a key is (or would become): the rights it grants. */
@@ -31,6 +33,7 @@ export function keyAuthority(
       principal.plan.ipAllowlist && callerKeyAllowlist !== null && callerKeyAllowlist.length > 0
         ? new AddressMatcher(callerKeyAllowlist)
         : null,
+    credential: credentialName(principal),
   };
 }
 
@@ -61,7 +64,7 @@ export function assertWithinAuthority(
     if (missing.length > 0) {
       throw new AppError(
         'KEY_EXCEEDS_CALLER',
-        `This API key cannot ${verb} ${noun} with scopes it does not hold itself: ${missing.join(', ')}.`,
+        `This ${authority.credential} cannot ${verb} ${noun} with scopes it does not hold itself: ${missing.join(', ')}.`,
         { extensions: { missing_scopes: missing, caller_scopes: [...held].sort() } },
       );
     }
@@ -75,7 +78,7 @@ export function assertWithinAuthority(
     if (outside.length > 0) {
       throw new AppError(
         'KEY_EXCEEDS_CALLER',
-        `This API key is limited to its IP allowlist; it cannot ${verb} ${noun} usable from ${outside.join(', ')}.`,
+        `This ${authority.credential} is limited to ${authority.credential === 'API key' ? 'its' : "its client's"} IP allowlist; it cannot ${verb} ${noun} usable from ${outside.join(', ')}.`,
         { extensions: { outside_allowlist: outside, caller_allowlist: limit.entries } },
       );
     }

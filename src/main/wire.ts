@@ -23,6 +23,7 @@ import {
   createOAuthTokenService,
   OAuthTokenAuthority,
   DpopProofs,
+  DpopNonces,
   memoryReplayGuard,
   redisReplayGuard,
 } from '../oauth/index.js';
@@ -334,6 +335,7 @@ export async function createServer(
     dpop: new DpopProofs({
       clock,
       issuer,
+      nonces: new DpopNonces(secretKey, config.dpopNonce),
       replay:
         shared === undefined
           ? memoryReplayGuard()

@@ -11,6 +11,7 @@ import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { ExpiringSet } from '../lib/expiring-set.js';
 import type { Redis } from '../store/index.js';
+import type { DpopNonces } from './dpop-nonce.js';
 
 /** The proof algorithms accepted (asymmetric only), as the metadata and challenges say. */
 export const DPOP_ALGS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256'] as const;
@@ -83,7 +84,8 @@ type Reason =
   | 'jti'
   | 'replayed'
   | 'ath'
-  | 'key';
+  | 'key'
+  | 'nonce';
 
 const DETAILS: Record<Reason, string> = {
   missing: 'A DPoP proof (the DPoP header) is required with this token.',
@@ -100,6 +102,8 @@ const DETAILS: Record<Reason, string> = {
   replayed: 'This DPoP proof was used before: make a new proof (new jti) for every request.',
   ath: 'The DPoP proof\'s "ath" is not the SHA-256 hash of this access token.',
   key: 'The DPoP proof is signed with another key than the one this token is bound to.',
+  nonce:
+    'The DPoP proof needs a "nonce": the one in the DPoP-Nonce header of this response (it changes every minute).',
 };
 
 const CHALLENGE_ALGS = `algs="${DPOP_ALGS.join(' ')}"`;
@@ -147,6 +151,17 @@ export const DPOP_INVALID_TOKEN = new AppError(
   },
 );
 
+/** RFC 9449 §9: the resource server's "use this nonce" (401), for the nonce `nonce`. */
+function useNonceError(nonce: string): AppError {
+  return new AppError('UNAUTHENTICATED', DETAILS.nonce, {
+    headers: {
+      'www-authenticate': `DPoP realm="salary-api", error="use_dpop_nonce", error_description="${DETAILS.nonce.replaceAll('"', "'")}", ${CHALLENGE_ALGS}`,
+      'dpop-nonce': nonce,
+    },
+    extensions: { dpop_error: 'use_dpop_nonce' },
+  });
+}
+
 /** A refused proof: why, in words a client developer can act on. */
 export class ProofRefused extends Error {
   constructor(readonly reason: Reason) {
@@ -183,9 +198,31 @@ export class DpopProofs {
   /** Requests whose proof was accepted: the same request decided again (fast path, then Fastify) is not a replay. */
   readonly #accepted = new WeakMap<object, string>();
   readonly #base: string;
+  /** The resource server's use_dpop_nonce answer, built once per nonce window. */
+  #useNonce: { nonce: string; error: AppError } | undefined;
 
-  constructor(private readonly deps: { clock: Clock; issuer: string; replay: ProofReplayGuard }) {
+  constructor(
+    private readonly deps: {
+      clock: Clock;
+      issuer: string;
+      replay: ProofReplayGuard;
+      /** Server-provided nonces (RFC 9449 §8, §9); none required without. */
+      nonces?: DpopNonces;
+    },
+  ) {
     this.#base = deps.issuer.replace(/\/$/, '');
+  }
+
+  /** The nonce to hand out in `DPoP-Nonce` where proofs at `where` need one; else undefined. */
+  nonceFor(where: 'token' | 'resource'): string | undefined {
+    const { nonces } = this.deps;
+    return nonces?.required(where) === true ? nonces.current(this.deps.clock.now()) : undefined;
+  }
+
+  #resourceNonceError(): AppError {
+    const nonce = this.nonceFor('resource')!;
+    if (this.#useNonce?.nonce !== nonce) this.#useNonce = { nonce, error: useNonceError(nonce) };
+    return this.#useNonce.error;
   }
 
   /**
@@ -205,12 +242,13 @@ export class DpopProofs {
     )
       return;
     try {
-      const proof = await this.#verify(header, request?.method, request?.url, token);
+      const proof = await this.#verify(header, request?.method, request?.url, token, 'resource');
       if (proof.jkt !== jkt) refused('key');
       if (!(await this.deps.replay.claim(proof.replayKey, this.deps.clock.now())))
         refused('replayed');
     } catch (error) {
-      throw error instanceof ProofRefused ? error.resourceError : error;
+      if (!(error instanceof ProofRefused)) throw error;
+      throw error.reason === 'nonce' ? this.#resourceNonceError() : error.resourceError;
     }
     if (request !== undefined && typeof header === 'string') this.#accepted.set(request, header);
   }
@@ -225,7 +263,7 @@ export class DpopProofs {
     url: string,
   ): Promise<string | undefined> {
     if (header === undefined) return undefined;
-    const proof = await this.#verify(header, method, url, undefined);
+    const proof = await this.#verify(header, method, url, undefined, 'token');
     if (!(await this.deps.replay.claim(proof.replayKey, this.deps.clock.now())))
       refused('replayed');
     return proof.jkt;
@@ -236,6 +274,7 @@ export class DpopProofs {
     method: string | undefined,
     url: string | undefined,
     token: string | undefined,
+    where: 'token' | 'resource',
   ): Promise<{ jkt: string; replayKey: string }> {
     if (header === undefined) refused('missing');
     if (typeof header !== 'string') refused('multiple');
@@ -279,6 +318,9 @@ export class DpopProofs {
     const { jti } = claims;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) refused('jti');
     if (token !== undefined && claims.ath !== hash('sha256', token, 'base64url')) refused('ath');
+    const { nonces } = this.deps;
+    if (nonces?.required(where) === true && !nonces.accepts(claims.nonce, this.deps.clock.now()))
+      refused('nonce');
     const jkt = await calculateJwkThumbprint(jwk, 'sha256');
     return { jkt, replayKey: hash('sha256', `${jkt}.${jti}`, 'base64url') };
   }

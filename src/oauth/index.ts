@@ -13,3 +13,4 @@ export {
   redisReplayGuard,
   type ProofReplayGuard,
 } from './dpop.js';
+export { DpopNonces, NONCE_WINDOW_MS, type DpopNonceMode } from './dpop-nonce.js';

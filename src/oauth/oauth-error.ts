@@ -10,7 +10,8 @@ export class OAuthError extends Error {
       | 'unsupported_grant_type'
       | 'unsupported_token_type'
       | 'slow_down'
-      | 'invalid_dpop_proof',
+      | 'invalid_dpop_proof'
+      | 'use_dpop_nonce',
     readonly description: string,
     readonly status = error === 'invalid_client' ? 401 : 400,
     readonly headers: Record<string, string> = {},

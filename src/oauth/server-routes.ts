@@ -95,6 +95,9 @@ export const oauthServerRoutes: FastifyPluginAsync<{
   );
   app.post(TOKEN_PATH, { schema: hidden, config: oauthEndpoint }, async (request, reply) => {
     const answer = await tokens.token(credentials(request), request.ip);
+    // RFC 9449 §8.2: a fresh nonce with every answer to a DPoP request, for the next proof.
+    const nonce = request.headers.dpop === undefined ? undefined : authority.dpop.nonceFor('token');
+    if (nonce !== undefined) reply.header('dpop-nonce', nonce);
     return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(answer);
   });
   app.post(REVOKE_PATH, { schema: hidden, config: oauthEndpoint }, async (request, reply) => {

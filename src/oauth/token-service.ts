@@ -1,7 +1,7 @@
 import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
 import { randomBytes } from 'node:crypto';
 import { addressBucket, SCOPES } from '../auth/index.js';
-import { recordAudit } from '../audit/index.js';
+import { createAuditWriter, recordAudit } from '../audit/index.js';
 import type { Clock } from '../lib/clock.js';
 import { constantTimeEqual, sha256Hex } from '../lib/crypto.js';
 import type { RateLimiter } from '../limits/index.js';
@@ -57,6 +57,8 @@ export function createOAuthTokenService(deps: {
 }) {
   const { db, clock, limiter, authority } = deps;
   const tokenEndpoint = `${authority.issuer}${TOKEN_PATH}`;
+  // Issued tokens' audit rows: concurrent token requests share one transaction (group commit).
+  const issueAudit = createAuditWriter(db);
 
   function invalidClient(description: string, basic: boolean): OAuthError {
     return new OAuthError('invalid_client', description, 401, {
@@ -216,6 +218,10 @@ export function createOAuthTokenService(deps: {
     try {
       return await authority.dpop.checkTokenRequest(header, 'POST', TOKEN_PATH);
     } catch (error) {
+      if (error instanceof ProofRefused && error.reason === 'nonce')
+        throw new OAuthError('use_dpop_nonce', error.message, 400, {
+          'dpop-nonce': authority.dpop.nonceFor('token')!,
+        });
       if (error instanceof ProofRefused) throw new OAuthError('invalid_dpop_proof', error.message);
       throw error;
     }
@@ -289,16 +295,15 @@ export function createOAuthTokenService(deps: {
         .setExpirationTime(iat + deps.lifetimeS)
         .setJti(jti)
         .sign(key);
-      await db.transaction((tx) =>
-        recordAudit(tx, {
-          accountId: client.accountId,
-          actor: `oauth_client:${client.id}`,
-          action: 'oauth.token_issue',
-          data: { client_id: client.id, jti, scope, kid, ...(jkt === undefined ? {} : { jkt }) },
-          ip,
-          at: new Date(now),
-        }),
-      );
+      // The token is handed out only once its audit row is committed.
+      await issueAudit.record({
+        accountId: client.accountId,
+        actor: `oauth_client:${client.id}`,
+        action: 'oauth.token_issue',
+        data: { client_id: client.id, jti, scope, kid, ...(jkt === undefined ? {} : { jkt }) },
+        ip,
+        at: new Date(now),
+      });
       return {
         access_token: accessToken,
         token_type: jkt === undefined ? 'Bearer' : 'DPoP',
