@@ -13,7 +13,6 @@ import type { WebhookService } from '../webhooks/index.js';
 import type { SlaService } from '../sla/index.js';
 import type { Flash, PageContext } from './layout.js';
 import type { CsrfTokens } from './session.js';
-import type { UsageViewCache } from './usage-cache.js';
 
 /** What the dashboard's pages are built from: the services the API uses. */
 export interface DashboardDeps {
@@ -51,8 +50,6 @@ declare module 'fastify' {
 export interface DashboardTools {
   deps: DashboardDeps;
   csrf: CsrfTokens;
-  /** Grouped usage with its settled buckets kept in memory. */
-  views: UsageViewCache;
   /** Sends an HTML page with the dashboard's headers. */
   send(reply: FastifyReply, status: number, body: string): FastifyReply;
   /** 303 to a dashboard path (Post/Redirect/Get). */

@@ -153,8 +153,8 @@ ${quotaCard(quota, projectQuota(quota, deps.clock.now()))}
     const now = deps.clock.now();
     const { hours, days } = overviewRanges(now);
     const [hourly, daily, quota] = await Promise.all([
-      tools.views.grouped(principal, hours, 'hour', ['status']),
-      tools.views.grouped(principal, days, 'day', ['endpoint', 'status']),
+      deps.usage.grouped(principal, hours, 'hour', ['status']),
+      deps.usage.grouped(principal, days, 'day', ['endpoint', 'status']),
       deps.usage.quota(principal),
     ]);
     const view = overview(hourly, daily, quota, now);

@@ -148,7 +148,7 @@ export function usagePage(app: FastifyInstance, tools: DashboardTools): void {
     const { params, from, to, problems } = usageParams(raw, deps.clock.now());
     const step = params.granularity === 'hour' ? 'hour' : 'day';
     const [rows, keys] = await Promise.all([
-      tools.views.grouped(principal, { from, to }, step, [COLUMN[params.breakdown]]),
+      deps.usage.grouped(principal, { from, to }, step, [COLUMN[params.breakdown]]),
       params.breakdown === 'key'
         ? deps.keys.list(principal.accountId as string)
         : Promise.resolve([]),

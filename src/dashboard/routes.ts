@@ -4,7 +4,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_TTL_MS } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { loadAssets } from './assets.js';
-import { UsageViewCache } from './usage-cache.js';
 import { flashOf, type DashboardDeps, type DashboardTools } from './context.js';
 import { markup, type Html } from './html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
@@ -67,7 +66,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
   const tools: DashboardTools = {
     deps,
     csrf,
-    views: new UsageViewCache(deps.usage, deps.clock),
     send(reply, status, body) {
       return reply
         .code(status)

@@ -1,23 +1,53 @@
-import type { Queryable } from '../store/index.js';
+import { jsonColumn, type Queryable } from '../store/index.js';
 
 export interface UsageRow {
   accountId: string;
   keyId: string;
   endpoint: string;
   status: number;
-  /** Start of the UTC hour, epoch ms. */
+  /** Start of the UTC hour (or, summed per day, of the UTC day), epoch ms. */
   hour: number;
   count: number;
 }
 
-/** Adds counts to the hourly rows, one statement for the whole batch. */
+const DAY_MS = 86_400_000;
+
+/**
+ * Adds counts to the hourly rows and to their sums per day (usage_daily) and per hour and column
+ * (usage_hourly_by_column), in one statement for the whole batch: the sums change with the rows
+ * or not at all, and two instances adding to the same rows each add their own counts. Every
+ * insert takes its rows in key order, so concurrent flushes lock rows in the same order.
+ */
 export async function addUsage(db: Queryable, rows: readonly UsageRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `INSERT INTO usage_hourly (account_id, key_id, endpoint, status, hour, count)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::bigint[])
-     ON CONFLICT (account_id, hour, key_id, endpoint, status)
-     DO UPDATE SET count = usage_hourly.count + EXCLUDED.count`,
+    `WITH batch AS (
+       SELECT account_id, key_id, endpoint, status, hour, sum(count) AS count
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::bigint[])
+         AS u (account_id, key_id, endpoint, status, hour, count)
+       GROUP BY 1, 2, 3, 4, 5
+     ), hourly AS (
+       INSERT INTO usage_hourly (account_id, key_id, endpoint, status, hour, count)
+       SELECT account_id, key_id, endpoint, status, hour, count FROM batch
+       ORDER BY account_id, hour, key_id, endpoint, status
+       ON CONFLICT (account_id, hour, key_id, endpoint, status)
+       DO UPDATE SET count = usage_hourly.count + EXCLUDED.count
+     ), daily AS (
+       INSERT INTO usage_daily (account_id, day, key_id, endpoint, status, count)
+       SELECT account_id, date_trunc('day', hour, 'UTC'), key_id, endpoint, status, sum(count)
+       FROM batch GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+       ON CONFLICT (account_id, day, key_id, endpoint, status)
+       DO UPDATE SET count = usage_daily.count + EXCLUDED.count
+     )
+     INSERT INTO usage_hourly_by_column (account_id, column_name, hour, value, count)
+     SELECT account_id, column_name, hour, value, sum(count) FROM (
+       SELECT account_id, 'key_id' AS column_name, hour, key_id AS value, count FROM batch
+       UNION ALL SELECT account_id, 'endpoint', hour, endpoint, count FROM batch
+       UNION ALL SELECT account_id, 'status', hour, status::text, count FROM batch
+     ) AS c
+     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+     ON CONFLICT (account_id, column_name, hour, value)
+     DO UPDATE SET count = usage_hourly_by_column.count + EXCLUDED.count`,
     [
       rows.map((r) => r.accountId),
       rows.map((r) => r.keyId),
@@ -29,41 +59,17 @@ export async function addUsage(db: Queryable, rows: readonly UsageRow[]): Promis
   );
 }
 
-export async function usageBetween(
-  db: Queryable,
-  accountId: string,
-  from: number,
-  to: number,
-): Promise<UsageRow[]> {
-  const rows = await db.query<{
-    key_id: string;
-    endpoint: string;
-    status: number;
-    hour: Date | string;
-    count: number | string;
-  }>(
-    `SELECT key_id, endpoint, status, hour, count FROM usage_hourly
-     WHERE account_id = $1 AND hour >= $2 AND hour < $3 ORDER BY hour, endpoint, status, key_id`,
-    [accountId, new Date(from).toISOString(), new Date(to).toISOString()],
-  );
-  return rows.map((r) => ({
-    accountId,
-    keyId: r.key_id,
-    endpoint: r.endpoint,
-    status: r.status,
-    hour: new Date(r.hour).getTime(),
-    count: Number(r.count),
-  }));
-}
-
 /** The columns usage can be grouped by besides the time bucket (a closed list: SQL names). */
 export const USAGE_COLUMNS = ['key_id', 'endpoint', 'status'] as const;
 export type UsageColumn = (typeof USAGE_COLUMNS)[number];
 
 /**
- * Usage summed per time bucket (UTC hour or day, its start in `hour`) and the given columns, in
- * the database: a page over 30 days reads hundreds of rows, not every hourly row. Columns not
- * grouped by come back as '' (key, endpoint) or 0 (status).
+ * Usage summed per time bucket (UTC hour or day, its start in `hour`) and the given columns over
+ * [from, to), one row per bucket and values. Columns not grouped by come back as '' (key,
+ * endpoint) or 0 (status). Read from the narrowest table that holds the answer: per day from
+ * usage_daily (so `from` and `to` must be UTC midnights), per hour and one column (or none)
+ * from usage_hourly_by_column, per hour and more columns from usage_hourly. The rows come back
+ * as one JSON array: thousands of result rows cost PGlite far more than their sums do.
  */
 export async function usageGrouped(
   db: Queryable,
@@ -74,25 +80,54 @@ export async function usageGrouped(
   columns: readonly UsageColumn[],
 ): Promise<UsageRow[]> {
   const grouped = USAGE_COLUMNS.filter((c) => columns.includes(c));
-  const bucket = step === 'hour' ? 'hour' : `date_trunc('day', hour, 'UTC')`;
-  const rows = await db.query<{
-    bucket: Date | string;
-    key_id?: string;
-    endpoint?: string;
-    status?: number;
-    count: number | string;
-  }>(
-    `SELECT ${bucket} AS bucket, ${grouped.map((c) => `${c}, `).join('')}sum(count) AS count
-     FROM usage_hourly WHERE account_id = $1 AND hour >= $2 AND hour < $3
-     GROUP BY 1${grouped.map((_, i) => `, ${i + 2}`).join('')}`,
+  let source: string;
+  if (step === 'day') {
+    if (from % DAY_MS !== 0 || to % DAY_MS !== 0)
+      throw new Error('usage per day is read for whole UTC days');
+    source = `SELECT day AS bucket, ${grouped.map((c) => `${c}, `).join('')}sum(count) AS count
+      FROM usage_daily WHERE account_id = $1 AND day >= $2 AND day < $3
+      GROUP BY 1${grouped.map((_, i) => `, ${i + 2}`).join('')}`;
+  } else if (grouped.length === 0) {
+    source = `SELECT hour AS bucket, sum(count) AS count FROM usage_hourly_by_column
+      WHERE account_id = $1 AND column_name = 'status' AND hour >= $2 AND hour < $3
+      GROUP BY 1`;
+  } else if (grouped.length === 1) {
+    const column = grouped[0] as UsageColumn;
+    const value = column === 'status' ? 'value::int' : 'value';
+    source = `SELECT hour AS bucket, ${value} AS ${column}, count FROM usage_hourly_by_column
+      WHERE account_id = $1 AND column_name = '${column}' AND hour >= $2 AND hour < $3`;
+  } else {
+    source = `SELECT hour AS bucket, ${grouped.map((c) => `${c}, `).join('')}sum(count) AS count
+      FROM usage_hourly WHERE account_id = $1 AND hour >= $2 AND hour < $3
+      GROUP BY 1${grouped.map((_, i) => `, ${i + 2}`).join('')}`;
+  }
+  const [result] = await db.query<{ rows: unknown[][] | string }>(
+    `SELECT coalesce(json_agg(json_build_array(
+       (extract(epoch FROM bucket) * 1000)::bigint, ${grouped.map((c) => `${c}, `).join('')}count
+     )), '[]') AS rows FROM (${source}) AS g`,
     [accountId, new Date(from).toISOString(), new Date(to).toISOString()],
   );
-  return rows.map((r) => ({
-    accountId,
-    keyId: r.key_id ?? '',
-    endpoint: r.endpoint ?? '',
-    status: r.status ?? 0,
-    hour: new Date(r.bucket).getTime(),
-    count: Number(r.count),
-  }));
+  return jsonColumn(result?.rows ?? []).map((r) => {
+    const value = (c: UsageColumn) => r[1 + grouped.indexOf(c)];
+    return {
+      accountId,
+      keyId: grouped.includes('key_id') ? (value('key_id') as string) : '',
+      endpoint: grouped.includes('endpoint') ? (value('endpoint') as string) : '',
+      status: grouped.includes('status') ? (value('status') as number) : 0,
+      hour: Number(r[0]),
+      count: Number(r[grouped.length + 1]),
+    };
+  });
+}
+
+/** The rows summed per account, key, endpoint, status and bucket (one row each). */
+export function sumRows(rows: readonly UsageRow[]): UsageRow[] {
+  const out = new Map<string, UsageRow>();
+  for (const r of rows) {
+    const key = `${r.accountId}|${r.keyId}|${r.endpoint}|${r.status}|${r.hour}`;
+    const prior = out.get(key);
+    if (prior === undefined) out.set(key, { ...r });
+    else prior.count += r.count;
+  }
+  return [...out.values()];
 }

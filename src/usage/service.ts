@@ -5,7 +5,7 @@ import { DAY_MS, HOUR_MS, planRules, windowStart, type RateLimiter } from '../li
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import type { UsageRecorder } from './recorder.js';
-import { usageBetween, usageGrouped, type UsageColumn, type UsageRow } from './repo.js';
+import { sumRows, usageGrouped, type UsageColumn, type UsageRow } from './repo.js';
 
 export interface UsageQuery {
   from?: string;
@@ -40,23 +40,25 @@ export function createUsageService(deps: {
         ]);
       }
       const granularity = query.granularity ?? 'day';
-      const rows = merge([
-        ...(await usageBetween(db, accountId, from, to)),
-        ...recorder.pending(accountId).filter((r) => r.hour >= from && r.hour < to),
-      ]);
+      const range = { from, to };
+      // The totals from the day sums; the hourly series from the hourly sums per status.
+      const all = await grouped(accountId, range, 'day', ['key_id', 'endpoint', 'status']);
+      const rows =
+        granularity === 'day' ? all : await grouped(accountId, range, 'hour', ['status']);
 
       const step = granularity === 'hour' ? HOUR_MS : DAY_MS;
       const buckets = new Map<number, { requests: number; errors: number }>();
       for (let t = from; t < to; t += step) buckets.set(t, { requests: 0, errors: 0 });
+      for (const r of rows) {
+        const bucket = buckets.get(r.hour);
+        if (bucket === undefined) continue;
+        bucket.requests += r.count;
+        if (r.status >= 400) bucket.errors += r.count;
+      }
       const byEndpoint: Record<string, number> = {};
       const byStatus: Record<string, number> = {};
       const byKey: Record<string, number> = {};
-      for (const r of rows) {
-        const bucket = buckets.get(windowStart(r.hour, step));
-        if (bucket !== undefined) {
-          bucket.requests += r.count;
-          if (r.status >= 400) bucket.errors += r.count;
-        }
+      for (const r of all) {
         byEndpoint[r.endpoint] = (byEndpoint[r.endpoint] ?? 0) + r.count;
         byStatus[String(r.status)] = (byStatus[String(r.status)] ?? 0) + r.count;
         const key = r.keyId === '' ? 'session' : r.keyId;
@@ -67,7 +69,7 @@ export function createUsageService(deps: {
         from: new Date(from).toISOString(),
         to: new Date(to).toISOString(),
         granularity,
-        total: rows.reduce((sum, r) => sum + r.count, 0),
+        total: all.reduce((sum, r) => sum + r.count, 0),
         series: [...buckets].map(([start, b]) => ({ start: new Date(start).toISOString(), ...b })),
         by_endpoint: byEndpoint,
         by_status: byStatus,
@@ -80,29 +82,14 @@ export function createUsageService(deps: {
      * Usage summed per UTC hour or day and the given columns over [from, to) (epoch ms on hour
      * boundaries), counts still in memory included: what the dashboard's view models read.
      */
-    async grouped(
+    grouped(
       principal: Principal,
       range: { from: number; to: number },
       step: 'hour' | 'day',
       columns: readonly UsageColumn[],
     ): Promise<UsageRow[]> {
       assertPlanHas(plans, principal.plan, (p) => p.usageAnalytics, 'Usage analytics');
-      const accountId = principal.accountId as string;
-      const size = step === 'hour' ? HOUR_MS : DAY_MS;
-      const pending = recorder
-        .pending(accountId)
-        .filter((r) => r.hour >= range.from && r.hour < range.to)
-        .map((r) => ({
-          ...r,
-          hour: windowStart(r.hour, size),
-          keyId: columns.includes('key_id') ? r.keyId : '',
-          endpoint: columns.includes('endpoint') ? r.endpoint : '',
-          status: columns.includes('status') ? r.status : 0,
-        }));
-      return merge([
-        ...(await usageGrouped(db, accountId, range.from, range.to, step, columns)),
-        ...pending,
-      ]);
+      return grouped(principal.accountId as string, range, step, columns);
     },
 
     /** Today's (or this hour's) quota of the account, as the usage report states it. */
@@ -110,6 +97,30 @@ export function createUsageService(deps: {
       return quota(principal, clock.now());
     },
   };
+
+  /** The written sums and the counts still in memory, per bucket and the given columns. */
+  async function grouped(
+    accountId: string,
+    range: { from: number; to: number },
+    step: 'hour' | 'day',
+    columns: readonly UsageColumn[],
+  ): Promise<UsageRow[]> {
+    const size = step === 'hour' ? HOUR_MS : DAY_MS;
+    const pending = recorder
+      .pending(accountId)
+      .filter((r) => r.hour >= range.from && r.hour < range.to)
+      .map((r) => ({
+        ...r,
+        hour: windowStart(r.hour, size),
+        keyId: columns.includes('key_id') ? r.keyId : '',
+        endpoint: columns.includes('endpoint') ? r.endpoint : '',
+        status: columns.includes('status') ? r.status : 0,
+      }));
+    return sumRows([
+      ...(await usageGrouped(db, accountId, range.from, range.to, step, columns)),
+      ...pending,
+    ]);
+  }
 
   async function quota(principal: Principal, now: number): Promise<UsageQuota> {
     const rules = planRules(principal.plan);
@@ -155,15 +166,4 @@ function parseDay(name: string, value: string): number {
     ]);
   }
   return at;
-}
-
-function merge(rows: UsageRow[]): UsageRow[] {
-  const out = new Map<string, UsageRow>();
-  for (const r of rows) {
-    const key = `${r.keyId}|${r.endpoint}|${r.status}|${r.hour}`;
-    const prior = out.get(key);
-    if (prior === undefined) out.set(key, { ...r });
-    else prior.count += r.count;
-  }
-  return [...out.values()];
 }
