@@ -40,7 +40,12 @@ import {
   type ComplianceDocuments,
   type PdfPool,
 } from '../compliance/index.js';
-import { usageRoutes, type UsageRecorder, type UsageService } from '../usage/index.js';
+import {
+  usageRoutes,
+  type QuotaEndpoints,
+  type UsageRecorder,
+  type UsageService,
+} from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
 import { dashboardRoutes } from '../dashboard/index.js';
 import { baseUrlOf, type Config } from '../config/index.js';
@@ -147,6 +152,8 @@ export interface AppDeps {
   customEndpointRegistry: CustomEndpointRegistry;
   /** Data licences and licensees' host names, in memory. */
   licenses: LicenseRegistry;
+  /** Filled with every route's declared quota cost (the Redis limiter's reconciliation floor). */
+  quotaEndpoints?: QuotaEndpoints;
 }
 
 const API_PREFIX = '/api/v1/';
@@ -272,7 +279,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   authenticateByRoute(app, authenticate);
-  quotaByRoute(app);
+  quotaByRoute(app, deps.quotaEndpoints);
   // One callback-style hook (no promise per request) for usage counting and the access log.
   app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal as Principal | null;

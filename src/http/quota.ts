@@ -13,6 +13,8 @@ import {
   type LimitRule,
   type RateLimiter,
 } from '../limits/index.js';
+import type { QuotaEndpoints } from '../usage/index.js';
+import { hookList } from './route-hooks.js';
 
 /**
  * What a route that spends quota declares in its `config.quota`, once: every path that answers
@@ -31,13 +33,16 @@ const API_PREFIX = '/api/';
  * Checks every route registered from now on: a data route (`config.auth.access` 'data': the
  * figures) under /api/ must declare `config.quota`, a public one must not (it has no principal
  * to charge), and a declared cost must be a positive integer. Registration fails otherwise, so
- * a handler that spends always finds its route's declaration.
+ * a handler that spends always finds its route's declaration. Each route's cost (0 without a
+ * declaration) also goes to `endpoints`, the limiter's reconciliation floor's weights.
  */
-export function quotaByRoute(app: FastifyInstance): void {
+export function quotaByRoute(app: FastifyInstance, endpoints?: QuotaEndpoints): void {
   app.addHook('onRoute', (route) => {
     const quota = route.config?.quota;
     const auth = route.config?.auth;
     const name = `${String(route.method)} ${route.url}`;
+    for (const method of hookList(route.method))
+      endpoints?.add(method, route.url, quota?.cost ?? 0);
     if (quota === undefined) {
       if (auth?.access === 'data' && route.url.startsWith(API_PREFIX))
         throw new Error(`${name} serves data and declares no config.quota`);

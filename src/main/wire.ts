@@ -57,7 +57,12 @@ import {
   type Db,
   type Redis,
 } from '../store/index.js';
-import { admittedFromUsage, createUsageService, UsageRecorder } from '../usage/index.js';
+import {
+  admittedFromUsage,
+  createUsageService,
+  QuotaEndpoints,
+  UsageRecorder,
+} from '../usage/index.js';
 import {
   createHttpSender,
   createWebhookService,
@@ -382,8 +387,11 @@ export async function createServer(
     touchKeys(target, cache.takeLastUsed()),
   );
   recorder.start(config.usageFlushMs);
-  // Shared counters lost with a Redis restart are rebuilt from the usage instances wrote.
-  if (limiter instanceof RedisRateLimiter) limiter.reconcileWith(admittedFromUsage(db, recorder));
+  // Shared counters lost with a Redis restart are rebuilt from the usage instances wrote,
+  // weighted by the costs the routes declare (filled as buildApp registers them).
+  const quotaEndpoints = new QuotaEndpoints();
+  if (limiter instanceof RedisRateLimiter)
+    limiter.reconcileWith(admittedFromUsage(db, recorder, quotaEndpoints));
   const billingTimer = setInterval(() => {
     services
       .billing(config.billingIntervalMs)
@@ -491,6 +499,7 @@ export async function createServer(
   };
 
   const app = await buildApp({
+    quotaEndpoints,
     config,
     clock,
     plans,
@@ -576,6 +585,7 @@ export async function createServer(
     sla,
     heartbeat,
     licenses,
+    quotaEndpoints,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
       if (metricsPort !== undefined) {

@@ -2,50 +2,71 @@ import type { LimitBaseline } from '../limits/index.js';
 import type { Queryable } from '../store/index.js';
 import type { UsageRecorder } from './recorder.js';
 
-/** The endpoints that spend quota, as usage records them. */
-const QUOTA_ENDPOINTS = [
-  'GET /api/v1/salary',
-  'GET /api/v1/salary/history',
-  'GET /api/v1/countries',
-  'GET /api/v1/jobs',
-  'GET /api/v1/bulk/countries',
-  'GET /api/v1/bulk/jobs',
-  'GET /api/v1/bulk/archive',
-];
-
 const ACCOUNT_BUCKET = 'acct:';
 
 /**
- * The limiter's baseline from usage: an account's answered (status below 400) requests to the
- * quota endpoints in the window, as written by every instance plus this instance's counts not
- * yet written. Refused and failed requests are left out, so the floor never exceeds what the
- * limiter admitted (no false 429). Address buckets (anonymous Free) have no usage rows: 0.
+ * What each endpoint, as usage records it (`GET /api/v1/salary`, `GET /api/v1/custom/<slug>`),
+ * spends of the quota per request: filled from the routes' own `config.quota` declarations as
+ * they are registered (the HTTP layer's `quotaByRoute`), so no second list of the endpoints that
+ * spend exists. A route without a declaration is registered with cost 0: its exact path then
+ * wins over a parametric route's pattern, as Fastify's router prefers a static route.
  */
-export function admittedFromUsage(db: Queryable, recorder: UsageRecorder): LimitBaseline {
+export class QuotaEndpoints {
+  readonly #exact = new Map<string, number>();
+  readonly #patterns: { pattern: RegExp; cost: number }[] = [];
+
+  /** A route: its method, Fastify URL (`:name` parameters) and declared cost (0: none). */
+  add(method: string, url: string, cost: number): void {
+    const endpoint = `${method} ${url}`;
+    if (!url.includes(':') && !url.includes('*')) {
+      this.#exact.set(endpoint, cost);
+      return;
+    }
+    if (cost === 0) return;
+    const source = endpoint
+      .split(/(:[A-Za-z0-9_]+|\*)/)
+      .map((part, i) => (i % 2 === 1 ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    this.#patterns.push({ pattern: new RegExp(`^${source}$`), cost });
+  }
+
+  /** What one request to `endpoint` (as usage names it) spends; 0 when it spends nothing. */
+  costOf(endpoint: string): number {
+    const exact = this.#exact.get(endpoint);
+    if (exact !== undefined) return exact;
+    for (const { pattern, cost } of this.#patterns) if (pattern.test(endpoint)) return cost;
+    return 0;
+  }
+}
+
+/**
+ * The limiter's baseline from usage: the units an account's answered (status below 400)
+ * requests spent in the window (each endpoint's count times its declared cost), as written by
+ * every instance plus this instance's counts not yet written. Refused and failed requests are
+ * left out, so the floor never exceeds what the limiter admitted (no false 429). Address
+ * buckets (anonymous Free) have no usage rows: 0.
+ */
+export function admittedFromUsage(
+  db: Queryable,
+  recorder: UsageRecorder,
+  endpoints: QuotaEndpoints,
+): LimitBaseline {
   return async (bucket, rule, windowStart) => {
     if (!bucket.startsWith(ACCOUNT_BUCKET)) return 0;
     const accountId = bucket.slice(ACCOUNT_BUCKET.length);
     const windowEnd = windowStart + rule.windowMs;
-    const [row] = await db.query<{ n: number | string | null }>(
-      `SELECT sum(count) AS n FROM usage_hourly
-       WHERE account_id = $1 AND hour >= $2 AND hour < $3 AND status < 400 AND endpoint = ANY($4)`,
-      [
-        accountId,
-        new Date(windowStart).toISOString(),
-        new Date(windowEnd).toISOString(),
-        QUOTA_ENDPOINTS,
-      ],
+    const rows = await db.query<{ endpoint: string; n: number | string }>(
+      `SELECT endpoint, sum(count) AS n FROM usage_hourly
+       WHERE account_id = $1 AND hour >= $2 AND hour < $3 AND status < 400
+       GROUP BY endpoint`,
+      [accountId, new Date(windowStart).toISOString(), new Date(windowEnd).toISOString()],
     );
-    const pending = recorder
-      .pending(accountId)
-      .filter(
-        (r) =>
-          r.hour >= windowStart &&
-          r.hour < windowEnd &&
-          r.status < 400 &&
-          QUOTA_ENDPOINTS.includes(r.endpoint),
-      )
-      .reduce((sum, r) => sum + r.count, 0);
-    return Number(row?.n ?? 0) + pending;
+    let units = 0;
+    for (const row of rows) units += Number(row.n) * endpoints.costOf(row.endpoint);
+    for (const r of recorder.pending(accountId)) {
+      if (r.hour >= windowStart && r.hour < windowEnd && r.status < 400)
+        units += r.count * endpoints.costOf(r.endpoint);
+    }
+    return units;
   };
 }

@@ -23,6 +23,7 @@ export interface TestApp {
   sla: Awaited<ReturnType<typeof createServer>>['sla'];
   heartbeat: Awaited<ReturnType<typeof createServer>>['heartbeat'];
   licenses: Awaited<ReturnType<typeof createServer>>['licenses'];
+  quotaEndpoints: Awaited<ReturnType<typeof createServer>>['quotaEndpoints'];
   clock: ManualClock;
   db: Db;
   close(): Promise<void>;
@@ -81,6 +82,7 @@ export async function buildTestApp(
     sla: server.sla,
     heartbeat: server.heartbeat,
     licenses: server.licenses,
+    quotaEndpoints: server.quotaEndpoints,
     clock,
     db,
     async close() {
