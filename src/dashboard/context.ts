@@ -5,6 +5,7 @@ import type { SubscriptionService } from '../billing/index.js';
 import { AppError } from '../errors/index.js';
 import type { CredentialCache, KeyService } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
+import type { OAuthClientService } from '../oauth/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import type { SupportService } from '../support/index.js';
@@ -32,6 +33,8 @@ export interface DashboardDeps {
   sla?: SlaService;
   /** Notice addresses, the opt-out and the plan's support channel. */
   support: SupportService;
+  /** The account's OAuth clients, to name them in the usage by key; absent when not wired. */
+  oauthClients?: OAuthClientService;
 }
 
 export interface Signed {

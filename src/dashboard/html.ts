@@ -15,7 +15,7 @@ const ESCAPES: Record<string, string> = {
 };
 
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
+  return /[&<>"']/.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string) : text;
 }
 
 type Part = Html | string | number | boolean | null | undefined | readonly Part[];

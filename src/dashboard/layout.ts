@@ -108,8 +108,12 @@ export function time(at: number | string | null, empty = '—'): Html {
   return markup`<time datetime="${iso}" data-local>${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
+// One formatter (toLocaleString builds one per call), and none for the small whole numbers
+// that fill a 720-row table: formatting was most of such a page's time.
+const NUMBER = new Intl.NumberFormat('en-GB');
+
 export function number(n: number): string {
-  return n.toLocaleString('en-GB');
+  return Number.isInteger(n) && n > -1000 && n < 1000 ? String(n) : NUMBER.format(n);
 }
 
 export function percent(rate: number | null): string {

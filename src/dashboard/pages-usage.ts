@@ -147,13 +147,18 @@ export function usagePage(app: FastifyInstance, tools: DashboardTools): void {
     const raw = request.query as Record<string, unknown>;
     const { params, from, to, problems } = usageParams(raw, deps.clock.now());
     const step = params.granularity === 'hour' ? 'hour' : 'day';
-    const [rows, keys] = await Promise.all([
+    const byKey = params.breakdown === 'key';
+    const [rows, keys, clients] = await Promise.all([
       deps.usage.grouped(principal, { from, to }, step, [COLUMN[params.breakdown]]),
-      params.breakdown === 'key'
-        ? deps.keys.list(principal.accountId as string)
+      byKey ? deps.keys.list(principal.accountId as string) : Promise.resolve([]),
+      byKey && principal.plan.oauth && deps.oauthClients !== undefined
+        ? deps.oauthClients.list(principal)
         : Promise.resolve([]),
     ]);
-    const names = new Map(keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`]));
+    const names = new Map([
+      ...keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`] as const),
+      ...clients.map((c) => [c.id, `OAuth client ${c.name} (${c.id})`] as const),
+    ]);
     const table = usageTable(
       rows,
       { from, to, step: params.granularity === 'hour' ? HOUR : DAY, breakdown: params.breakdown },

@@ -427,6 +427,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     secretKey: deps.secretKey,
     ...(deps.sla === undefined ? {} : { sla: deps.sla.service }),
     support: deps.support,
+    oauthClients: deps.oauthClients,
   });
   app.get(
     '/api/v1/openapi.json',

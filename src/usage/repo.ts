@@ -107,17 +107,16 @@ export async function usageGrouped(
      )), '[]') AS rows FROM (${source}) AS g`,
     [accountId, new Date(from).toISOString(), new Date(to).toISOString()],
   );
-  return jsonColumn(result?.rows ?? []).map((r) => {
-    const value = (c: UsageColumn) => r[1 + grouped.indexOf(c)];
-    return {
-      accountId,
-      keyId: grouped.includes('key_id') ? (value('key_id') as string) : '',
-      endpoint: grouped.includes('endpoint') ? (value('endpoint') as string) : '',
-      status: grouped.includes('status') ? (value('status') as number) : 0,
-      hour: Number(r[0]),
-      count: Number(r[grouped.length + 1]),
-    };
-  });
+  // Where each column is in a row ([bucket, ...grouped, count]); 0: not grouped by.
+  const [key = 0, endpoint = 0, status = 0] = USAGE_COLUMNS.map((c) => grouped.indexOf(c) + 1);
+  return jsonColumn(result?.rows ?? []).map((r) => ({
+    accountId,
+    keyId: key === 0 ? '' : (r[key] as string),
+    endpoint: endpoint === 0 ? '' : (r[endpoint] as string),
+    status: status === 0 ? 0 : (r[status] as number),
+    hour: Number(r[0]),
+    count: Number(r[grouped.length + 1]),
+  }));
 }
 
 /** The rows summed per account, key, endpoint, status and bucket (one row each). */

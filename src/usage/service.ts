@@ -116,10 +116,8 @@ export function createUsageService(deps: {
         endpoint: columns.includes('endpoint') ? r.endpoint : '',
         status: columns.includes('status') ? r.status : 0,
       }));
-    return sumRows([
-      ...(await usageGrouped(db, accountId, range.from, range.to, step, columns)),
-      ...pending,
-    ]);
+    const written = await usageGrouped(db, accountId, range.from, range.to, step, columns);
+    return pending.length === 0 ? written : sumRows([...written, ...pending]);
   }
 
   async function quota(principal: Principal, now: number): Promise<UsageQuota> {

@@ -242,6 +242,30 @@ describe('dashboard over HTTP', () => {
     assert.match(bad.body, /must be a date/);
   });
 
+  it('names the OAuth clients beside the keys in the usage by key, and in its CSV', async () => {
+    const { email, session, accountId } = await accountOnPlan(t, 'enterprise');
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/oauth/clients',
+      headers: { authorization: `Bearer ${session}` },
+      payload: { name: 'Payroll sync', scopes: ['salary:read'] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const clientId = created.json<{ client_id: string }>().client_id;
+    for (let i = 0; i < 3; i++)
+      t.recorder.record(accountId, clientId, 'GET /api/v1/salary', 200, t.clock.now());
+    await t.recorder.flush();
+    const jar = new Jar();
+    await signIn(jar, email);
+    const csv = await get(jar, '/dashboard/usage?breakdown=key&download=csv');
+    const [header, ...rows] = csv.body.trim().split('\r\n');
+    // The session's own request (creating the client) is counted under the session token.
+    assert.equal(header, `start_utc,OAuth client Payroll sync (${clientId}),session token,total`);
+    assert.ok(rows.includes('2026-11-22T00:00:00.000Z,3,1,4'), rows.join(' / '));
+    const page = await get(jar, '/dashboard/usage?breakdown=key');
+    assert.match(page.body, /<td>OAuth client Payroll sync \(ocl_/);
+  });
+
   it('never shows one account the data of another', async () => {
     const a = await accountOnPlan(t, 'developer');
     const b = await accountOnPlan(t, 'developer');
