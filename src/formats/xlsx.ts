@@ -57,7 +57,9 @@ export function xlsxStream(
   const write = async (): Promise<void> => {
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true });
     workbook.creator = creator;
+    // Fixed dates: the same table gives the same workbook (but for the zip entries' times).
     workbook.created = new Date(0);
+    workbook.modified = new Date(0);
     const sheet = workbook.addWorksheet(sheetName.slice(0, 31), {
       views: [{ state: 'frozen', ySplit: 1 }],
     });
