@@ -235,9 +235,8 @@ export function createRunner(deps: {
     },
 
     /**
-     * Tells a webhook destination that a run gave up (`export.failed`), once: the run's
-     * outcome is recorded already, so a receiver that is down only misses this message
-     * (the account's webhook endpoints and e-mail carry it too).
+     * Tells a webhook destination that a run gave up (`export.failed`), one attempt (the
+     * worker retries it); the same message id on every attempt, for deduplication.
      */
     async announceFailure(e: ExportRow, run: RunRow, error: string): Promise<void> {
       if (e.destination.type !== 'webhook') return;
