@@ -62,8 +62,15 @@ function selectionOf(q: ExportQuery): Selection {
 
 /** `2026-11-23` in the export's time zone: the date part of the delivered file's name. */
 export function scheduledDate(at: string, timezone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone }).format(new Date(at));
+  let format = DATE_FORMATS.get(timezone);
+  if (format === undefined) {
+    // Making a format costs milliseconds of the main thread; each time zone's is kept.
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone });
+    DATE_FORMATS.set(timezone, format);
+  }
+  return format.format(new Date(at));
 }
+const DATE_FORMATS = new Map<string, Intl.DateTimeFormat>();
 
 /** The file name: the export's name made safe, the scheduled date, the format, `.gz`. */
 export function fileNameOf(e: ExportRow, run: RunRow): string {
