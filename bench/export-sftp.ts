@@ -1,10 +1,12 @@
 /**
- * The full archive exported to a real sshd on loopback, as Parquet and as CSV: seconds per run
- * and the process's resident memory (before, and the peak sampled every 10 ms during the run).
+ * The full archive exported to a real sshd on loopback, as Parquet and as CSV in turn (RUNS runs,
+ * 10 unless given): seconds per run, the process's resident memory (before, and the peak
+ * sampled every 10 ms during the run) and the main thread's longest pause (event-loop delay).
  * Then how much an export slows serving: the DE lookup under wrk (50 connections, 5 s) alone,
  * and while full-archive exports (Parquet and CSV in turn) run back to back in the same process.
- * Run by hand: `npx tsx bench/export-sftp.ts` (needs /usr/sbin/sshd, ssh-keygen and wrk).
+ * Run by hand: `node --expose-gc --import tsx bench/export-sftp.ts` (needs /usr/sbin/sshd, ssh-keygen and wrk).
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { accountOnPlan } from '../test/helpers/accounts.js';
 import { buildTestApp } from '../test/helpers/app.js';
 import { startSshd } from '../test/helpers/sshd.js';
@@ -52,15 +54,20 @@ assertWrkInstalled();
 const ids = new Map<string, string>();
 for (const format of ['parquet', 'csv']) ids.set(format, await createExport(format));
 
-for (const format of ['parquet', 'csv', 'parquet', 'csv']) {
+const runs = Number(process.env.RUNS ?? 10);
+for (let i = 0; i < runs; i++) {
+  const format = i % 2 === 0 ? 'parquet' : 'csv';
   const runId = await runExport(ids.get(format)!);
   global.gc?.();
   const before = process.memoryUsage().rss;
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
   const start = performance.now();
   await t.exportWorker.runOnce();
   const seconds = (performance.now() - start) / 1000;
+  delay.disable();
   clearInterval(sampler);
   const run = await t.app.inject({
     method: 'GET',
@@ -69,7 +76,7 @@ for (const format of ['parquet', 'csv', 'parquet', 'csv']) {
   });
   const r = run.json<{ status: string; rows: number; bytes: number }>();
   console.log(
-    `${format}: ${r.status}, ${r.rows} rows, ${(r.bytes / 1024).toFixed(0)} KiB in ${seconds.toFixed(2)} s; RSS ${mib(before)} MiB before, peak ${mib(peak)} MiB`,
+    `${format}: ${r.status}, ${r.rows} rows, ${(r.bytes / 1024).toFixed(0)} KiB in ${seconds.toFixed(2)} s; RSS ${mib(before)} MiB before, peak ${mib(peak)} MiB; longest main-thread pause ${(delay.max / 1e6).toFixed(0)} ms`,
   );
 }
 

@@ -358,3 +358,46 @@ export async function extendRunLease(
   );
   return rows.length === 1;
 }
+
+/** Queues `export.failed` for a webhook destination (in the transaction that fails the run). */
+export async function scheduleFailureNotice(db: Queryable, runId: string, at: Date): Promise<void> {
+  await db.query(
+    'UPDATE export_runs SET failure_notice_at = $2, failure_notice_attempts = 0 WHERE id = $1',
+    [runId, at.toISOString()],
+  );
+}
+
+/**
+ * Claims one due `export.failed` notice until `leaseUntil` (its due time moves there, so no
+ * other instance sends it meanwhile), counting the attempt; the run and the attempt's number.
+ */
+export async function claimFailureNotice(
+  db: Queryable,
+  now: Date,
+  leaseUntil: Date,
+): Promise<{ run: RunRow; attempt: number } | undefined> {
+  const rows = await db.query<RunDbRow & { failure_notice_attempts: number }>(
+    `UPDATE export_runs SET failure_notice_at = $2, failure_notice_attempts = failure_notice_attempts + 1
+     WHERE id = (
+       SELECT id FROM export_runs WHERE failure_notice_at <= $1
+       ORDER BY failure_notice_at LIMIT 1
+       FOR UPDATE SKIP LOCKED
+     )
+     RETURNING ${RUN_COLUMNS}, failure_notice_attempts`,
+    [now.toISOString(), leaseUntil.toISOString()],
+  );
+  const r = rows[0];
+  return r === undefined ? undefined : { run: toRun(r), attempt: r.failure_notice_attempts };
+}
+
+/** After an attempt: the next one's time, or null (delivered, or given up). */
+export async function settleFailureNotice(
+  db: Queryable,
+  runId: string,
+  next: Date | null,
+): Promise<void> {
+  await db.query('UPDATE export_runs SET failure_notice_at = $2 WHERE id = $1', [
+    runId,
+    next?.toISOString() ?? null,
+  ]);
+}

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { findAccount } from '../accounts/index.js';
 import type { Principal } from '../auth/index.js';
@@ -10,6 +11,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import {
   salaryFileStream,
+  withSchemaFields,
   type Labelling,
   type SalaryService,
   type Selection,
@@ -18,7 +20,7 @@ import type { Db } from '../store/index.js';
 import type { WebhookSender } from '../webhooks/index.js';
 import { DeliveryError } from './delivery-error.js';
 import type { DownloadLinks } from './download-link.js';
-import { saveExportFile } from './files.js';
+import { exportFileWriter, saveExportFile } from './files.js';
 import type { ExportRow, RunRow } from './repo.js';
 import { sftpTarget } from './service.js';
 import { uploadFile, withSftp } from './sftp.js';
@@ -60,8 +62,15 @@ function selectionOf(q: ExportQuery): Selection {
 
 /** `2026-11-23` in the export's time zone: the date part of the delivered file's name. */
 export function scheduledDate(at: string, timezone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone }).format(new Date(at));
+  let format = DATE_FORMATS.get(timezone);
+  if (format === undefined) {
+    // Making a format costs milliseconds of the main thread; each time zone's is kept.
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone });
+    DATE_FORMATS.set(timezone, format);
+  }
+  return format.format(new Date(at));
 }
+const DATE_FORMATS = new Map<string, Intl.DateTimeFormat>();
 
 /** The file name: the export's name made safe, the scheduled date, the format, `.gz`. */
 export function fileNameOf(e: ExportRow, run: RunRow): string {
@@ -72,7 +81,9 @@ export function fileNameOf(e: ExportRow, run: RunRow): string {
 
 /**
  * Produces one run's file and delivers it: the account's plan and custom schema as they are
- * now, the same writers as the bulk endpoints, streamed through gzip and a hash to the socket.
+ * now, the same writers as the bulk endpoints (in the render pool's worker), the rows read and
+ * the file streamed through gzip and a hash to the socket (or the kept file) as fast as it
+ * takes them: memory stays flat however large the export.
  */
 export function createRunner(deps: {
   db: Db;
@@ -86,12 +97,12 @@ export function createRunner(deps: {
   /** Outbound HTTP of webhook destinations (the webhooks' sender and its address guard). */
   sender: WebhookSender;
   links: DownloadLinks;
-  /** Writes file formats off the main thread; without it they are written here. */
-  pool?: RenderPool;
+  /** Writes file formats off the main thread, as the rows come. */
+  pool: RenderPool;
 }) {
   const { db, clock, box, salary, plans } = deps;
 
-  async function content(e: ExportRow): Promise<{ stream: Readable; rows: number }> {
+  async function content(e: ExportRow): Promise<{ stream: Readable; rows: () => number }> {
     const account = await findAccount(db, e.accountId);
     if (account === undefined) throw new DeliveryError('the account no longer exists', false);
     const plan = plans[account.plan];
@@ -110,33 +121,41 @@ export function createRunner(deps: {
       limitBucket: `acct:${account.id}`,
     };
     const format = e.format as ExportFormat;
-    let result;
+    const selection = selectionOf(e.query);
+    const fields = withSchemaFields(selection.fields, schema);
     try {
-      result = salary.select(selectionOf(e.query), principal, format, { feature: 'bulk' });
+      const prepared = salary.prepare({ ...selection, fields }, principal, format, {
+        feature: 'bulk',
+      });
+      const last = /^last (\d+)$/.exec(e.query.years);
+      const from =
+        last === null ? -Infinity : prepared.meta(0).release.current_year - Number(last[1]) + 1;
+      const labelling = deps.labelling?.(account.id) ?? null;
+      return await salaryFileStream(
+        prepared,
+        format,
+        schema,
+        labelling,
+        deps.pool,
+        (r) => r.year >= from,
+      );
     } catch (error) {
       if (error instanceof AppError) throw new DeliveryError(error.detail, false);
       throw error;
     }
-    const last = /^last (\d+)$/.exec(e.query.years);
-    if (last !== null) {
-      const from = result.meta.release.current_year - Number(last[1]) + 1;
-      const data = result.data.filter((r) => r.year >= from);
-      result = { ...result, data, meta: { ...result.meta, count: data.length } };
-    }
-    const labelling = deps.labelling?.(account.id) ?? null;
-    return {
-      stream: await salaryFileStream(result, format, schema, labelling, deps.pool),
-      rows: result.data.length,
-    };
   }
 
   /** The file's bytes as they leave: through gzip when asked, counted and hashed. */
-  async function metered(e: ExportRow): Promise<{ body: Readable; meter: Meter; rows: number }> {
+  async function metered(
+    e: ExportRow,
+  ): Promise<{ body: Readable; meter: Meter; rows: () => number }> {
     const { stream, rows } = await content(e);
     const meter = new Meter();
     const body =
       e.compression === 'gzip' ? stream.pipe(createGzip()).pipe(meter) : stream.pipe(meter);
     stream.on('error', (error) => meter.destroy(error));
+    // A reader that gives up (a failed upload) stops the file's production.
+    meter.on('close', () => stream.destroy());
     return { body, meter, rows };
   }
 
@@ -150,13 +169,17 @@ export function createRunner(deps: {
     run: RunRow,
   ): Promise<Delivered> {
     const { body, meter, rows } = await metered(e);
-    const chunks: Buffer[] = [];
-    for await (const chunk of body) chunks.push(chunk as Buffer);
+    try {
+      await pipeline(body, exportFileWriter(db, run.id, run.attempts));
+    } catch (error) {
+      if (error instanceof DeliveryError) throw error;
+      throw new DeliveryError(`the file could not be kept: ${(error as Error).message}`, true);
+    }
     const fileName = fileNameOf(e, run);
     const now = clock.now();
     const expiresAt = new Date(now + EXPORT_FILE_TTL_MS);
     const delivered: Delivered = {
-      rows,
+      rows: rows(),
       bytes: meter.bytes,
       sha256: meter.digest(),
       fileName,
@@ -166,11 +189,11 @@ export function createRunner(deps: {
       db,
       {
         runId: run.id,
+        attempt: run.attempts,
         accountId: e.accountId,
         fileName,
         contentType:
           e.compression === 'gzip' ? 'application/gzip' : MEDIA_TYPES[e.format as ExportFormat],
-        content: Buffer.concat(chunks),
         bytes: delivered.bytes,
         sha256: delivered.sha256,
         expiresAt: expiresAt.toISOString(),
@@ -196,17 +219,31 @@ export function createRunner(deps: {
         return deliverByWebhook(e as ExportRow & { destination: { type: 'webhook' } }, run);
       const fileName = fileNameOf(e, run);
       const target = sftpTarget(box, e);
-      return withSftp(target, deps.allowPrivateTargets, async (sftp) => {
-        const { body, meter, rows } = await metered(e);
-        const path = await uploadFile(sftp, target.path, fileName, run.id, body, () => meter.bytes);
-        return { rows, bytes: meter.bytes, sha256: meter.digest(), fileName: path };
-      });
+      let sent: Readable | undefined;
+      try {
+        return await withSftp(target, deps.allowPrivateTargets, async (sftp) => {
+          const { body, meter, rows } = await metered(e);
+          sent = body;
+          const path = await uploadFile(
+            sftp,
+            target.path,
+            fileName,
+            run.id,
+            body,
+            () => meter.bytes,
+          );
+          return { rows: rows(), bytes: meter.bytes, sha256: meter.digest(), fileName: path };
+        });
+      } finally {
+        // A connection that ended mid-upload may leave the upload waiting: the file's
+        // production (a render worker's task) stops here either way.
+        sent?.destroy();
+      }
     },
 
     /**
-     * Tells a webhook destination that a run gave up (`export.failed`), once: the run's
-     * outcome is recorded already, so a receiver that is down only misses this message
-     * (the account's webhook endpoints and e-mail carry it too).
+     * Tells a webhook destination that a run gave up (`export.failed`), one attempt (the
+     * worker retries it); the same message id on every attempt, for deduplication.
      */
     async announceFailure(e: ExportRow, run: RunRow, error: string): Promise<void> {
       if (e.destination.type !== 'webhook') return;

@@ -18,6 +18,8 @@ export const RUN_LEASE_MS = 30 * 60_000;
 /** While a run goes on, its lease is moved on this often (a third of the lease). */
 export const RUN_HEARTBEAT_MS = RUN_LEASE_MS / 3;
 const DUE_EXPORTS_PER_PASS = 100;
+/** An `export.failed` being sent is not sent by another instance for this long (15 s deadline). */
+const FAILURE_NOTICE_LEASE_MS = 5 * 60_000;
 
 export interface ExportWorker {
   readonly id: string;
@@ -32,7 +34,8 @@ export interface ExportWorker {
  * time, so several instances queue it once); after downtime only the latest missed occurrence
  * is queued. Runs are claimed through the database like the webhook outbox and retried with
  * backoff. A run's end (success or final failure) is published as `export.completed` or
- * `export.failed` in the transaction that records it.
+ * `export.failed` in the transaction that records it; a webhook destination's `export.failed`
+ * is then sent with the same retries.
  */
 export function createExportWorker(deps: {
   db: Db;
@@ -137,9 +140,11 @@ export function createExportWorker(deps: {
       (performance.now() - started) / 1000,
     );
     const at = new Date(clock.now());
-    const settled = await db.transaction(async (tx) => {
+    await db.transaction(async (tx) => {
       if (!(await repo.settleRun(tx, run.id, id, outcome, at))) return false; // lease lost
       if (outcome.status === 'failed') {
+        // A webhook destination hears of it too, retried as its other deliveries are.
+        if (e.destination.type === 'webhook') await repo.scheduleFailureNotice(tx, run.id, at);
         await enqueueNotice(
           tx,
           {
@@ -158,16 +163,6 @@ export function createExportWorker(deps: {
       });
       return true;
     });
-    if (settled && outcome.status === 'failed') {
-      await runner
-        .announceFailure(e, run, outcome.error ?? 'unknown')
-        .catch((error: unknown) =>
-          logger.info(
-            { run: run.id, err: (error as Error).message },
-            'export.failed not accepted by the webhook destination',
-          ),
-        );
-    }
     logger.info(
       {
         run: run.id,
@@ -178,6 +173,42 @@ export function createExportWorker(deps: {
       },
       'export run attempted',
     );
+  }
+
+  /**
+   * Sends the due `export.failed` notices to webhook destinations: a refused one is sent again
+   * after the runs' delays (1, 5, 15 and 40 minutes: five attempts over about an hour), with the
+   * same `webhook-id` each time, then given up.
+   */
+  async function sendFailureNotices(): Promise<void> {
+    while (!poller.stopping) {
+      const now = clock.now();
+      const claimed = await repo.claimFailureNotice(
+        db,
+        new Date(now),
+        new Date(now + FAILURE_NOTICE_LEASE_MS),
+      );
+      if (claimed === undefined) return;
+      const { run, attempt } = claimed;
+      const e = await repo.findExport(db, run.exportId);
+      let next: Date | null = null;
+      if (e !== undefined) {
+        try {
+          await runner.announceFailure(e, run, run.error ?? 'unknown');
+        } catch (error) {
+          const delay =
+            error instanceof DeliveryError && !error.retry
+              ? undefined
+              : RUN_RETRY_DELAYS_MS[attempt - 1];
+          if (delay !== undefined) next = new Date(clock.now() + delay);
+          logger.info(
+            { run: run.id, attempt, err: (error as Error).message, retry: next !== null },
+            'export.failed not accepted by the webhook destination',
+          );
+        }
+      }
+      await repo.settleFailureNotice(db, run.id, next);
+    }
   }
 
   async function runOnce(): Promise<number> {
@@ -197,6 +228,7 @@ export function createExportWorker(deps: {
         ),
       );
     }
+    await sendFailureNotices();
     return attempted;
   }
 

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import { chunksOf, type Table } from './table.js';
+import type { ChunkedTable } from './table.js';
 
 const OPTIONS = {
   record_delimiter: 'windows',
@@ -7,10 +7,10 @@ const OPTIONS = {
 } as const;
 
 /** RFC 4180: a header row, CRLF line ends, fields quoted when they need it. UTF-8. */
-export function* csvChunks(table: Table): Generator<string> {
+export async function* csvChunks(table: ChunkedTable): AsyncGenerator<string> {
   const names = table.columns.map((c) => c.name);
   yield stringify([names], OPTIONS);
-  for (const rows of chunksOf(table.rows)) {
+  for await (const rows of table.chunks) {
     yield stringify(
       rows.map((row) => names.map((n) => row[n] ?? '')),
       OPTIONS,

@@ -2,11 +2,20 @@ import { Readable } from 'node:stream';
 import type { Format } from '../plans/index.js';
 import { csvChunks } from './csv.js';
 import { parquetStream } from './parquet.js';
-import type { Table } from './table.js';
+import { chunked, type ChunkedTable, type Table } from './table.js';
 import { xlsxStream } from './xlsx.js';
 import { xmlChunks } from './xml.js';
 
-export { chunksOf, type Table, type Column, type ColumnType, type Cell } from './table.js';
+export {
+  chunksOf,
+  CHUNK_ROWS,
+  type ChunkedTable,
+  type Table,
+  type Column,
+  type ColumnType,
+  type Cell,
+  type Row,
+} from './table.js';
 export { NEUTRAL_XML_NAMESPACE, XML_NAMESPACE } from './xml.js';
 export { RenderPool, type FileFormat, type FileName } from './render-pool.js';
 import type { FileName } from './render-pool.js';
@@ -45,9 +54,10 @@ export function fileMeta(
   return { contentType, filename: `${base}.${format}` };
 }
 
-async function streamOf(
+/** A table whose rows come in chunks, in one of the file formats, produced as they come. */
+export async function streamOf(
   format: Exclude<Format, 'json'>,
-  table: Table,
+  table: ChunkedTable,
   name: FileName,
 ): Promise<Readable> {
   switch (format) {
@@ -74,7 +84,7 @@ export async function renderWhole(
   table: Table,
   name: FileName,
 ): Promise<Buffer> {
-  return collect(await streamOf(format, table, name));
+  return collect(await streamOf(format, chunked(table), name));
 }
 
 /**
@@ -86,7 +96,7 @@ export async function renderTable(
   table: Table,
   name: FileName & { base: string },
 ): Promise<Rendered> {
-  const stream = await streamOf(format, table, name);
+  const stream = await streamOf(format, chunked(table), name);
   return {
     body: table.rows.length > STREAM_ABOVE_ROWS ? stream : await collect(stream),
     ...fileMeta(format, name.base),

@@ -8,12 +8,12 @@ import {
   transformParquetStream,
   type RecordBatch,
 } from 'parquet-wasm/node';
-import { chunksOf, type Column, type Cell, type Table } from './table.js';
+import { regrouped, type ChunkedTable, type Column, type Row } from './table.js';
 
 /** Rows per Parquet row group: each is converted and written on its own. */
 const ROW_GROUP_ROWS = 10_000;
 
-function vector(column: Column, rows: readonly Readonly<Record<string, Cell>>[]): arrow.Vector {
+function vector(column: Column, rows: readonly Row[]): arrow.Vector {
   const values = rows.map((r) => r[column.name] ?? null);
   switch (column.type) {
     case 'integer':
@@ -36,7 +36,7 @@ function vector(column: Column, rows: readonly Readonly<Record<string, Cell>>[])
 }
 
 /** One row group's rows as a record batch in parquet-wasm's memory. */
-function recordBatch(table: Table, rows: readonly Readonly<Record<string, Cell>>[]): RecordBatch {
+function recordBatch(table: ChunkedTable, rows: readonly Row[]): RecordBatch {
   const arrowTable = new arrow.Table(
     Object.fromEntries(table.columns.map((c) => [c.name, vector(c, rows)])),
   );
@@ -47,13 +47,14 @@ function recordBatch(table: Table, rows: readonly Readonly<Record<string, Cell>>
 
 /**
  * Parquet written by parquet-wasm (Rust's parquet crate) from typed Arrow record batches,
- * Snappy-compressed, one row group per 10,000 rows converted only when the writer asks for it.
+ * Snappy-compressed, one row group per 10,000 rows converted only when the writer asks for it (the rows may
+ * arrive in chunks of any size: they are regrouped).
  */
-export async function parquetStream(table: Table): Promise<Readable> {
-  const groups = chunksOf(table.rows, ROW_GROUP_ROWS);
+export async function parquetStream(table: ChunkedTable): Promise<Readable> {
+  const groups = regrouped(table.chunks, ROW_GROUP_ROWS);
   const batches = new ReadableStream<RecordBatch>({
-    pull(controller) {
-      const next = groups.next();
+    async pull(controller) {
+      const next = await groups.next();
       if (next.done === true) controller.close();
       else controller.enqueue(recordBatch(table, next.value));
     },

@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
+import { Readable } from 'node:stream';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Format } from '../plans/index.js';
-import type { Cell, Table } from './table.js';
+import type { Cell, ChunkedTable, Column, Row, Table } from './table.js';
 
 export type FileFormat = Exclude<Format, 'json'>;
 
@@ -20,6 +22,20 @@ export interface RenderTask {
   readonly name: FileName & { readonly base: string };
 }
 
+/** A streamed render: the rows come, and the file's bytes go, on `port`, a chunk at a time. */
+export interface StreamTask {
+  readonly format: FileFormat;
+  readonly rowName: string;
+  readonly columns: readonly Column[];
+  readonly name: FileName;
+  readonly port: MessagePort;
+}
+
+/** Main thread → worker, each an answer to `need`: the next rows (encodeRows), or the end. */
+export type ToWorker = { rows: Uint8Array } | { end: true } | { abort: string };
+/** Worker → main thread: wants the next rows; a piece of the file; the file is complete. */
+export type FromWorker = { need: true } | { bytes: Uint8Array } | { done: true };
+
 /** A table with one array of values per column: a third of the bytes of row objects. */
 interface ColumnarTable {
   readonly rowName: string;
@@ -27,18 +43,17 @@ interface ColumnarTable {
   readonly values: readonly (readonly Cell[])[];
 }
 
-export function encodeTable(table: Table): Uint8Array {
-  const values = table.columns.map((c) => table.rows.map((r) => r[c.name] ?? null));
-  const columnar: ColumnarTable = { rowName: table.rowName, columns: table.columns, values };
-  // TextEncoder gives an ArrayBuffer of its own: a small Buffer may be a slice of Node's
-  // shared pool, which must never be transferred.
-  return new TextEncoder().encode(JSON.stringify(columnar));
+// TextEncoder gives an ArrayBuffer of its own: a small Buffer may be a slice of Node's shared
+// pool, which must never be transferred.
+const encodeJson = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
+const decodeJson = <T>(bytes: Uint8Array): T =>
+  JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as T;
+
+function columnar(columns: readonly Column[], rows: readonly Row[]): (readonly Cell[])[] {
+  return columns.map((c) => rows.map((r) => r[c.name] ?? null));
 }
 
-export function decodeTable(bytes: Uint8Array): Table {
-  const { rowName, columns, values } = JSON.parse(
-    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
-  ) as ColumnarTable;
+function rowsOf(columns: readonly Column[], values: readonly (readonly Cell[])[]): Row[] {
   const count = values[0]?.length ?? 0;
   const rows: Record<string, Cell>[] = [];
   for (let i = 0; i < count; i++) {
@@ -46,8 +61,25 @@ export function decodeTable(bytes: Uint8Array): Table {
     columns.forEach((c, j) => (row[c.name] = values[j]?.[i] ?? null));
     rows.push(row);
   }
-  return { rowName, columns, rows };
+  return rows;
 }
+
+export function encodeTable(table: Table): Uint8Array {
+  const values = columnar(table.columns, table.rows);
+  return encodeJson({ rowName: table.rowName, columns: table.columns, values });
+}
+
+export function decodeTable(bytes: Uint8Array): Table {
+  const { rowName, columns, values } = decodeJson<ColumnarTable>(bytes);
+  return { rowName, columns, rows: rowsOf(columns, values) };
+}
+
+/** One chunk of rows, columnar, as JSON bytes. */
+export const encodeRows = (columns: readonly Column[], rows: readonly Row[]): Uint8Array =>
+  encodeJson(columnar(columns, rows));
+
+export const decodeRows = (columns: readonly Column[], bytes: Uint8Array): Row[] =>
+  rowsOf(columns, decodeJson<(readonly Cell[])[]>(bytes));
 
 /** Worker threads stay up this long without work, then exit (their memory with them). */
 const IDLE_MS = 30_000;
@@ -59,7 +91,7 @@ const IDLE_MS = 30_000;
  * thousands of row objects alone blocked the main thread for a tenth of a second or more.
  */
 export class RenderPool {
-  readonly #pool: Piscina<RenderTask, ArrayBufferView>;
+  readonly #pool: Piscina<RenderTask | StreamTask, ArrayBufferView | undefined>;
 
   /** `threads`: at most this many files rendered at once (default: cores − 1, at least 1). */
   constructor(threads = Math.max(1, availableParallelism() - 1)) {
@@ -81,7 +113,75 @@ export class RenderPool {
     const bytes = encodeTable(table);
     const task: RenderTask = { format, table: bytes, name };
     const view = await this.#pool.run(task, { transferList: [bytes.buffer as ArrayBuffer] });
+    if (view === undefined) throw new Error('render: no file');
     return Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+  }
+
+  /**
+   * The file as a stream, written by a worker as the rows come: the rows are read from
+   * `table.chunks` one chunk at a time when the worker asks for them, and only while the
+   * returned stream's reader keeps up (backpressure), so neither the rows nor the file are ever
+   * held whole. Destroying the stream stops the worker's task.
+   */
+  stream(format: FileFormat, table: ChunkedTable, name: FileName): Readable {
+    const { port1: port, port2 } = new MessageChannel();
+    const chunks = (async function* () {
+      yield* table.chunks;
+    })();
+    let wanted = false;
+    let finished = false;
+    const post = (message: ToWorker, transfer: ArrayBuffer[] = []) => {
+      if (!finished) port.postMessage(message, transfer);
+    };
+    const finish = () => {
+      finished = true;
+      port.close();
+    };
+    const sendNext = async (): Promise<void> => {
+      wanted = false;
+      try {
+        const next = await chunks.next();
+        if (next.done === true) return post({ end: true });
+        const rows = encodeRows(table.columns, next.value);
+        post({ rows }, [rows.buffer as ArrayBuffer]);
+      } catch (error) {
+        out.destroy(error as Error);
+      }
+    };
+    const out = new Readable({
+      read() {
+        if (wanted) void sendNext();
+      },
+      destroy(error, callback) {
+        post({ abort: error?.message ?? 'stopped' });
+        finish();
+        void chunks.return(undefined);
+        callback(error);
+      },
+    });
+    port.on('message', (message: FromWorker) => {
+      if ('need' in message) {
+        wanted = true;
+        if (out.readableLength < out.readableHighWaterMark) void sendNext();
+      } else if ('bytes' in message) {
+        const { bytes } = message;
+        out.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      } else {
+        finish();
+        out.push(null);
+      }
+    });
+    const task: StreamTask = {
+      format,
+      rowName: table.rowName,
+      columns: table.columns,
+      name,
+      port: port2,
+    };
+    this.#pool
+      .run(task, { name: 'renderStream', transferList: [port2] })
+      .catch((error: unknown) => out.destroy(error as Error));
+    return out;
   }
 
   close(): Promise<void> {

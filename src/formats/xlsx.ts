@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Column, Table } from './table.js';
+import type { ChunkedTable, Column, Row } from './table.js';
 
 const WIDTH_SAMPLE_ROWS = 500;
 /** Rows written between two turns of the event loop (exceljs: ~0.1 ms a row). */
@@ -20,41 +20,64 @@ function numFmt(column: Column): Partial<ExcelJS.Style> {
   }
 }
 
+/** The first `count` rows (fewer when the table is shorter), and an iterator of all its rows. */
+async function sampled(
+  table: ChunkedTable,
+  count: number,
+): Promise<{ sample: readonly Row[]; rows: AsyncGenerator<Row> }> {
+  const source = (async function* () {
+    for await (const chunk of table.chunks) yield* chunk;
+  })();
+  const sample: Row[] = [];
+  while (sample.length < count) {
+    const next = await source.next();
+    if (next.done === true) break;
+    sample.push(next.value);
+  }
+  const rows = (async function* () {
+    yield* sample;
+    yield* source;
+  })();
+  return { sample, rows };
+}
+
 /**
  * A real .xlsx: typed cells, a bold frozen header row, column widths fitted to the content
  * (of the first rows). Written by exceljs' streaming writer: each row is committed to the zip
- * stream as it is added, so a large table never sits in memory as a workbook; every
- * ROWS_PER_TURN rows it lets the event loop run, so a large workbook never stalls other
- * requests (a full archive is seconds of work).
+ * stream as it is added, so a large table never sits in memory as a workbook (its rows may
+ * arrive in chunks); every ROWS_PER_TURN rows it lets the event loop run, so a large workbook
+ * never stalls other requests (a full archive is seconds of work).
  */
 export function xlsxStream(
-  table: Table,
+  table: ChunkedTable,
   sheetName: string,
   creator = 'European Salary Data API',
 ): Readable {
   const out = new PassThrough();
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true });
-  workbook.creator = creator;
-  workbook.created = new Date(0);
-  const sheet = workbook.addWorksheet(sheetName.slice(0, 31), {
-    views: [{ state: 'frozen', ySplit: 1 }],
-  });
-  const sample = table.rows.slice(0, WIDTH_SAMPLE_ROWS);
-  sheet.columns = table.columns.map((c) => ({
-    header: c.name,
-    key: c.name,
-    width: Math.min(
-      60,
-      Math.max(c.name.length, ...sample.map((r) => String(r[c.name] ?? '').length)) + 2,
-    ),
-    style: numFmt(c),
-  }));
-  const header = sheet.getRow(1);
-  header.font = { bold: true };
-  header.commit();
   const write = async (): Promise<void> => {
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true });
+    workbook.creator = creator;
+    // Fixed dates: the same table gives the same workbook (but for the zip entries' times).
+    workbook.created = new Date(0);
+    workbook.modified = new Date(0);
+    const sheet = workbook.addWorksheet(sheetName.slice(0, 31), {
+      views: [{ state: 'frozen', ySplit: 1 }],
+    });
+    const { sample, rows } = await sampled(table, WIDTH_SAMPLE_ROWS);
+    sheet.columns = table.columns.map((c) => ({
+      header: c.name,
+      key: c.name,
+      width: Math.min(
+        60,
+        Math.max(c.name.length, ...sample.map((r) => String(r[c.name] ?? '').length)) + 2,
+      ),
+      style: numFmt(c),
+    }));
+    const header = sheet.getRow(1);
+    header.font = { bold: true };
+    header.commit();
     let written = 0;
-    for (const row of table.rows) {
+    for await (const row of rows) {
       if (++written % ROWS_PER_TURN === 0) await nextTurn();
       const values: ExcelJS.CellValue[] = table.columns.map((c) => {
         const v = row[c.name] ?? null;

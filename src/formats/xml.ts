@@ -1,5 +1,5 @@
 import { XMLBuilder } from 'fast-xml-parser';
-import { chunksOf, type Table } from './table.js';
+import type { ChunkedTable } from './table.js';
 
 export const XML_NAMESPACE = 'https://salary-api.eu/schema/v1';
 /** The namespace of white-label files: the same schema, named by no provider. */
@@ -19,17 +19,17 @@ const escapeAttribute = (value: string): string => value.replace(/[&<>"']/g, (c)
  * row, one child per column in table order; empty values are empty elements. The schema is
  * documented in docs/formats.md. Written in chunks of rows, so a large table streams.
  */
-export function* xmlChunks(
-  table: Table,
+export async function* xmlChunks(
+  table: ChunkedTable,
   rootName: string,
   attributes: Record<string, string>,
-): Generator<string> {
+): AsyncGenerator<string> {
   const builder = new XMLBuilder({ format: true, indentBy: '  ', suppressEmptyNode: false });
   const attrs = Object.entries({ xmlns: XML_NAMESPACE, ...attributes })
     .map(([k, v]) => ` ${k}="${escapeAttribute(v)}"`)
     .join('');
   yield `<?xml version="1.0" encoding="UTF-8"?>\n<${rootName}${attrs}>\n`;
-  for (const rows of chunksOf(table.rows)) {
+  for await (const rows of table.chunks) {
     const elements = rows.map((row) =>
       Object.fromEntries(
         table.columns.map((c) => {

@@ -1,4 +1,4 @@
-import type { Table } from '../formats/index.js';
+import type { Column, Row, Table } from '../formats/index.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
 import { SALARY_COLUMNS } from './table.js';
 
@@ -44,15 +44,21 @@ export function withSchemaFields(
   return all.length === 0 ? undefined : all.join(',');
 }
 
-/** The table with only the schema's fields, in its order, under its names. */
-export function applySchema(table: Table, schema: CustomSchema): Table {
-  const byName = new Map(table.columns.map((c) => [c.name, c]));
+/** The schema's columns, and how one row of the full table becomes one of them. */
+export function schemaShape(
+  columns: readonly Column[],
+  schema: CustomSchema,
+): { columns: Column[]; row: (row: Row) => Row } {
+  const byName = new Map(columns.map((c) => [c.name, c]));
   const picked = schema.fields.filter((f) => byName.has(f.field));
   return {
-    rowName: table.rowName,
     columns: picked.map((f) => ({ ...byName.get(f.field)!, name: f.name })),
-    rows: table.rows.map((row) =>
-      Object.fromEntries(picked.map((f) => [f.name, row[f.field] ?? null])),
-    ),
+    row: (row) => Object.fromEntries(picked.map((f) => [f.name, row[f.field] ?? null])),
   };
+}
+
+/** The table with only the schema's fields, in its order, under its names. */
+export function applySchema(table: Table, schema: CustomSchema): Table {
+  const shape = schemaShape(table.columns, schema);
+  return { rowName: table.rowName, columns: shape.columns, rows: table.rows.map(shape.row) };
 }

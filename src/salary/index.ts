@@ -8,7 +8,8 @@ export {
 } from './service.js';
 export { LOOKUP_AUTH, salaryResponses, salaryRoutes } from './routes.js';
 export { negotiateFormat } from './format.js';
-export { JSON_TYPE, salaryFileStream } from './respond.js';
+export { JSON_TYPE } from './respond.js';
+export { salaryFileStream, type SalaryFileStream } from './file-stream.js';
 export {
   HistoryQuerySchema,
   SalaryQuerySchema,
@@ -17,7 +18,12 @@ export {
   type SalaryResponse,
 } from './schemas.js';
 export { EXTRA_FIELD_NAMES, FULL_TIME_HOURS_PER_YEAR } from './fields.js';
-export { SCHEMA_SOURCE_FIELDS, schemaProblems, type CustomSchema } from './custom-schema.js';
+export {
+  SCHEMA_SOURCE_FIELDS,
+  schemaProblems,
+  withSchemaFields,
+  type CustomSchema,
+} from './custom-schema.js';
 export { FileCache, FILE_CACHE_BYTES, type CachedFile } from './file-cache.js';
 export { DownloadGate, DOWNLOADS_PER_ACCOUNT, DOWNLOADS_PER_PROCESS } from './download-gate.js';
 export { type Labelling } from './respond.js';

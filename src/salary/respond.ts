@@ -68,7 +68,7 @@ export async function sendSalaryResult(
  * white-label account a neutral namespace, the attribution and the licensee as author.
  */
 export function fileName(
-  result: SalaryResult,
+  result: Pick<SalaryResult, 'meta'>,
   base: string,
   labelling: Labelling | null = null,
 ): FileName & { base: string } {
@@ -147,7 +147,7 @@ export async function renderSalaryFile(
   return { body, ...fileMeta(format, filenameBase) };
 }
 
-function* jsonChunks(result: SalaryResult): Generator<string> {
+export function* jsonChunks(result: SalaryResult): Generator<string> {
   yield '{"data":[';
   let separator = '';
   for (const part of chunksOf(result.data)) {
@@ -155,29 +155,4 @@ function* jsonChunks(result: SalaryResult): Generator<string> {
     separator = ',';
   }
   yield `],"meta":${JSON.stringify(result.meta)}}`;
-}
-
-/**
- * A result as the bytes of a file in `format` (JSON included), produced piece by piece: the
- * same writers as the HTTP responses, for exports that deliver it elsewhere. With `pool`, a
- * file format is written by a worker thread (the main thread keeps serving meanwhile) and
- * held whole; JSON is written here a chunk of records at a time either way.
- */
-export async function salaryFileStream(
-  result: SalaryResult,
-  format: Format,
-  schema: CustomSchema | null,
-  labelling: Labelling | null = null,
-  pool?: RenderPool,
-): Promise<Readable> {
-  result = labelled(result, labelling);
-  const table = schema === null ? salaryTable(result) : applySchema(salaryTable(result), schema);
-  if (format === 'json') {
-    const data = schema === null ? result : { ...result, data: table.rows as SalaryResult['data'] };
-    return Readable.from(jsonChunks(data));
-  }
-  const name = fileName(result, 'export', labelling);
-  if (pool !== undefined) return Readable.from([await pool.render(format, table, name)]);
-  const file = await renderTable(format, table, name);
-  return file.body instanceof Readable ? file.body : Readable.from([file.body]);
 }

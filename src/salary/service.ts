@@ -55,6 +55,12 @@ export interface PreparedSelection {
   /** The rows it will have at most (every level of every cell). */
   readonly expectedRows: number;
   build(): SalaryResult;
+  /** The extra fields each record has. */
+  readonly fields: readonly string[];
+  /** The records one at a time (never all in memory): streamed exports. */
+  records(): Generator<PublicRecord>;
+  /** The meta of a result of `count` of these records (what build() gives it). */
+  meta(count: number): SalaryMeta;
 }
 
 export interface SalaryService {
@@ -146,9 +152,9 @@ export function createSalaryService(deps: {
     return { index, countries, jobs, fields, years, levels };
   }
 
-  function build(r: ReturnType<typeof resolve>): SalaryResult {
+  /** The selection's records in their order (country, job, year, level), one at a time. */
+  function* records(r: ReturnType<typeof resolve>): Generator<PublicRecord> {
     const { index, countries, jobs, fields, years, levels } = r;
-    const rows: PublicRecord[] = [];
     for (const country of countries) {
       for (const job of jobs) {
         for (const year of years) {
@@ -157,14 +163,17 @@ export function createSalaryService(deps: {
             const previous = fields.includes('yoy_median_pct')
               ? index.cell(country.code, job.slug, year - 1).find((p) => p.level === record.level)
               : undefined;
-            rows.push(toPublicRecord(record, fields, previous));
+            yield toPublicRecord(record, fields, previous);
           }
         }
       }
     }
-    if (rows.length === 0) throw new AppError('NO_DATA', 'No figures match this selection.');
+  }
+
+  function metaOf(r: ReturnType<typeof resolve>, count: number): SalaryMeta {
+    const { index, countries, jobs, years } = r;
     const meta: SalaryMeta = {
-      count: rows.length,
+      count,
       release: {
         version: index.release.version,
         created_at: index.release.createdAt,
@@ -181,7 +190,13 @@ export function createSalaryService(deps: {
     if (job !== undefined) meta.job = { slug: job.slug, title: job.title, isco_code: job.iscoCode };
     if (years.length === 1) meta.year = years[0];
     else meta.years = years;
-    return { data: rows, fields, meta };
+    return meta;
+  }
+
+  function build(r: ReturnType<typeof resolve>): SalaryResult {
+    const rows = [...records(r)];
+    if (rows.length === 0) throw new AppError('NO_DATA', 'No figures match this selection.');
+    return { data: rows, fields: r.fields, meta: metaOf(r, rows.length) };
   }
 
   // Serialised standard JSON responses per release: the same query answers with the same bytes.
@@ -195,6 +210,9 @@ export function createSalaryService(deps: {
         key: `${selectionKey(r)}|${r.fields.join(',')}`,
         expectedRows: expectedRows(r),
         build: () => build(r),
+        fields: r.fields,
+        records: () => records(r),
+        meta: (count) => metaOf(r, count),
       };
     },
 

@@ -1,7 +1,8 @@
 import { COUNTRIES } from '../catalog/countries.js';
 import { JOBS } from '../catalog/jobs.js';
-import type { Column, Table } from '../formats/index.js';
+import type { Cell, Column, Row, Table } from '../formats/index.js';
 import { EXTRA_FIELDS } from './fields.js';
+import type { PublicRecord, SalaryMeta } from './schemas.js';
 import type { SalaryResult } from './service.js';
 
 /** The standard columns of salary figures in CSV, Excel, XML and Parquet, in this order. */
@@ -31,37 +32,42 @@ const COUNTRY_NAMES = new Map(COUNTRIES.map((c) => [c.code, c.name]));
 const JOB_BY_SLUG = new Map(JOBS.map((j) => [j.slug, j]));
 
 /** The standard columns, then the requested custom fields in their canonical order. */
+export function salaryColumns(fields: readonly string[]): Column[] {
+  return [...SALARY_COLUMNS, ...fields.map((f) => EXTRA_FIELDS[f]!.column)];
+}
+
+/** One record as a row of the salary table. */
+export function salaryRow(r: PublicRecord, fields: readonly string[], meta: SalaryMeta): Row {
+  const job = JOB_BY_SLUG.get(r.job);
+  const row: Record<string, Cell> = {
+    country: r.country,
+    country_name: COUNTRY_NAMES.get(r.country) ?? null,
+    job: r.job,
+    job_title: job?.title ?? null,
+    isco_code: job?.iscoCode ?? null,
+    level: r.level,
+    year: r.year,
+    currency: r.currency,
+    period: r.period,
+    p25: r.p25,
+    median: r.median,
+    p75: r.p75,
+    local_currency: r.local_currency,
+    local_median: r.local_median,
+    basis: r.basis,
+    projected: r.projected,
+    confidence: r.confidence,
+    release: meta.release.version,
+    release_date: meta.release.created_at.slice(0, 10),
+  };
+  for (const f of fields) row[f] = (r[f] as string | number | null | undefined) ?? null;
+  return row;
+}
+
 export function salaryTable(result: SalaryResult): Table {
-  const { meta } = result;
-  const releaseDate = meta.release.created_at.slice(0, 10);
   return {
     rowName: 'salary',
-    columns: [...SALARY_COLUMNS, ...result.fields.map((f) => EXTRA_FIELDS[f]!.column)],
-    rows: result.data.map((r) => {
-      const job = JOB_BY_SLUG.get(r.job);
-      const row: Record<string, string | number | boolean | null> = {
-        country: r.country,
-        country_name: COUNTRY_NAMES.get(r.country) ?? null,
-        job: r.job,
-        job_title: job?.title ?? null,
-        isco_code: job?.iscoCode ?? null,
-        level: r.level,
-        year: r.year,
-        currency: r.currency,
-        period: r.period,
-        p25: r.p25,
-        median: r.median,
-        p75: r.p75,
-        local_currency: r.local_currency,
-        local_median: r.local_median,
-        basis: r.basis,
-        projected: r.projected,
-        confidence: r.confidence,
-        release: meta.release.version,
-        release_date: releaseDate,
-      };
-      for (const f of result.fields) row[f] = (r[f] as string | number | null | undefined) ?? null;
-      return row;
-    }),
+    columns: salaryColumns(result.fields),
+    rows: result.data.map((r) => salaryRow(r, result.fields, result.meta)),
   };
 }

@@ -106,6 +106,19 @@ describe('exports delivered to a webhook destination', () => {
     return found[0]!.body;
   }
 
+  /**
+   * The `export.failed` messages of `runId` that arrived, oldest first; with `fresh`, the newest
+   * is verified as a receiver would when it arrived (it came since the clock last moved).
+   */
+  function failedNotices(secret: string, runId: string, fresh = false) {
+    const found = receiver.received
+      .map((r): [Received, Announcement] => [r, JSON.parse(r.body) as Announcement])
+      .filter(([, a]) => a.type === 'export.failed' && a.data.run_id === runId);
+    const newest = found.at(-1);
+    if (fresh && newest !== undefined) verifyAt(secret, newest[0], t.clock.now());
+    return found.map(([req, body]) => ({ id: req.headers['webhook-id'], body }));
+  }
+
   const download = (url: string) => {
     const u = new URL(url);
     return t.app.inject({ method: 'GET', url: `${u.pathname}${u.search}` });
@@ -330,6 +343,70 @@ describe('exports delivered to a webhook destination', () => {
     assert.equal(value('result="retry",destination="webhook"'), 5);
     assert.equal(value('result="failed",destination="webhook"'), 1);
     assert.match(res.body, /^salary_api_export_run_seconds_count\{destination="webhook"\} \d+$/m);
+  });
+
+  it('retries a refused export.failed with the runs’ backoff, then stops once it is accepted', async () => {
+    const created = await createExport({
+      name: 'failed notice retried',
+      query: { kind: 'country', country: 'FI', years: 'current' },
+    });
+    let refusals = 0;
+    receiver.respondWith((req, _n, res) => {
+      const type = (JSON.parse(req.body) as { type: string }).type;
+      // The completions always fail; the first two export.failed too, then it is accepted.
+      const ok = type === 'export.failed' && ++refusals > 2;
+      res.writeHead(ok ? 200 : 503).end();
+    });
+    try {
+      const first = await runNow(created.id);
+      for (const delay of RUN_RETRY_DELAYS_MS) {
+        t.clock.advance(delay);
+        await t.exportWorker.runOnce();
+      }
+      assert.equal((await call('GET', `/api/v1/exports/runs/${first.id}`)).json().status, 'failed');
+      assert.equal(failedNotices(created.secret, first.id, true).length, 1);
+      // Not before its delay (1 minute after the first refusal), then again 5 minutes later.
+      t.clock.advance(RUN_RETRY_DELAYS_MS[0] - 1000);
+      await t.exportWorker.runOnce();
+      assert.equal(failedNotices(created.secret, first.id).length, 1);
+      t.clock.advance(1000);
+      await t.exportWorker.runOnce();
+      assert.equal(failedNotices(created.secret, first.id, true).length, 2);
+      t.clock.advance(RUN_RETRY_DELAYS_MS[1]);
+      await t.exportWorker.runOnce();
+      const sent = failedNotices(created.secret, first.id, true);
+      assert.equal(sent.length, 3, 'accepted at the third attempt');
+      assert.equal(new Set(sent.map((a) => a.id)).size, 1, 'one webhook-id on every attempt');
+      assert.match(sent[2]!.body.data.error ?? '', /did not accept/);
+      // Accepted: never sent again.
+      t.clock.advance(RUN_RETRY_DELAYS_MS[3] * 2);
+      await t.exportWorker.runOnce();
+      assert.equal(failedNotices(created.secret, first.id).length, 3);
+    } finally {
+      receiver.respondWith(answer(200));
+    }
+  });
+
+  it('gives up on export.failed after five attempts over about an hour', async () => {
+    const created = await createExport({
+      name: 'failed notice given up',
+      query: { kind: 'country', country: 'DK', years: 'current' },
+    });
+    receiver.respondWith(answer(500));
+    try {
+      const first = await runNow(created.id);
+      for (const delay of RUN_RETRY_DELAYS_MS) {
+        t.clock.advance(delay);
+        await t.exportWorker.runOnce();
+      }
+      for (const delay of [...RUN_RETRY_DELAYS_MS, DAY]) {
+        t.clock.advance(delay);
+        await t.exportWorker.runOnce();
+      }
+      assert.equal(failedNotices(created.secret, first.id).length, RUN_MAX_ATTEMPTS);
+    } finally {
+      receiver.respondWith(answer(200));
+    }
   });
 
   it('tests a webhook destination with a signed ping', async () => {
