@@ -82,7 +82,7 @@ const MAX_BATCH = 500;
 /**
  * Group commit for entries that are an action of their own (an issued OAuth token): an entry
  * arriving while a write is in flight waits for it, then goes with every other waiting entry in
- * one transaction. Each `record` resolves only once its entry is committed, and rejects when
+ * one transaction (it waits one turn of the event loop before each). Each `record` resolves only once its entry is committed, and rejects when
  * that transaction fails, so nothing acknowledged is lost; the chain stays in arrival order.
  */
 export function createAuditWriter(db: { transaction: Db['transaction'] }) {
@@ -92,6 +92,10 @@ export function createAuditWriter(db: { transaction: Db['transaction'] }) {
   async function drain(): Promise<void> {
     writing = true;
     while (queue.length > 0) {
+      // One turn of the event loop first: requests whose work finished meanwhile (a signature
+      // from the thread pool) join this batch. PGlite runs a transaction without giving the
+      // event loop a turn, so without this every batch would hold one entry.
+      await new Promise((resolve) => setImmediate(resolve));
       const batch = queue.slice(0, MAX_BATCH);
       queue = queue.slice(MAX_BATCH);
       try {

@@ -114,6 +114,7 @@ export class OAuthTokenAuthority implements CredentialResolver {
   cheapRefusals = 0;
   #since = new Date(0).toISOString();
   #signer: { kid: string; key: CryptoKey } | undefined;
+  #findingSigner: Promise<{ kid: string; key: CryptoKey }> | undefined;
   #nextRereadAt = 0;
 
   constructor(
@@ -339,9 +340,17 @@ export class OAuthTokenAuthority implements CredentialResolver {
     return token.principal;
   }
 
-  /** The key tokens are signed with now; the first one is made on first use. */
+  /**
+   * The key tokens are signed with now; the first one is made on first use. Concurrent first
+   * token requests share one look-up (each making its own would rotate the key once per request).
+   */
   async signer(): Promise<{ kid: string; key: CryptoKey }> {
     if (this.#signer !== undefined) return this.#signer;
+    this.#findingSigner ??= this.#findSigner().finally(() => (this.#findingSigner = undefined));
+    return this.#findingSigner;
+  }
+
+  async #findSigner(): Promise<{ kid: string; key: CryptoKey }> {
     let current = this.#current();
     if (current === undefined) {
       await this.refresh();
