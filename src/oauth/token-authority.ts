@@ -72,6 +72,9 @@ const ES256_SIGNATURE_CHARS = 86;
 /** Looks like a JWS in compact form: three base64url parts, a JSON header first. */
 const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
+/** "e": every JWT starts with eyJ (a JSON header, base64url). */
+const E = 0x65;
+
 export function looksLikeJwt(token: string): boolean {
   return JWT_SHAPE.test(token);
 }
@@ -163,12 +166,16 @@ export class OAuthTokenAuthority implements CredentialResolver {
     scheme: CredentialScheme = 'Bearer',
     request?: CredentialRequest,
   ): Principal | undefined | Promise<Principal | undefined> {
+    // A token verified before is one of ours: no shape check (a scan of the whole token) first.
+    // Keys and sessions never start with "e" (sk_, sess_), so they skip this look-up.
+    if (token.charCodeAt(0) === E) {
+      const known = this.#tokens.get(token);
+      if (known !== undefined) return this.#admit(known, token, scheme, request);
+    }
     if (!looksLikeJwt(token)) {
       if (scheme === 'DPoP') throw DPOP_TOKEN_REQUIRED;
       return this.deps.fallback.resolve(token);
     }
-    const known = this.#tokens.get(token);
-    if (known !== undefined) return this.#admit(known, token, scheme, request);
     const kid = ownKidOf(token);
     if (kid === undefined) {
       this.cheapRefusals++;
