@@ -59,7 +59,7 @@ for (let i = 0; i < runs; i++) {
   const format = i % 2 === 0 ? 'parquet' : 'csv';
   const runId = await runExport(ids.get(format)!);
   global.gc?.();
-  const before = process.memoryUsage().rss;
+  const { rss: before, heapUsed } = process.memoryUsage();
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
   const delay = monitorEventLoopDelay({ resolution: 5 });
@@ -76,7 +76,7 @@ for (let i = 0; i < runs; i++) {
   });
   const r = run.json<{ status: string; rows: number; bytes: number }>();
   console.log(
-    `${format}: ${r.status}, ${r.rows} rows, ${(r.bytes / 1024).toFixed(0)} KiB in ${seconds.toFixed(2)} s; RSS ${mib(before)} MiB before, peak ${mib(peak)} MiB; longest main-thread pause ${(delay.max / 1e6).toFixed(0)} ms`,
+    `${format}: ${r.status}, ${r.rows} rows, ${(r.bytes / 1024).toFixed(0)} KiB in ${seconds.toFixed(2)} s; RSS ${mib(before)} MiB before, peak ${mib(peak)} MiB (JS heap ${mib(heapUsed)} MiB after GC); longest main-thread pause ${(delay.max / 1e6).toFixed(0)} ms`,
   );
 }
 
