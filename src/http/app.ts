@@ -71,7 +71,7 @@ import { docsRoutes } from './docs-routes.js';
 import { healthRoutes, type ReadinessCheck } from './health-routes.js';
 import { openApiOptions } from './openapi.js';
 import { ProblemSchema } from './openapi-responses.js';
-import { sendProblem } from './problem.js';
+import { echoed, sendProblem } from './problem.js';
 import { quotaByRoute, quotaEnforcer, quotaSpender, type QuotaDeclaration } from './quota.js';
 import { registerIdempotency } from './idempotency.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
@@ -201,7 +201,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: AJV_OPTIONS,
     frameworkErrors: (error, request, reply) => {
       void sendProblem(
-        new AppError('INVALID_PARAMETER', `The request could not be parsed: ${error.message}`),
+        new AppError(
+          'INVALID_PARAMETER',
+          `The request could not be parsed: ${echoed(error.message)}`,
+        ),
         request,
         reply,
       );
@@ -269,7 +272,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           )
         : new AppError(
             'NOT_FOUND',
-            `There is no ${request.method} ${path}; see /api/v1/openapi.json.`,
+            `There is no ${request.method} ${echoed(path)}; see /api/v1/openapi.json.`,
           );
     return sendProblem(error, request, reply);
   });

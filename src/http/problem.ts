@@ -36,6 +36,14 @@ export function sendProblem(
     .send(problemDocument(appError, request.url, request.id));
 }
 
+/** Longest client text (a path, a parser's message quoting it) an error document repeats. */
+export const MAX_ECHO = 300;
+
+/** `text` as an error repeats it: cut to MAX_ECHO characters, the cut marked. */
+export function echoed(text: string): string {
+  return text.length <= MAX_ECHO ? text : `${text.slice(0, MAX_ECHO)}…`;
+}
+
 /** The RFC 9457 document of an error, as every path (Fastify, the lookup fast path) sends it. */
 export function problemDocument(error: AppError, url: string, requestId: string): object {
   const type = problemType(error.code);
@@ -45,7 +53,7 @@ export function problemDocument(error: AppError, url: string, requestId: string)
     title: ERROR_CODES[error.code].title,
     status: error.status,
     detail: error.detail,
-    instance: mark === -1 ? url : url.slice(0, mark),
+    instance: echoed(mark === -1 ? url : url.slice(0, mark)),
     code: error.code,
     request_id: requestId,
     doc_url: type,

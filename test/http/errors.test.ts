@@ -101,6 +101,19 @@ describe('problem+json for framework errors', () => {
     });
   }
 
+  it('repeats at most a short excerpt of a long path, in the detail and the instance', async () => {
+    // A path parameter past maxParamLength is a parse error quoting the path (it was echoed
+    // whole, twice: a 5,000-character path gave a 10 KB answer).
+    const long = `run_${'a'.repeat(5_000)}`;
+    for (const url of [`/api/v1/exports/files/${long}?expires=1&signature=x`, `/api/v1/${long}`]) {
+      const res = await t.app.inject({ method: 'GET', url });
+      assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${res.statusCode}`);
+      assert.ok(res.body.length < 1_500, `${res.body.length} bytes: ${res.body.slice(0, 200)}`);
+      const body = res.json<{ detail: string; instance: string }>();
+      assert.ok(body.instance.endsWith('…') && body.instance.length <= 301, body.instance);
+    }
+  });
+
   it('gives every response a distinct request id', async () => {
     const a = await t.app.inject('/health');
     const b = await t.app.inject('/health');
