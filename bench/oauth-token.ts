@@ -23,9 +23,11 @@ import { fileURLToPath } from 'node:url';
 import { startCpuMeter, type CpuShare } from './lib/cpu.js';
 import { BenchFailure } from './lib/failure.js';
 import {
+  buildProject,
   freePort,
   killChildrenOnExit,
   LOOPBACK,
+  progress,
   spawnServer,
   stopServer,
   waitUntilOk,
@@ -73,19 +75,6 @@ function parseArgs(argv: readonly string[]): Options {
     else throw new BenchFailure(`unknown option ${name}`);
   }
   return options;
-}
-
-function progress(message: string): void {
-  console.error(`bench: ${message}`);
-}
-
-function build(): void {
-  progress('npm run build');
-  const result = spawnSync('npm', ['run', 'build', '--silent'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (result.status !== 0) throw new BenchFailure(`npm run build failed (exit ${result.status})`);
 }
 
 /** An Enterprise account in the bench's embedded database, created by the CLI; its API key. */
@@ -211,7 +200,7 @@ function cpuPerTokenUs(round: Round): number {
 
 async function run(options: Options): Promise<void> {
   assertWrkInstalled();
-  build();
+  buildProject(ROOT);
   const workDir = mkdtempSync(join(tmpdir(), 'oauth-token-bench-'));
   killChildrenOnExit(() => rmSync(workDir, { recursive: true, force: true }));
   if (options.cpuProfDir !== undefined) mkdirSync(options.cpuProfDir, { recursive: true });

@@ -40,9 +40,11 @@ import { BenchFailure } from './lib/failure.js';
 import { helloWorld, measure, measurePaired, type Measurement, type Scenario } from './lib/load.js';
 import { OptionsError, parseOptions, type BenchOptions } from './lib/options.js';
 import {
+  buildProject,
   freePort,
   killChildrenOnExit,
   LOOPBACK,
+  progress,
   spawnServer,
   stopServer,
   waitUntilOk,
@@ -145,19 +147,6 @@ const PLAN_OVERRIDES = '{"free":{"requestLimit":1000000000},"developer":{"reques
 
 /** First start loads the bundled data release into a fresh embedded database (~5–10 s). */
 const READY_TIMEOUT_MS = 60_000;
-
-function progress(message: string): void {
-  console.error(`bench: ${message}`);
-}
-
-function build(): void {
-  progress('npm run build');
-  const result = spawnSync('npm', ['run', 'build', '--silent'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (result.status !== 0) throw new BenchFailure(`npm run build failed (exit ${result.status})`);
-}
 
 /** bench/hello-world.ts as JavaScript, so it runs under plain node without a TS loader. */
 function helloWorldSource(): string {
@@ -366,7 +355,7 @@ function summary(options: BenchOptions, baseline: Measurement, ours: readonly Ou
 
 async function run(options: BenchOptions): Promise<void> {
   assertWrkInstalled();
-  build();
+  buildProject(ROOT);
   const workDir = mkdtempSync(join(tmpdir(), 'salary-bench-'));
   killChildrenOnExit(() => rmSync(workDir, { recursive: true, force: true }));
   if (options.cpuProfDir !== undefined) mkdirSync(options.cpuProfDir, { recursive: true });

@@ -1,10 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchFailure } from './failure.js';
 
 export const LOOPBACK = '127.0.0.1';
+
+/** A bench's progress line, on standard error (standard output carries the results). */
+export function progress(message: string): void {
+  console.error(`bench: ${message}`);
+}
+
+/** `npm run build` in `root`, so the servers run the current source as `npm start` does. */
+export function buildProject(root: string): void {
+  progress('npm run build');
+  const result = spawnSync('npm', ['run', 'build', '--silent'], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0) throw new BenchFailure(`npm run build failed (exit ${result.status})`);
+}
 
 /** A server under test, running as a child process. */
 export interface ServerProcess {
