@@ -119,7 +119,7 @@ function admit(
 }
 
 /** Where routes must declare `config.auth`: every route of the API. */
-const DECLARED_PREFIX = '/api/';
+export const DECLARED_PREFIX = '/api/';
 
 /**
  * Authentication decided by the matched route: every route registered from now on under

@@ -14,6 +14,7 @@ import {
   type RateLimiter,
 } from '../limits/index.js';
 import type { QuotaEndpoints } from '../usage/index.js';
+import { DECLARED_PREFIX } from './auth-hook.js';
 import { hookList } from './route-hooks.js';
 
 /**
@@ -25,9 +26,6 @@ import { hookList } from './route-hooks.js';
 export interface QuotaDeclaration {
   readonly cost: number;
 }
-
-/** Where a data route must declare `config.quota`: every route of the API. */
-const API_PREFIX = '/api/';
 
 /**
  * Checks every route registered from now on: a data route (`config.auth.access` 'data': the
@@ -44,7 +42,7 @@ export function quotaByRoute(app: FastifyInstance, endpoints?: QuotaEndpoints): 
     for (const method of hookList(route.method))
       endpoints?.add(method, route.url, quota?.cost ?? 0);
     if (quota === undefined) {
-      if (auth?.access === 'data' && route.url.startsWith(API_PREFIX))
+      if (auth?.access === 'data' && route.url.startsWith(DECLARED_PREFIX))
         throw new Error(`${name} serves data and declares no config.quota`);
       return;
     }
