@@ -33,6 +33,37 @@ function fetchVia(app: FastifyInstance) {
   };
 }
 
+/**
+ * `POST /oauth/token` for `client` with a DPoP proof made by hand (a new key, a new jti),
+ * carrying `nonce` when given: what oauth4webapi would not send.
+ */
+async function tokenWithProof(
+  t: TestApp,
+  client: { client_id: string; client_secret: string },
+  nonce?: string,
+) {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const proof = await new SignJWT({
+    htm: 'POST',
+    htu: `${ISSUER}/oauth/token`,
+    iat: Math.floor(t.clock.now() / 1000),
+    jti: randomBytes(12).toString('base64url'),
+    ...(nonce === undefined ? {} : { nonce }),
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(publicKey) })
+    .sign(privateKey);
+  return t.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+      dpop: proof,
+    },
+    payload: 'grant_type=client_credentials',
+  });
+}
+
 /** Server-provided DPoP nonces (RFC 9449 §8, §9) with DPOP_NONCE set. */
 for (const mode of ['all', 'token'] as const) {
   describe(`DPoP nonces, DPOP_NONCE=${mode}`, () => {
@@ -142,26 +173,7 @@ for (const mode of ['all', 'token'] as const) {
 
     it('a proof with a made-up nonce is refused with use_dpop_nonce and a fresh DPoP-Nonce', async () => {
       const c = await createClient();
-      const { privateKey, publicKey } = await generateKeyPair('ES256');
-      const proof = await new SignJWT({
-        htm: 'POST',
-        htu: `${ISSUER}/oauth/token`,
-        iat: Math.floor(t.clock.now() / 1000),
-        jti: randomBytes(12).toString('base64url'),
-        nonce: 'made-up',
-      })
-        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(publicKey) })
-        .sign(privateKey);
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/oauth/token',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
-          dpop: proof,
-        },
-        payload: 'grant_type=client_credentials',
-      });
+      const res = await tokenWithProof(t, c, 'made-up');
       assert.equal(res.statusCode, 400, res.body);
       assert.equal(res.json<{ error: string }>().error, 'use_dpop_nonce');
       assert.match(String(res.headers['dpop-nonce']), /^[A-Za-z0-9_-]{43}$/);
@@ -186,25 +198,7 @@ describe('DPoP nonces off (the default)', () => {
       payload: { name: 'plain', scopes: ['salary:read'] },
     });
     const c = created.json<{ client_id: string; client_secret: string }>();
-    const { privateKey, publicKey } = await generateKeyPair('ES256');
-    const proof = await new SignJWT({
-      htm: 'POST',
-      htu: `${ISSUER}/oauth/token`,
-      iat: Math.floor(t.clock.now() / 1000),
-      jti: randomBytes(12).toString('base64url'),
-    })
-      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(publicKey) })
-      .sign(privateKey);
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/oauth/token',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
-        dpop: proof,
-      },
-      payload: 'grant_type=client_credentials',
-    });
+    const res = await tokenWithProof(t, c);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['dpop-nonce'], undefined);
   });
