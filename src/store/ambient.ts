@@ -44,6 +44,18 @@ interface Frame {
  */
 export class AmbientRouter {
   readonly #storage = new AsyncLocalStorage<Frame>();
+  /**
+   * Ambient transactions wrapped and not yet ended. Node 20's AsyncLocalStorage tracks the
+   * async context through async hooks, which, once `run` enables them, stay on for every
+   * promise and socket operation of the process (a few µs on each served request, measured on
+   * the lookup): so the storage is disabled again whenever no ambient transaction is open.
+   */
+  #open = 0;
+
+  /** Ambient transactions wrapped and not yet ended, for tests and diagnostics. */
+  get openTransactions(): number {
+    return this.#open;
+  }
 
   #frame(): Frame | undefined {
     const frame = this.#storage.getStore();
@@ -74,9 +86,12 @@ export class AmbientRouter {
 
   wrap(tx: OpenTransaction): AmbientTransaction {
     const scope: Scope = { tx, open: true, savepoints: 0, tail: Promise.resolve() };
+    this.#open++;
     const end = async (commit: boolean) => {
       if (!scope.open) return;
       scope.open = false;
+      // A closed scope's frame is ignored (#frame), so nothing needs the context any more.
+      if (--this.#open === 0) this.#storage.disable();
       await scope.tail.catch(() => undefined);
       await tx.end(commit);
     };
