@@ -426,13 +426,28 @@ export class OAuthTokenAuthority implements CredentialResolver {
    */
   async knowsClient(id: string): Promise<boolean> {
     if (this.#clients.has(id)) return true;
+    await this.#rereadSoon();
+    return this.#clients.has(id);
+  }
+
+  /**
+   * Client `id` as stored a moment ago, for credentials that did not match the row in memory
+   * (a secret rotated or a JWKS replaced on another instance, announced within a second): one
+   * re-read, shared with the unknown-id path and at most every REREAD_MS, so wrong secrets
+   * cost no database query each.
+   */
+  async rereadClient(id: string): Promise<ClientRow | undefined> {
+    await this.#rereadSoon();
+    return this.client(id);
+  }
+
+  async #rereadSoon(): Promise<void> {
     const now = this.deps.clock.now();
-    if (now < this.#nextRereadAt) return false;
+    if (now < this.#nextRereadAt) return;
     this.#nextRereadAt = now + REREAD_MS;
     await this.refresh().catch((error: unknown) =>
       this.deps.logger.warn({ err: error }, 'OAuth re-read failed; serving what is in memory'),
     );
-    return this.#clients.has(id);
   }
 
   /**

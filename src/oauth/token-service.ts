@@ -1,4 +1,4 @@
-import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
+import { createLocalJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { randomBytes } from 'node:crypto';
 import { addressBucket, SCOPES } from '../auth/index.js';
 import { createAuditWriter, recordAudit } from '../audit/index.js';
@@ -100,15 +100,32 @@ export function createOAuthTokenService(deps: {
   }
 
   /**
-   * The stored client `id`, or undefined when it cannot exist: a malformed id (a NUL byte,
-   * wrong prefix) is refused without a database query, and so is one the in-memory view of
-   * live clients does not hold (a client made elsewhere a moment ago: one re-read of what
-   * changed, at most every 100 ms however many requests come).
+   * Client `id` from the in-memory view of live clients (kept fresh by the change bus, like
+   * keys), or undefined when it cannot exist: a malformed id (a NUL byte, wrong prefix) is
+   * refused at once, and one the view does not hold (a client made elsewhere a moment ago) gets
+   * one re-read of what changed, at most every 100 ms however many requests come. Issuing a
+   * token so reads no client row from the database.
    */
   async function findLiveClient(id: unknown): Promise<repo.ClientRow | undefined> {
     if (typeof id !== 'string' || !CLIENT_ID.test(id) || !(await authority.knowsClient(id)))
       return undefined;
-    return repo.findClient(db, id);
+    return authority.client(id);
+  }
+
+  /**
+   * `accepts(row)` for client `id`'s row in memory; when it refuses, once more for the row as
+   * stored now if that differs (its secret or JWKS changed on another instance a moment ago).
+   */
+  async function withLiveClient(
+    id: unknown,
+    accepts: (row: repo.ClientRow) => Promise<boolean> | boolean,
+  ): Promise<repo.ClientRow | undefined> {
+    const row = await findLiveClient(id);
+    if (row === undefined) return undefined;
+    if (await accepts(row)) return row;
+    const stored = await authority.rereadClient(row.id);
+    if (stored === undefined || stored.updatedAt === row.updatedAt) return undefined;
+    return (await accepts(stored)) ? stored : undefined;
   }
 
   async function identify(c: ClientCredentials): Promise<repo.ClientRow> {
@@ -147,17 +164,18 @@ export function createOAuthTokenService(deps: {
     method: repo.AuthMethod,
     basic: boolean,
   ): Promise<repo.ClientRow> {
-    const row = await findLiveClient(id);
     const hash = sha256Hex(secret);
     const now = clock.now();
-    const matches =
-      row !== undefined &&
-      ((row.secretHash !== null && constantTimeEqual(hash, row.secretHash)) ||
-        (row.previousSecretHash !== null &&
-          row.previousSecretExpiresAt !== null &&
-          Date.parse(row.previousSecretExpiresAt) > now &&
-          constantTimeEqual(hash, row.previousSecretHash)));
-    if (!matches) throw invalidClient('Unknown client or wrong secret.', basic);
+    const row = await withLiveClient(
+      id,
+      (r) =>
+        (r.secretHash !== null && constantTimeEqual(hash, r.secretHash)) ||
+        (r.previousSecretHash !== null &&
+          r.previousSecretExpiresAt !== null &&
+          Date.parse(r.previousSecretExpiresAt) > now &&
+          constantTimeEqual(hash, r.previousSecretHash)),
+    );
+    if (row === undefined) throw invalidClient('Unknown client or wrong secret.', basic);
     if (row.authMethod !== method)
       throw invalidClient(`This client is registered for ${row.authMethod}.`, basic);
     return row;
@@ -181,22 +199,32 @@ export function createOAuthTokenService(deps: {
       throw invalidClient('Unknown client, or not registered for private_key_jwt.', false);
     if (form.client_id !== undefined && form.client_id !== row.id)
       throw invalidClient('client_id does not match the assertion.', false);
-    try {
-      const { payload } = await jwtVerify(assertion, createLocalJWKSet(row.jwks), {
-        issuer: row.id,
-        subject: row.id,
+    let payload: JWTPayload | undefined;
+    // The signature against the JWKS in memory, or as stored now if that one refuses it.
+    const verified = await withLiveClient(row.id, async (r) => {
+      if (r.jwks === null) return false;
+      payload = await jwtVerify(assertion, createLocalJWKSet(r.jwks), {
+        issuer: r.id,
+        subject: r.id,
         audience: [tokenEndpoint, authority.issuer],
         algorithms: ASSERTION_ALGS,
         requiredClaims: ['exp', 'jti'],
         currentDate: new Date(clock.now()),
         maxTokenAge: `${MAX_ASSERTION_LIFETIME_S} seconds`,
-      });
+      }).then(
+        (result) => result.payload,
+        () => undefined,
+      );
+      return payload !== undefined;
+    });
+    try {
+      if (verified === undefined || payload === undefined) throw new Error('not verified');
       // maxTokenAge refuses the assertion MAX_ASSERTION_LIFETIME_S after iat, so its jti need
       // not be kept longer; an exp further ahead than that is refused, not stored for years.
       if (payload.exp! - payload.iat! > MAX_ASSERTION_LIFETIME_S) throw new Error('too long');
       const fresh = await repo.claimAssertionJti(
         db,
-        row.id,
+        verified.id,
         String(payload.jti),
         new Date(
           Math.min(payload.exp!, payload.iat! + MAX_ASSERTION_LIFETIME_S) * 1000,
@@ -210,7 +238,7 @@ export function createOAuthTokenService(deps: {
         false,
       );
     }
-    return row;
+    return verified;
   }
 
   /** The thumbprint a token request's DPoP proof binds the token to; undefined without one. */

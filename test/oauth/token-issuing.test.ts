@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { verifyAuditChain } from '../../src/audit/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
+import { clonePglite } from '../helpers/db.js';
+import { sha256Hex } from '../../src/lib/crypto.js';
+import type { Db } from '../../src/store/index.js';
 
 /** Many token requests at once: one signing key, one committed audit row per token. */
 describe('token endpoint under concurrent requests', () => {
@@ -61,5 +64,79 @@ describe('token endpoint under concurrent requests', () => {
     );
     assert.deepEqual(rows.map((r) => r.jti).sort(), [...jtis].sort());
     assert.equal(await verifyAuditChain(t.db), null);
+  });
+});
+
+/** Issuing a token reads the client from memory; a change made elsewhere is re-read once. */
+describe('token endpoint reads clients from memory', () => {
+  let t: TestApp;
+  let session: string;
+  const statements: string[] = [];
+  before(async () => {
+    const copy = await clonePglite();
+    const counted: Db = {
+      ...copy.db,
+      query: (sql, params) => {
+        statements.push(sql);
+        return copy.db.query(sql, params);
+      },
+      close: async () => {
+        await copy.cleanup();
+      },
+    };
+    t = await buildTestApp({ db: counted });
+    ({ session } = await accountOnPlan(t, 'enterprise'));
+  });
+  after(() => t.close());
+
+  function token(id: string, secret: string) {
+    return t.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: 'grant_type=client_credentials',
+    });
+  }
+
+  it('issues tokens without a query for the client row, and takes a secret rotated elsewhere at once', async () => {
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/oauth/clients',
+      headers: { authorization: `Bearer ${session}` },
+      payload: { name: 'from memory', scopes: ['salary:read'] },
+    });
+    const { id, client_secret: secret } = created.json<{ id: string; client_secret: string }>();
+    assert.equal((await token(id, secret)).statusCode, 200);
+    statements.length = 0;
+    for (let i = 0; i < 3; i++) assert.equal((await token(id, secret)).statusCode, 200);
+    const clientReads = statements.filter((sql) => /FROM oauth_clients/i.test(sql));
+    assert.deepEqual(clientReads, [], 'no client row read per token');
+
+    // Another instance rotates the secret: only the database knows it yet.
+    const rotated = 'rotated-secret-0123456789abcdefghijklmnopqrstuv';
+    t.clock.advance(1_000);
+    await t.db.query(
+      `UPDATE oauth_clients SET previous_secret_hash = secret_hash, secret_hash = $2,
+         previous_secret_expires_at = $3, updated_at = $4 WHERE id = $1`,
+      [
+        id,
+        sha256Hex(rotated),
+        new Date(t.clock.now() + 86_400_000).toISOString(),
+        new Date(t.clock.now()).toISOString(),
+      ],
+    );
+    t.clock.advance(1_000);
+    const fresh = await token(id, rotated);
+    assert.equal(fresh.statusCode, 200, fresh.body);
+    assert.equal((await token(id, secret)).statusCode, 200, 'the old secret still works a day');
+    // A wrong secret is refused; repeated at once, it costs no re-read each.
+    statements.length = 0;
+    for (let i = 0; i < 5; i++)
+      assert.equal((await token(id, 'wrong-secret-0123456789')).statusCode, 401);
+    const rereads = statements.filter((sql) => /FROM oauth_clients/i.test(sql));
+    assert.ok(rereads.length <= 1, `at most one re-read within 100 ms: ${rereads.length}`);
   });
 });
