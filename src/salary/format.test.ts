@@ -30,4 +30,21 @@ describe('negotiateFormat', () => {
       (e: unknown) => e instanceof AppError && e.status === 406,
     );
   });
+  it('answers a remembered Accept value as the first time, the 406 included', () => {
+    for (let i = 0; i < 3; i++) {
+      assert.equal(negotiateFormat(undefined, 'text/csv, application/json;q=0.5'), 'csv');
+      assert.equal(negotiateFormat('xlsx', 'text/csv'), 'xlsx', 'the parameter still wins');
+      assert.throws(
+        () => negotiateFormat(undefined, 'image/png'),
+        (e: unknown) => e instanceof AppError && e.status === 406,
+      );
+    }
+    // Past the remembered values (and a value too long to keep): still decided each time.
+    for (let i = 0; i < 300; i++)
+      assert.equal(negotiateFormat(undefined, `text/x-${i}, text/csv`), 'csv');
+    const long = `${'text/x-long;q=0.1, '.repeat(20)}application/vnd.apache.parquet`;
+    assert.equal(negotiateFormat(undefined, long), 'parquet');
+    assert.equal(negotiateFormat(undefined, long), 'parquet');
+    assert.equal(negotiateFormat(undefined, 'text/csv, application/json;q=0.5'), 'csv');
+  });
 });
