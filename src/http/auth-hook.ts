@@ -1,4 +1,9 @@
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify';
 import {
   addressBucket,
   allowlistOwner,
@@ -21,8 +26,12 @@ const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,2048})$/i;
 const DPOP = /^DPoP ([A-Za-z0-9._~+/=-]{1,2048})$/i;
 
 /**
- * Who is calling, from the Authorization header and the client address; throws (or rejects
- * with) the 401 or 403 problem. Synchronous when it can be (no header, a key in memory).
+ * Who is calling, from the Authorization header and the client address, or the 401 or 403
+ * problem to answer. The problem is returned, not thrown: a flood of unknown credentials is
+ * the refusal an attacker repeats most cheaply, and a throw per request cost more than the
+ * rest of the refusal (as for the quota's 429). A credential resolver's own fault, or a
+ * refusal it decides (a DPoP proof), may still throw or reject. Synchronous when it can be
+ * (no header, a key in memory).
  */
 export type Authenticate = (
   authorization: string | undefined,
@@ -30,7 +39,10 @@ export type Authenticate = (
   route: AuthenticatedRoute,
   /** The request itself (node's IncomingMessage), which a DPoP proof is checked against. */
   request?: CredentialRequest,
-) => Principal | Promise<Principal>;
+) => Admitted | Promise<Admitted>;
+
+/** The caller, or the 401/403 problem to answer. */
+export type Admitted = Principal | AppError;
 
 function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_token'): AppError {
   return new AppError('UNAUTHENTICATED', detail, {
@@ -46,15 +58,7 @@ function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_tok
 export function authenticator(credentials: CredentialResolver, free: Plan): Authenticate {
   return (authorization, ip, route, request) => {
     if (authorization === undefined) {
-      if (route.access === 'account') {
-        throw new AppError(
-          'UNAUTHENTICATED',
-          'This endpoint needs a session token or an API key.',
-          {
-            headers: { 'www-authenticate': 'Bearer realm="salary-api"' },
-          },
-        );
-      }
+      if (route.access === 'account') return CREDENTIAL_REQUIRED;
       return {
         kind: 'anonymous',
         plan: free,
@@ -73,12 +77,7 @@ export function authenticator(credentials: CredentialResolver, free: Plan): Auth
       match = DPOP.exec(authorization);
       scheme = 'DPoP';
     }
-    if (match === null) {
-      throw unauthenticated(
-        'The Authorization header must be "Bearer <credential>" (an API key, a session token or an OAuth access token) or "DPoP <access token>".',
-        'invalid_request',
-      );
-    }
+    if (match === null) return MALFORMED_AUTHORIZATION;
     const resolved = credentials.resolve(match[1] as string, scheme, request);
     if (resolved instanceof Promise) return resolved.then((p) => admit(ip, route, p, scheme));
     return admit(ip, route, resolved, scheme);
@@ -90,17 +89,26 @@ const INVALID_TOKEN = unauthenticated(
   'The credential is not valid: it is unknown, revoked or expired.',
   'invalid_token',
 );
+const CREDENTIAL_REQUIRED = new AppError(
+  'UNAUTHENTICATED',
+  'This endpoint needs a session token or an API key.',
+  { headers: { 'www-authenticate': 'Bearer realm="salary-api"' } },
+);
+const MALFORMED_AUTHORIZATION = unauthenticated(
+  'The Authorization header must be "Bearer <credential>" (an API key, a session token or an OAuth access token) or "DPoP <access token>".',
+  'invalid_request',
+);
 
 function admit(
   ip: string,
   route: AuthenticatedRoute,
   principal: Principal | undefined,
   scheme: CredentialScheme,
-): Principal {
-  if (principal === undefined) throw scheme === 'Bearer' ? INVALID_TOKEN : DPOP_INVALID_TOKEN;
+): Admitted {
+  if (principal === undefined) return scheme === 'Bearer' ? INVALID_TOKEN : DPOP_INVALID_TOKEN;
   const bound = principal.kind !== 'session' || route.access === 'data';
   if (bound && principal.allowlists.some((list) => !list.matches(ip))) {
-    throw new AppError(
+    return new AppError(
       'ADDRESS_NOT_ALLOWED',
       `Requests from ${ip} are not on ${allowlistOwner(principal)}.`,
       {
@@ -109,7 +117,7 @@ function admit(
     );
   }
   if (principal.scopes !== null && !principal.scopes.has(route.scope)) {
-    throw new AppError(
+    return new AppError(
       'SCOPE_MISSING',
       `This ${credentialName(principal)} lacks the scope ${route.scope}.`,
       { extensions: { required_scope: route.scope } },
@@ -145,22 +153,20 @@ function authenticationHook(
   authenticate: Authenticate,
   auth: AuthenticatedRoute,
 ): onRequestHookHandler {
+  const admitted = (request: FastifyRequest, done: HookHandlerDoneFunction, a: Admitted) => {
+    if (a instanceof AppError) return done(a);
+    request.principal = a;
+    done();
+  };
   return (request, _reply, done) => {
-    let principal: Principal | Promise<Principal>;
+    let principal: Admitted | Promise<Admitted>;
     try {
       principal = authenticate(request.headers.authorization, request.ip, auth, request.raw);
     } catch (error) {
       done(error as Error);
       return;
     }
-    if (principal instanceof Promise) {
-      principal.then((p) => {
-        request.principal = p;
-        done();
-      }, done);
-    } else {
-      request.principal = principal;
-      done();
-    }
+    if (principal instanceof Promise) principal.then((a) => admitted(request, done, a), done);
+    else admitted(request, done, principal);
   };
 }

@@ -19,7 +19,7 @@ import {
 } from '../salary/index.js';
 import type { UsageRecorder } from '../usage/index.js';
 import type { AccessLog } from './access-log.js';
-import type { Authenticate } from './auth-hook.js';
+import type { Admitted, Authenticate } from './auth-hook.js';
 import { PROBLEM_JSON, problemJson } from './problem.js';
 import type { QuotaHeaders, SpendQuota, Spent } from './quota.js';
 
@@ -191,7 +191,7 @@ export class FastLookup {
       return fallback(req, res);
     }
     const answer: Answer = { req, url, res, fallback, route, query, ip, started };
-    let principal: Principal | Promise<Principal>;
+    let principal: Admitted | Promise<Admitted>;
     try {
       principal = this.#deps.authenticate(req.headers.authorization, ip, route.auth, req);
     } catch (error) {
@@ -199,12 +199,17 @@ export class FastLookup {
     }
     if (principal instanceof Promise) {
       principal.then(
-        (p) => this.#spend(answer, p),
+        (p) => this.#admitted(answer, p),
         (error: unknown) => this.#refuse(answer, error, null),
       );
     } else {
-      this.#spend(answer, principal);
+      this.#admitted(answer, principal);
     }
+  }
+
+  #admitted(answer: Answer, admitted: Admitted): void {
+    if (admitted instanceof AppError) this.#refuse(answer, admitted, null);
+    else this.#spend(answer, admitted);
   }
 
   #clientAddress(req: IncomingMessage): string | undefined {

@@ -1,6 +1,6 @@
 import { Refresher } from '../lib/refresher.js';
 import { errors, jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   AddressMatcher,
   type CredentialRequest,
@@ -181,7 +181,7 @@ export class OAuthTokenAuthority implements CredentialResolver {
       this.cheapRefusals++;
       return undefined;
     }
-    const digest = createHash('sha256').update(token).digest('base64');
+    const digest = hash('sha256', token, 'base64');
     const now = this.deps.clock.now();
     if (this.#refused.has(digest, now)) {
       this.cheapRefusals++;
