@@ -56,20 +56,28 @@ function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_tok
  * the allowlists (403) and the route's scope (403).
  */
 export function authenticator(credentials: CredentialResolver, free: Plan): Authenticate {
+  /** Anonymous callers by address: one principal (and limit bucket name) each, reused. */
+  const callers = new Map<string, Principal>();
   return (authorization, ip, route, request) => {
     if (authorization === undefined) {
       if (route.access === 'account') return CREDENTIAL_REQUIRED;
-      return {
-        kind: 'anonymous',
-        plan: free,
-        accountId: null,
-        keyId: null,
-        sessionId: null,
-        scopes: null,
-        allowlists: [],
-        responseSchema: null,
-        limitBucket: addressBucket(ip),
-      } satisfies Principal;
+      let anonymous = callers.get(ip);
+      if (anonymous === undefined) {
+        anonymous = Object.freeze({
+          kind: 'anonymous',
+          plan: free,
+          accountId: null,
+          keyId: null,
+          sessionId: null,
+          scopes: null,
+          allowlists: [],
+          responseSchema: null,
+          limitBucket: addressBucket(ip),
+        } satisfies Principal);
+        if (callers.size >= ANONYMOUS_REMEMBERED) callers.clear();
+        callers.set(ip, anonymous);
+      }
+      return anonymous;
     }
     let scheme: CredentialScheme = 'Bearer';
     let match = BEARER.exec(authorization);
@@ -83,6 +91,9 @@ export function authenticator(credentials: CredentialResolver, free: Plan): Auth
     return admit(ip, route, resolved, scheme);
   };
 }
+
+/** Anonymous principals remembered; beyond, the map starts again (a flood of addresses). */
+const ANONYMOUS_REMEMBERED = 10_000;
 
 /** The same for every unknown token: built once, so a flood of them builds nothing. */
 const INVALID_TOKEN = unauthenticated(

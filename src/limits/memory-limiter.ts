@@ -20,8 +20,25 @@ const SWEEP_EVERY_MS = 60_000;
  * are swept once a minute, so memory follows the number of active buckets.
  */
 export class MemoryRateLimiter implements RateLimiter {
-  readonly #counters = new Map<string, Counter>();
+  /**
+   * Counters by bucket, then by rule name. Two levels rather than one `bucket|rule` key: the
+   * bucket is a string the caller keeps (a principal's), whose hash is computed once, where a
+   * joined key would be a new string to hash on every request.
+   */
+  readonly #buckets = new Map<string, Map<string, Counter>>();
+  #size = 0;
   #nextSweep = 0;
+
+  #counter(bucket: string, rule: string): Counter | undefined {
+    return this.#buckets.get(bucket)?.get(rule);
+  }
+
+  #set(bucket: string, rule: string, counter: Counter): void {
+    let rules = this.#buckets.get(bucket);
+    if (rules === undefined) this.#buckets.set(bucket, (rules = new Map<string, Counter>()));
+    if (!rules.has(rule)) this.#size++;
+    rules.set(rule, counter);
+  }
 
   consume(
     bucket: string,
@@ -42,11 +59,10 @@ export class MemoryRateLimiter implements RateLimiter {
     let refusedBy: Counter | undefined;
     for (const rule of rules) {
       const start = windowStart(now, rule.windowMs);
-      const key = `${bucket}|${rule.name}`;
-      let counter = this.#counters.get(key);
+      let counter = this.#counter(bucket, rule.name);
       if (counter === undefined || counter.windowStart !== start) {
         counter = { windowStart: start, windowEnd: start + rule.windowMs, count: 0 };
-        this.#counters.set(key, counter);
+        this.#set(bucket, rule.name, counter);
       }
       counters.push(counter);
       if (counter.count + cost > rule.limit && refusedBy === undefined) refusedBy = counter;
@@ -74,7 +90,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   releaseSync(bucket: string, rules: readonly LimitRule[], now: number, cost = 1): void {
     for (const rule of rules) {
-      const counter = this.#counters.get(`${bucket}|${rule.name}`);
+      const counter = this.#counter(bucket, rule.name);
       if (counter !== undefined && counter.windowStart === windowStart(now, rule.windowMs))
         counter.count = Math.max(0, counter.count - cost);
     }
@@ -86,7 +102,7 @@ export class MemoryRateLimiter implements RateLimiter {
     let refusedEnd: number | undefined;
     for (const rule of rules) {
       const start = windowStart(now, rule.windowMs);
-      const counter = this.#counters.get(`${bucket}|${rule.name}`);
+      const counter = this.#counter(bucket, rule.name);
       const count = counter !== undefined && counter.windowStart === start ? counter.count : 0;
       const end = start + rule.windowMs;
       if (count >= rule.limit && refusedEnd === undefined) refusedEnd = end;
@@ -102,26 +118,32 @@ export class MemoryRateLimiter implements RateLimiter {
   /** Raises the count of `rule` in the window containing `now` to at least `count`. */
   raiseSync(bucket: string, rule: LimitRule, now: number, count: number): void {
     const start = windowStart(now, rule.windowMs);
-    const key = `${bucket}|${rule.name}`;
-    const counter = this.#counters.get(key);
+    const counter = this.#counter(bucket, rule.name);
     if (counter === undefined || counter.windowStart !== start)
-      this.#counters.set(key, { windowStart: start, windowEnd: start + rule.windowMs, count });
+      this.#set(bucket, rule.name, { windowStart: start, windowEnd: start + rule.windowMs, count });
     else counter.count = Math.max(counter.count, count);
   }
 
   /** Number of live counters (for metrics and tests of the sweep). */
   get size(): number {
-    return this.#counters.size;
+    return this.#size;
   }
 
   #sweep(now: number): void {
-    for (const [key, counter] of this.#counters)
-      if (counter.windowEnd <= now) this.#counters.delete(key);
+    for (const [bucket, rules] of this.#buckets) {
+      for (const [rule, counter] of rules)
+        if (counter.windowEnd <= now) {
+          rules.delete(rule);
+          this.#size--;
+        }
+      if (rules.size === 0) this.#buckets.delete(bucket);
+    }
     this.#nextSweep = now + SWEEP_EVERY_MS;
   }
 
   close(): Promise<void> {
-    this.#counters.clear();
+    this.#buckets.clear();
+    this.#size = 0;
     return Promise.resolve();
   }
 }
