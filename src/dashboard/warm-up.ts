@@ -22,7 +22,9 @@ export const WARM_UP_LIMIT_MS = 1000;
  * is paid before the first customer's request. It only reads: the usage sums and the limiter's
  * counters (a peek, which counts nothing).
  */
-export async function warmUpOverview(deps: DashboardDeps): Promise<void> {
+export async function warmUpOverview(
+  deps: Pick<DashboardDeps, 'plans' | 'usage' | 'clock'>,
+): Promise<void> {
   const plan = Object.values(deps.plans).find((p) => p.usageAnalytics && p.limit !== null);
   if (plan === undefined) return;
   const principal: Principal = {
