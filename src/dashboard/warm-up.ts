@@ -17,10 +17,11 @@ export const WARM_UP_LIMIT_MS = 1000;
 /**
  * Builds the overview once, as `GET /dashboard` does for an account with usage analytics (the
  * same reads, view model and HTML), for an account that does not exist, and throws the page
- * away. The first overview of a process cost several times a later one (compiling the view
- * model and templates, the usage reads' first execution and query plans); run at start-up, that
- * is paid before the first customer's request. It only reads: the usage sums and the limiter's
- * counters (a peek, which counts nothing).
+ * away. The first overview of a process paid, besides the process's first request of any kind,
+ * for compiling the view model and templates and for the usage reads' first execution (query
+ * plans, code paths of the database); run at start-up, that is paid before the first customer's
+ * request (docs/dashboard.md, Speed). It only reads: the usage sums and the limiter's counters
+ * (a peek, which counts nothing).
  */
 export async function warmUpOverview(
   deps: Pick<DashboardDeps, 'plans' | 'usage' | 'clock'>,
