@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { Principal } from '../auth/index.js';
+import type { Plan } from '../plans/index.js';
 import type { UsageQuota } from '../usage/index.js';
 import { classChart, CLASS_LABELS } from './charts.js';
-import type { DashboardTools } from './context.js';
+import type { DashboardDeps, DashboardTools } from './context.js';
 import { markup, type Html } from './html.js';
 import { BASE, number, page, percent, time } from './layout.js';
 import {
@@ -124,6 +126,52 @@ function endpointsTable(view: Overview): Html {
   </div>`;
 }
 
+/**
+ * The overview of a plan with usage analytics: the three reads (the last 24 hours per hour and
+ * status, the last 30 days per day, endpoint and status, the quota) and their view model.
+ */
+export async function overviewData(
+  deps: Pick<DashboardDeps, 'usage' | 'clock'>,
+  principal: Principal,
+): Promise<{ quota: UsageQuota; view: Overview }> {
+  const now = deps.clock.now();
+  const { hours, days } = overviewRanges(now);
+  const [hourly, daily, quota] = await Promise.all([
+    deps.usage.grouped(principal, hours, 'hour', ['status']),
+    deps.usage.grouped(principal, days, 'day', ['endpoint', 'status']),
+    deps.usage.quota(principal),
+  ]);
+  return { quota, view: overview(hourly, daily, quota, now) };
+}
+
+/** The overview's content for a plan with usage analytics (see overviewData). */
+export function overviewContent(plan: Plan, quota: UsageQuota, view: Overview): Html {
+  const day = view.windows[0];
+  return markup`<div class="cards">
+      <div class="card">
+        <h2>Plan</h2>
+        <p class="figure" id="plan">${plan.name}</p>
+        <p><a href="${BASE}/billing">Change plan</a></p>
+      </div>
+      ${quotaCard(quota, view.projection)}
+      <div class="card">
+        <h2>Error rate, 24 hours</h2>
+        <p class="figure" id="error-rate">${percent(day?.errorRate ?? null)}</p>
+        <p>
+          ${number(day?.byClass['429'] ?? 0)} refused over the limit (429),
+          ${number(day?.byClass['5xx'] ?? 0)} server errors.
+        </p>
+      </div>
+    </div>
+    <h2>Requests</h2>
+    ${windowsTable(view)}
+    ${classChart('chart-24h', 'Last 24 hours, per hour (UTC)', view.hourly, 'hour')}
+    ${classChart('chart-30d', 'Last 30 days, per day (UTC)', view.daily, 'day')}
+    <h2>Top endpoints</h2>
+    ${endpointsTable(view)}
+    <p><a href="${BASE}/usage">Usage details and CSV</a></p>`;
+}
+
 /** GET /dashboard: plan, quota and its projection, the last 24 hours, 7 and 30 days. */
 export function overviewPage(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
@@ -150,38 +198,7 @@ ${quotaCard(quota, projectQuota(quota, deps.clock.now()))}
         ),
       );
     }
-    const now = deps.clock.now();
-    const { hours, days } = overviewRanges(now);
-    const [hourly, daily, quota] = await Promise.all([
-      deps.usage.grouped(principal, hours, 'hour', ['status']),
-      deps.usage.grouped(principal, days, 'day', ['endpoint', 'status']),
-      deps.usage.quota(principal),
-    ]);
-    const view = overview(hourly, daily, quota, now);
-    const day = view.windows[0];
-    const content = markup`<div class="cards">
-        <div class="card">
-          <h2>Plan</h2>
-          <p class="figure" id="plan">${plan.name}</p>
-          <p><a href="${BASE}/billing">Change plan</a></p>
-        </div>
-        ${quotaCard(quota, view.projection)}
-        <div class="card">
-          <h2>Error rate, 24 hours</h2>
-          <p class="figure" id="error-rate">${percent(day?.errorRate ?? null)}</p>
-          <p>
-            ${number(day?.byClass['429'] ?? 0)} refused over the limit (429),
-            ${number(day?.byClass['5xx'] ?? 0)} server errors.
-          </p>
-        </div>
-      </div>
-      <h2>Requests</h2>
-      ${windowsTable(view)}
-      ${classChart('chart-24h', 'Last 24 hours, per hour (UTC)', view.hourly, 'hour')}
-      ${classChart('chart-30d', 'Last 30 days, per day (UTC)', view.daily, 'day')}
-      <h2>Top endpoints</h2>
-      ${endpointsTable(view)}
-      <p><a href="${BASE}/usage">Usage details and CSV</a></p>`;
-    return tools.send(reply, 200, page(ctx, '', 'Overview', content));
+    const { quota, view } = await overviewData(deps, principal);
+    return tools.send(reply, 200, page(ctx, '', 'Overview', overviewContent(plan, quota, view)));
   });
 }

@@ -14,6 +14,7 @@ import { overviewPage } from './pages-overview.js';
 import { usagePage } from './pages-usage.js';
 import { webhookPages } from './pages-webhooks.js';
 import { slaPage } from './pages-sla.js';
+import { warmUp, warmUpOverview } from './warm-up.js';
 import {
   clearCookie,
   crossOrigin,
@@ -183,6 +184,10 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
     slaPage(signed, tools);
     accountPages(signed, tools);
   });
+
+  // Before the server reports ready: the first overview of a process no longer pays for
+  // compiling its code and its reads' first execution (warm-up.ts). Reads only; never fails.
+  app.addHook('onReady', () => warmUp(app.log, () => warmUpOverview(deps)));
 }
 
 function credentialsForm(action: 'sign-in' | 'sign-up', token: string, email: string): Html {
