@@ -315,7 +315,11 @@ export class OAuthTokenAuthority implements CredentialResolver {
     this.#tokens.set(token, verified);
   }
 
-  /** The principal of a verified token, or undefined when it no longer stands. */
+  /**
+   * The principal of a verified token, or undefined when it no longer stands. Its scopes are
+   * those it was issued with that its client still holds: a client's scopes cut down (PATCH)
+   * apply to the tokens it already has at once, as its deletion and allowlist do.
+   */
   #principalOf(token: VerifiedToken): Principal | undefined {
     if (token.exp <= this.deps.clock.now()) return undefined;
     if (this.#revoked.has(token.jti)) return undefined;
@@ -336,7 +340,7 @@ export class OAuthTokenAuthority implements CredentialResolver {
         keyId: null,
         sessionId: null,
         clientId: client.row.id,
-        scopes: token.scopes,
+        scopes: heldScopes(token.scopes, client.row),
         allowlists: plan.ipAllowlist
           ? [account.allowlist, client.allowlist].filter((m): m is AddressMatcher => m !== null)
           : [],
@@ -523,4 +527,10 @@ export class OAuthTokenAuthority implements CredentialResolver {
   stop(): void {
     this.#refresher.stop();
   }
+}
+
+/** The scopes of `token` that `client` still holds (all of them unless its scopes were cut). */
+export function heldScopes(token: ReadonlySet<string>, client: ClientRow): ReadonlySet<string> {
+  if ([...token].every((scope) => client.scopes.includes(scope))) return token;
+  return new Set([...token].filter((scope) => client.scopes.includes(scope)));
 }

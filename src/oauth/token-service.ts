@@ -10,7 +10,7 @@ import { DPOP_ALGS, ProofRefused } from './dpop.js';
 import { OAuthError } from './oauth-error.js';
 import * as repo from './repo.js';
 import { SIGNING_ALG } from './signing.js';
-import type { OAuthTokenAuthority } from './token-authority.js';
+import { heldScopes, type OAuthTokenAuthority } from './token-authority.js';
 
 export const TOKEN_PATH = '/oauth/token';
 export const REVOKE_PATH = '/oauth/revoke';
@@ -150,6 +150,9 @@ export function createOAuthTokenService(deps: {
       } catch {
         throw invalidClient('Malformed Basic credentials.', true);
       }
+      // The form may repeat the client's id (RFC 6749 §2.3.1 allows it), never name another.
+      if (form.client_id !== undefined && form.client_id !== id)
+        throw invalidClient('client_id does not match the Basic credentials.', true);
       return secretClient(id, secret, 'client_secret_basic', true);
     }
     if (form.client_secret !== undefined)
@@ -388,7 +391,7 @@ export function createOAuthTokenService(deps: {
         return { active: false };
       return {
         active: true,
-        scope: [...verified.scopes].join(' '),
+        scope: [...heldScopes(verified.scopes, owner)].join(' '),
         client_id: verified.clientId,
         sub: verified.clientId,
         token_type: verified.jkt === undefined ? 'Bearer' : 'DPoP',

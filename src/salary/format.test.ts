@@ -14,6 +14,13 @@ describe('negotiateFormat', () => {
     [undefined, 'application/xml, text/html;q=0.9', 'xml'],
     [undefined, 'text/html, */*;q=0.1', 'json'],
     ['csv', 'application/json', 'csv'],
+    // The most specific range decides a format's q (RFC 9110 §12.5.1).
+    [undefined, 'application/json;q=0, */*', 'csv'],
+    [undefined, 'text/*', 'csv'],
+    [undefined, 'application/*', 'json'],
+    [undefined, 'application/*, application/json;q=0.1', 'xlsx'],
+    [undefined, 'application/problem+json', 'json'],
+    [undefined, 'text/csv;q=0.5, application/xml;q=0.5', 'csv'],
   ];
   for (const [param, accept, expected] of cases) {
     it(`format=${param ?? '∅'} Accept="${accept ?? '∅'}" → ${expected}`, () => {
@@ -27,6 +34,10 @@ describe('negotiateFormat', () => {
     );
     assert.throws(
       () => negotiateFormat(undefined, 'text/csv;q=0'),
+      (e: unknown) => e instanceof AppError && e.status === 406,
+    );
+    assert.throws(
+      () => negotiateFormat(undefined, 'text/*, text/csv;q=0'),
       (e: unknown) => e instanceof AppError && e.status === 406,
     );
   });

@@ -468,4 +468,45 @@ describe('OAuth: fixes of the attack findings', () => {
           }
     });
   });
+
+  describe('finding: scopes cut from a client, and a second client_id beside Basic', () => {
+    it('a token issued before its client’s scopes were cut loses them at once, on every path', async () => {
+      const c = await newClient({ scopes: ['salary:read', 'keys:write'] });
+      const issued = await accessToken(c);
+      const before = await api('POST', '/api/v1/keys', issued, { name: 'before the cut' });
+      assert.equal(before.statusCode, 201, before.body);
+      const cut = await api('PATCH', `/api/v1/oauth/clients/${c.client_id}`, session, {
+        scopes: ['salary:read'],
+      });
+      assert.equal(cut.statusCode, 200, cut.body);
+      const after = await api('POST', '/api/v1/keys', issued, { name: 'after the cut' });
+      assert.equal(after.statusCode, 403, after.body);
+      assert.equal(after.json().code, 'SCOPE_MISSING');
+      // The scope it still holds works, on the fast path too.
+      assert.equal((await api('GET', DE, issued)).statusCode, 200);
+      const introspected = await token(
+        { token: issued },
+        { authorization: basic(c.client_id, c.client_secret!) },
+        '127.0.0.1',
+        '/oauth/introspect',
+      );
+      assert.equal(introspected.json().scope, 'salary:read');
+    });
+
+    it('refuses a form client_id other than the Basic credentials’ (invalid_client)', async () => {
+      const c = await newClient({ scopes: ['salary:read'] });
+      const other = await newClient({ scopes: ['salary:read'] });
+      const res = await token(
+        { grant_type: 'client_credentials', client_id: other.client_id },
+        { authorization: basic(c.client_id, c.client_secret!) },
+      );
+      assert.equal(res.statusCode, 401, res.body);
+      assert.equal(res.json().error, 'invalid_client');
+      const same = await token(
+        { grant_type: 'client_credentials', client_id: c.client_id },
+        { authorization: basic(c.client_id, c.client_secret!) },
+      );
+      assert.equal(same.statusCode, 200, same.body);
+    });
+  });
 });
