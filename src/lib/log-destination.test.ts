@@ -29,6 +29,24 @@ describe('BatchedWriter', () => {
     written.forEach((line, i) => assert.ok(line.startsWith(`line ${i} `), line));
   });
 
+  it('keeps multi-byte characters and lines longer than a buffer whole and in order', () => {
+    const path = join(dir, 'wide.log');
+    const fd = openSync(path, 'w');
+    const writer = new BatchedWriter(fd, 100_000_000); // no write before flushSync
+    const expected: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const line =
+        i % 1000 === 7
+          ? `long ${i} ${'ü€😀'.repeat(30_000)}` // about 270 KB: more than one buffer
+          : `line ${i} café ${'€'.repeat(i % 40)} 😀`;
+      expected.push(line);
+      writer.write(`${line}\n`);
+    }
+    writer.flushSync();
+    closeSync(fd);
+    assert.deepEqual(lines(path), expected);
+  });
+
   it('keeps lines below the batch size until flushed', async () => {
     const path = join(dir, 'small.log');
     const fd = openSync(path, 'w');
