@@ -2,7 +2,7 @@
  * The OAuth token endpoint: access tokens per second with client_secret_basic.
  *
  *   npx tsx bench/oauth-token.ts [--duration 5] [--rounds 3] [--warmup 2] [--connections 16]
- *                                [--accounts 5] [--cpu-prof DIR]
+ *                                [--accounts 30] [--cpu-prof DIR]
  *
  * Builds (npm run build), creates Enterprise accounts with the CLI in a fresh embedded database
  * (DATA_DIR), starts the server as `npm start` runs it (`node dist/main/cli.js serve`, default
@@ -54,7 +54,7 @@ function parseArgs(argv: readonly string[]): Options {
     rounds: 3,
     warmup: 2,
     connections: 16,
-    accounts: 5,
+    accounts: 30,
     cpuProfDir: undefined,
   };
   for (let i = 0; i < argv.length; i += 2) {
