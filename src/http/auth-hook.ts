@@ -27,11 +27,11 @@ const DPOP = /^DPoP ([A-Za-z0-9._~+/=-]{1,2048})$/i;
 
 /**
  * Who is calling, from the Authorization header and the client address, or the 401 or 403
- * problem to answer. The problem is returned, not thrown: a flood of unknown credentials is
- * the refusal an attacker repeats most cheaply, and a throw per request cost more than the
- * rest of the refusal (as for the quota's 429). A credential resolver's own fault, or a
- * refusal it decides (a DPoP proof), may still throw or reject. Synchronous when it can be
- * (no header, a key in memory).
+ * problem to answer. The problem is returned, not thrown, as the quota returns its 429 (where
+ * a throw per request was measured at a tenth of a refusal's cost): a flood of unknown
+ * credentials is the refusal an attacker repeats most cheaply. A credential resolver's own
+ * fault, or a refusal it decides (a DPoP proof), may still throw or reject. Synchronous when it
+ * can be (no header, a key in memory).
  */
 export type Authenticate = (
   authorization: string | undefined,
