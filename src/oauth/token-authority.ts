@@ -108,6 +108,8 @@ function ownKidOf(token: string): string | undefined {
  */
 export class OAuthTokenAuthority implements CredentialResolver {
   readonly #clients = new Map<string, ClientEntry>();
+  /** Deleted clients and the time of their deletion, so that no older row brings one back. */
+  readonly #deleted = new Map<string, string>();
   readonly #keys = new Map<string, PublishedKey>();
   readonly #revoked = new Map<string, number>();
   readonly #tokens = new Map<string, VerifiedToken>();
@@ -413,10 +415,18 @@ export class OAuthTokenAuthority implements CredentialResolver {
   }
 
   #applyClient(row: ClientRow): void {
+    // Rows may arrive out of order (a re-read that began before a change applied here, or the
+    // change bus beside a poll): an older version of a client never replaces a newer one, and
+    // a deleted client never comes back (deletion is final).
+    const deletedAt = this.#deleted.get(row.id);
+    if (deletedAt !== undefined && deletedAt >= row.updatedAt) return;
     if (row.deletedAt !== null) {
+      this.#deleted.set(row.id, row.updatedAt);
       this.#clients.delete(row.id);
       return;
     }
+    const known = this.#clients.get(row.id);
+    if (known !== undefined && known.row.updatedAt > row.updatedAt) return;
     this.#clients.set(row.id, {
       row,
       allowlist: row.allowlist.length > 0 ? new AddressMatcher(row.allowlist) : null,

@@ -139,4 +139,33 @@ describe('token endpoint reads clients from memory', () => {
     const rereads = statements.filter((sql) => /FROM oauth_clients/i.test(sql));
     assert.ok(rereads.length <= 1, `at most one re-read within 100 ms: ${rereads.length}`);
   });
+
+  it('never lets an older row of a client replace a newer one or bring a deleted client back', async () => {
+    const authority = t.oauth;
+    const make = async (name: string) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/oauth/clients',
+        headers: { authorization: `Bearer ${session}` },
+        payload: { name, scopes: ['salary:read'] },
+      });
+      return res.json<{ id: string; client_secret: string }>();
+    };
+    const later = (row: { updatedAt: string }) =>
+      new Date(Date.parse(row.updatedAt) + 1_000).toISOString();
+
+    // A re-read that began before the deletion delivers the row as it was, after it.
+    const gone = await make('deleted');
+    const before = authority.client(gone.id)!;
+    authority.applyClient({ ...before, deletedAt: later(before), updatedAt: later(before) });
+    authority.applyClient(before);
+    assert.equal(authority.client(gone.id), undefined);
+    assert.equal((await token(gone.id, gone.client_secret)).statusCode, 401);
+
+    const kept = await make('renamed');
+    const original = authority.client(kept.id)!;
+    authority.applyClient({ ...original, name: 'newer', updatedAt: later(original) });
+    authority.applyClient(original);
+    assert.equal(authority.client(kept.id)?.name, 'newer');
+  });
 });
