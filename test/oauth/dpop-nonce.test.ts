@@ -3,35 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
-import type { FastifyInstance } from 'fastify';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
+import { fetchVia } from '../helpers/oauth-fetch.js';
 
 const ISSUER = 'https://api.example.test';
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
-
-/** oauth4webapi's fetch, answered in-process by the app. */
-function fetchVia(app: FastifyInstance) {
-  return async (url: string, options: oauth.CustomFetchOptions<string, unknown>) => {
-    const u = new URL(url);
-    const body = options.body;
-    const res = await app.inject({
-      method: options.method as 'GET' | 'POST',
-      url: u.pathname + u.search,
-      headers: options.headers,
-      ...(body === undefined || body === null
-        ? {}
-        : { payload: (body as URLSearchParams | string).toString() }),
-    });
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(res.headers))
-      if (value !== undefined) headers.set(name, String(value));
-    return new Response(res.statusCode === 204 ? null : res.rawPayload, {
-      status: res.statusCode,
-      headers,
-    });
-  };
-}
 
 /**
  * `POST /oauth/token` for `client` with a DPoP proof made by hand (a new key, a new jti),
