@@ -15,7 +15,6 @@
  *
  * Prints a table and the JSON summary as the last line of stdout; progress goes to stderr.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,7 +22,10 @@ import { fileURLToPath } from 'node:url';
 import { startCpuMeter, type CpuShare } from './lib/cpu.js';
 import { BenchFailure } from './lib/failure.js';
 import {
+  benchExitCode,
   buildProject,
+  cpuProfileFlags,
+  createAccountWithCli,
   freePort,
   killChildrenOnExit,
   LOOPBACK,
@@ -79,28 +81,23 @@ function parseArgs(argv: readonly string[]): Options {
 
 /** An Enterprise account in the bench's embedded database, created by the CLI; its API key. */
 function createAccount(dataDir: string, n: number): string {
-  const args = ['dist/main/cli.js', 'account', 'create', '--email', `oauth-bench-${n}@example.com`];
-  args.push('--plan', 'enterprise', '--price-cents', '100000', '--limit', 'unlimited');
-  args.push('--sla', '99.9', '--json');
-  const created = spawnSync(process.execPath, args, {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    encoding: 'utf8',
-  });
-  if (created.status !== 0) throw new BenchFailure(`account create failed: ${created.stderr}`);
-  return (JSON.parse(created.stdout) as { api_key: string }).api_key;
+  return createAccountWithCli(
+    ROOT,
+    ['--email', `oauth-bench-${n}@example.com`, '--plan', 'enterprise'].concat([
+      '--price-cents',
+      '100000',
+      '--limit',
+      'unlimited',
+      '--sla',
+      '99.9',
+    ]),
+    { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+  );
 }
 
 async function startServer(dataDir: string, logFile: string, options: Options) {
   const port = await freePort();
-  const profile =
-    options.cpuProfDir === undefined
-      ? []
-      : [
-          '--cpu-prof',
-          `--cpu-prof-dir=${options.cpuProfDir}`,
-          '--cpu-prof-name=oauth-token.cpuprofile',
-        ];
+  const profile = cpuProfileFlags(options.cpuProfDir, 'oauth-token');
   const server = spawnServer(
     'ours (npm start)',
     process.execPath,
@@ -296,16 +293,5 @@ function report(options: Options, clients: number, rounds: readonly Round[]): vo
   );
 }
 
-async function main(): Promise<number> {
-  try {
-    await run(parseArgs(process.argv.slice(2)));
-    return 0;
-  } catch (error) {
-    const detail = error instanceof BenchFailure ? error.message : (error as Error).stack;
-    console.error(`bench: FAILED: ${detail ?? String(error)}`);
-    return 1;
-  }
-}
-
 // process.exit, not exitCode: a server left running after a failure must not keep the bench alive.
-process.exit(await main());
+process.exit(await benchExitCode(() => run(parseArgs(process.argv.slice(2)))));

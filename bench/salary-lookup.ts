@@ -30,17 +30,18 @@
  * Prints a table, then the JSON summary as the last line of stdout; progress goes to stderr.
  * Exits 1 when a server fails to start or a response is not what the row expects.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { BenchFailure } from './lib/failure.js';
 import { helloWorld, measure, measurePaired, type Measurement, type Scenario } from './lib/load.js';
 import { OptionsError, parseOptions, type BenchOptions } from './lib/options.js';
 import {
+  benchExitCode,
   buildProject,
+  cpuProfileFlags,
+  createAccountWithCli,
   freePort,
   killChildrenOnExit,
   LOOPBACK,
@@ -159,9 +160,7 @@ function helloWorldSource(): string {
 
 /** node flags writing a CPU profile NAME.cpuprofile on exit, with --cpu-prof DIR. */
 function profileFlags(options: BenchOptions, name: string): string[] {
-  return options.cpuProfDir === undefined
-    ? []
-    : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+  return cpuProfileFlags(options.cpuProfDir, name);
 }
 
 async function startHelloWorld(options: BenchOptions): Promise<ServerProcess> {
@@ -305,18 +304,16 @@ async function benchOurs(
 
 /** An account in the bench's embedded database, created by the CLI; its API key. */
 function createAccount(dataDir: string, plan: 'enterprise' | 'developer'): string {
-  const args = ['dist/main/cli.js', 'account', 'create', '--email', `bench-${plan}@example.com`];
-  args.push('--plan', plan);
+  const args = ['--email', `bench-${plan}@example.com`, '--plan', plan];
   if (plan === 'enterprise') {
     args.push('--price-cents', '100000', '--limit', 'unlimited', '--sla', '99.9');
   }
-  const created = spawnSync(process.execPath, [...args, '--json'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'warn', PLAN_OVERRIDES },
-    encoding: 'utf8',
+  return createAccountWithCli(ROOT, args, {
+    PATH: process.env.PATH,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    PLAN_OVERRIDES,
   });
-  if (created.status !== 0) throw new BenchFailure(`account create failed: ${created.stderr}`);
-  return (JSON.parse(created.stdout) as { api_key: string }).api_key;
 }
 
 async function benchHelloWorld(server: ServerProcess, options: BenchOptions): Promise<Measurement> {
@@ -422,14 +419,7 @@ async function main(): Promise<number> {
     return exitCode;
   }
   const cpuProfDir = options.cpuProfDir === undefined ? undefined : resolve(options.cpuProfDir);
-  try {
-    await run({ ...options, cpuProfDir });
-    return 0;
-  } catch (error) {
-    const detail = error instanceof BenchFailure ? error.message : (error as Error).stack;
-    console.error(`bench: FAILED: ${detail ?? String(error)}`);
-    return 1;
-  }
+  return benchExitCode(() => run({ ...options, cpuProfDir }));
 }
 
 // process.exit, not exitCode: a server left running after a failure must not keep the bench alive.

@@ -147,3 +147,43 @@ export async function stopServer(server: ServerProcess, graceMs = 15_000): Promi
   await server.exited;
   clearTimeout(timer);
 }
+
+/** node flags that write a CPU profile NAME.cpuprofile into `dir` on exit; none without a dir. */
+export function cpuProfileFlags(dir: string | undefined, name: string): string[] {
+  return dir === undefined
+    ? []
+    : ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`];
+}
+
+/**
+ * `salary-api account create ARGS --json` (the built CLI in `root`, with `env`): the new
+ * account's API key.
+ */
+export function createAccountWithCli(
+  root: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): string {
+  const created = spawnSync(
+    process.execPath,
+    ['dist/main/cli.js', 'account', 'create', ...args, '--json'],
+    { cwd: root, env, encoding: 'utf8' },
+  );
+  if (created.status !== 0) throw new BenchFailure(`account create failed: ${created.stderr}`);
+  return (JSON.parse(created.stdout) as { api_key: string }).api_key;
+}
+
+/**
+ * A bench's exit code: 0 when `run` finished, 1 when it failed (a BenchFailure's message, or
+ * another error's stack, on standard error).
+ */
+export async function benchExitCode(run: () => Promise<void>): Promise<number> {
+  try {
+    await run();
+    return 0;
+  } catch (error) {
+    const detail = error instanceof BenchFailure ? error.message : (error as Error).stack;
+    console.error(`bench: FAILED: ${detail ?? String(error)}`);
+    return 1;
+  }
+}

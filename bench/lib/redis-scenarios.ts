@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { BenchFailure } from './failure.js';
 import { measurePaired, type Measurement } from './load.js';
 import type { BenchOptions } from './options.js';
 import {
+  cpuProfileFlags,
+  createAccountWithCli,
   freePort,
   LOOPBACK,
   spawnServer,
@@ -47,22 +47,11 @@ export async function benchRedis(
       ? { DATA_DIR: join(workDir, 'data-redis') }
       : { DATABASE_URL: options.databaseUrl }),
   };
-  const created = spawnSync(
-    process.execPath,
-    [
-      'dist/main/cli.js',
-      'account',
-      'create',
-      '--email',
-      `bench-${randomBytes(4).toString('hex')}@example.com`,
-      '--plan',
-      'developer',
-      '--json',
-    ],
-    { cwd: root, env, encoding: 'utf8' },
+  const apiKey = createAccountWithCli(
+    root,
+    ['--email', `bench-${randomBytes(4).toString('hex')}@example.com`, '--plan', 'developer'],
+    env,
   );
-  if (created.status !== 0) throw new BenchFailure(`account create failed: ${created.stderr}`);
-  const apiKey = (JSON.parse(created.stdout) as { api_key: string }).api_key;
   const headers = { authorization: `Bearer ${apiKey}` };
 
   const rows: Measurement[] = [];
@@ -74,14 +63,7 @@ export async function benchRedis(
   try {
     for (const run of runs) {
       const port = await freePort();
-      const profile =
-        options.cpuProfDir === undefined
-          ? []
-          : [
-              '--cpu-prof',
-              `--cpu-prof-dir=${options.cpuProfDir}`,
-              `--cpu-prof-name=ours-redis-${rows.length}.cpuprofile`,
-            ];
+      const profile = cpuProfileFlags(options.cpuProfDir, `ours-redis-${rows.length}`);
       const args = [...profile, 'dist/main/cli.js', ...run.args];
       const server = spawnServer(run.name, process.execPath, args, {
         cwd: root,
