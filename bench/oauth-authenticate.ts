@@ -13,6 +13,7 @@
 import { authenticator } from '../src/http/auth-hook.js';
 import { buildTestApp } from '../test/helpers/app.js';
 import { accountOnPlan } from '../test/helpers/accounts.js';
+import { clientAndToken } from '../test/helpers/oauth.js';
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -24,23 +25,10 @@ const rounds = option('--rounds', 5);
 const t = await buildTestApp();
 try {
   const { session, apiKey } = await accountOnPlan(t, 'enterprise');
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/api/v1/oauth/clients',
-    headers: { authorization: `Bearer ${session}` },
-    payload: { name: 'bench', scopes: ['salary:read'] },
+  const { accessToken: token } = await clientAndToken(t, session, {
+    name: 'bench',
+    scopes: ['salary:read'],
   });
-  const c = created.json<{ client_id: string; client_secret: string }>();
-  const issued = await t.app.inject({
-    method: 'POST',
-    url: '/oauth/token',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    payload: 'grant_type=client_credentials',
-  });
-  const token = issued.json<{ access_token: string }>().access_token;
   const authenticate = authenticator(t.oauth, t.services.plans.free);
   const route = { access: 'data', scope: 'salary:read' } as const;
   const request = { method: 'GET', url: '/api/v1/salary', headers: {} };

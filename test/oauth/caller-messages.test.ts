@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
+import { clientAndToken } from '../helpers/oauth.js';
 
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
 
@@ -17,25 +18,7 @@ describe('refusals name the credential used (OAuth token, API key)', () => {
   after(() => t.close());
 
   async function client(body: Record<string, unknown>): Promise<string> {
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/oauth/clients',
-      headers: { authorization: `Bearer ${session}` },
-      payload: body,
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const c = created.json<{ client_id: string; client_secret: string }>();
-    const issued = await t.app.inject({
-      method: 'POST',
-      url: '/oauth/token',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      payload: 'grant_type=client_credentials',
-    });
-    assert.equal(issued.statusCode, 200, issued.body);
-    return issued.json<{ access_token: string }>().access_token;
+    return (await clientAndToken(t, session, body)).accessToken;
   }
 
   async function key(body: Record<string, unknown>): Promise<string> {

@@ -14,7 +14,7 @@ import * as oauth from 'oauth4webapi';
 import { withdrawSigningKey } from '../../src/oauth/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
-import { fetchVia } from '../helpers/oauth-fetch.js';
+import { fetchVia } from '../helpers/oauth.js';
 
 const ISSUER = 'https://api.example.test';
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';

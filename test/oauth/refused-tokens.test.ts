@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { generateKeyPair, SignJWT, type JSONWebKeySet } from 'jose';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
+import { clientAndToken } from '../helpers/oauth.js';
 
 const ISSUER = 'https://api.example.test';
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -17,24 +18,9 @@ describe('refused access tokens cost no crypto the second time', () => {
   before(async () => {
     t = await buildTestApp({ env: { PUBLIC_BASE_URL: ISSUER } });
     const { session } = await accountOnPlan(t, 'enterprise');
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/oauth/clients',
-      headers: { authorization: `Bearer ${session}` },
-      payload: { name: 'm2m', scopes: ['salary:read'] },
-    });
-    const c = created.json<{ client_id: string; client_secret: string }>();
-    clientId = c.client_id;
-    const issued = await t.app.inject({
-      method: 'POST',
-      url: '/oauth/token',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
-      },
-      payload: 'grant_type=client_credentials',
-    });
-    token = issued.json<{ access_token: string }>().access_token;
+    const made = await clientAndToken(t, session, { name: 'm2m', scopes: ['salary:read'] });
+    clientId = made.client.client_id;
+    token = made.accessToken;
     kid = (await t.app.inject({ url: '/.well-known/jwks.json' })).json<JSONWebKeySet>().keys[0]!
       .kid!;
   });

@@ -4,6 +4,7 @@ import { verifyAuditChain } from '../../src/audit/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { clonePglite } from '../helpers/db.js';
+import { basicAuth } from '../helpers/oauth.js';
 import { sha256Hex } from '../../src/lib/crypto.js';
 import type { Db } from '../../src/store/index.js';
 
@@ -25,7 +26,7 @@ describe('token endpoint under concurrent requests', () => {
       payload: { name: 'concurrent', scopes: ['salary:read'] },
     });
     const c = created.json<{ client_id: string; client_secret: string }>();
-    return `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`;
+    return basicAuth(c.client_id, c.client_secret);
   }
 
   it('the first tokens, requested together on a fresh server, make one signing key, and every token has its audit row', async () => {
@@ -94,7 +95,7 @@ describe('token endpoint reads clients from memory', () => {
       method: 'POST',
       url: '/oauth/token',
       headers: {
-        authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+        authorization: basicAuth(id, secret),
         'content-type': 'application/x-www-form-urlencoded',
       },
       payload: 'grant_type=client_credentials',
