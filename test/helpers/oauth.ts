@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
+import * as oauthLib from 'oauth4webapi';
 import type * as oauth from 'oauth4webapi';
 import type { TestApp } from './app.js';
 
@@ -7,7 +8,7 @@ import type { TestApp } from './app.js';
  * oauth4webapi's `customFetch`, answered in-process by the app with `inject` (no listener; the
  * URLs are the configured issuer's, of which only the path and query are used).
  */
-export function fetchVia(app: FastifyInstance) {
+function fetchVia(app: FastifyInstance) {
   return async (url: string, options: oauth.CustomFetchOptions<string, unknown>) => {
     const u = new URL(url);
     const body = options.body;
@@ -67,4 +68,21 @@ export async function clientAndToken(
   });
   assert.equal(issued.statusCode, 200, issued.body);
   return { client, accessToken: issued.json<{ access_token: string }>().access_token };
+}
+
+/**
+ * oauth4webapi's view of the app as authorization server `issuer`, discovered from its
+ * metadata, and the options that route the library's requests to the app in-process.
+ */
+export async function discoverVia(
+  app: FastifyInstance,
+  issuer: string,
+): Promise<{ as: oauth.AuthorizationServer; opts: Record<symbol, unknown> }> {
+  const opts = { [oauthLib.customFetch]: fetchVia(app) };
+  const url = new URL(issuer);
+  const as = await oauthLib.processDiscoveryResponse(
+    url,
+    await oauthLib.discoveryRequest(url, { ...opts, algorithm: 'oauth2' }),
+  );
+  return { as, opts };
 }

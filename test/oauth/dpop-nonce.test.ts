@@ -5,7 +5,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
-import { fetchVia } from '../helpers/oauth.js';
+import { discoverVia } from '../helpers/oauth.js';
 
 const ISSUER = 'https://api.example.test';
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -52,12 +52,7 @@ for (const mode of ['all', 'token'] as const) {
     before(async () => {
       t = await buildTestApp({ env: { PUBLIC_BASE_URL: ISSUER, DPOP_NONCE: mode } });
       ({ session } = await accountOnPlan(t, 'enterprise'));
-      opts = { [oauth.customFetch]: fetchVia(t.app) };
-      const issuer = new URL(ISSUER);
-      as = await oauth.processDiscoveryResponse(
-        issuer,
-        await oauth.discoveryRequest(issuer, { ...opts, algorithm: 'oauth2' }),
-      );
+      ({ as, opts } = await discoverVia(t.app, ISSUER));
     });
     after(() => t.close());
 

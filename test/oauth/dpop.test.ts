@@ -14,7 +14,7 @@ import {
 import * as oauth from 'oauth4webapi';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
-import { fetchVia } from '../helpers/oauth.js';
+import { discoverVia } from '../helpers/oauth.js';
 
 const ISSUER = 'https://api.example.test';
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -49,12 +49,7 @@ describe('DPoP sender-constrained tokens (RFC 9449)', () => {
       session: string;
       apiKey: string;
     });
-    opts = { [oauth.customFetch]: fetchVia(t.app) };
-    const issuer = new URL(ISSUER);
-    as = await oauth.processDiscoveryResponse(
-      issuer,
-      await oauth.discoveryRequest(issuer, { ...opts, algorithm: 'oauth2' }),
-    );
+    ({ as, opts } = await discoverVia(t.app, ISSUER));
   });
   after(() => t.close());
 

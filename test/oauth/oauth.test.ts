@@ -14,7 +14,7 @@ import * as oauth from 'oauth4webapi';
 import { withdrawSigningKey } from '../../src/oauth/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
-import { fetchVia } from '../helpers/oauth.js';
+import { discoverVia } from '../helpers/oauth.js';
 
 const ISSUER = 'https://api.example.test';
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -28,12 +28,7 @@ describe('OAuth 2.0 client credentials', () => {
   before(async () => {
     t = await buildTestApp({ env: { PUBLIC_BASE_URL: ISSUER } });
     ({ session } = await accountOnPlan(t, 'enterprise'));
-    opts = { [oauth.customFetch]: fetchVia(t.app) };
-    const issuer = new URL(ISSUER);
-    as = await oauth.processDiscoveryResponse(
-      issuer,
-      await oauth.discoveryRequest(issuer, { ...opts, algorithm: 'oauth2' }),
-    );
+    ({ as, opts } = await discoverVia(t.app, ISSUER));
   });
   after(() => t.close());
 
