@@ -239,12 +239,7 @@ export class OAuthTokenAuthority implements CredentialResolver {
   ): Promise<VerifiedToken | 'refused' | 'unknown'> {
     let claims = await this.#check(token, options.ignoreExpiry === true);
     if (claims === 'unknown') {
-      const now = this.deps.clock.now();
-      if (now < this.#nextRereadAt) return 'unknown';
-      this.#nextRereadAt = now + REREAD_MS;
-      await this.refresh().catch((error: unknown) =>
-        this.deps.logger.warn({ err: error }, 'OAuth re-read failed; serving what is in memory'),
-      );
+      if (!(await this.#rereadSoon())) return 'unknown';
       claims = await this.#check(token, options.ignoreExpiry === true);
     }
     if (claims === undefined) return 'refused';
@@ -455,13 +450,19 @@ export class OAuthTokenAuthority implements CredentialResolver {
     return this.client(id);
   }
 
-  async #rereadSoon(): Promise<void> {
+  /**
+   * Re-reads what changed unless a re-read started less than REREAD_MS ago (then false, and
+   * nothing is read): however many unknown tokens, keys or clients arrive, at most one database
+   * read per REREAD_MS.
+   */
+  async #rereadSoon(): Promise<boolean> {
     const now = this.deps.clock.now();
-    if (now < this.#nextRereadAt) return;
+    if (now < this.#nextRereadAt) return false;
     this.#nextRereadAt = now + REREAD_MS;
     await this.refresh().catch((error: unknown) =>
       this.deps.logger.warn({ err: error }, 'OAuth re-read failed; serving what is in memory'),
     );
+    return true;
   }
 
   /**
