@@ -26,7 +26,6 @@ export class MemoryRateLimiter implements RateLimiter {
    * joined key would be a new string to hash on every request.
    */
   readonly #buckets = new Map<string, Map<string, Counter>>();
-  #size = 0;
   #nextSweep = 0;
 
   #counter(bucket: string, rule: string): Counter | undefined {
@@ -36,7 +35,6 @@ export class MemoryRateLimiter implements RateLimiter {
   #set(bucket: string, rule: string, counter: Counter): void {
     let rules = this.#buckets.get(bucket);
     if (rules === undefined) this.#buckets.set(bucket, (rules = new Map<string, Counter>()));
-    if (!rules.has(rule)) this.#size++;
     rules.set(rule, counter);
   }
 
@@ -126,16 +124,14 @@ export class MemoryRateLimiter implements RateLimiter {
 
   /** Number of live counters (for metrics and tests of the sweep). */
   get size(): number {
-    return this.#size;
+    let size = 0;
+    for (const rules of this.#buckets.values()) size += rules.size;
+    return size;
   }
 
   #sweep(now: number): void {
     for (const [bucket, rules] of this.#buckets) {
-      for (const [rule, counter] of rules)
-        if (counter.windowEnd <= now) {
-          rules.delete(rule);
-          this.#size--;
-        }
+      for (const [rule, counter] of rules) if (counter.windowEnd <= now) rules.delete(rule);
       if (rules.size === 0) this.#buckets.delete(bucket);
     }
     this.#nextSweep = now + SWEEP_EVERY_MS;
@@ -143,7 +139,6 @@ export class MemoryRateLimiter implements RateLimiter {
 
   close(): Promise<void> {
     this.#buckets.clear();
-    this.#size = 0;
     return Promise.resolve();
   }
 }
