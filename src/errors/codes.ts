@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_REUSED: { status: 409, title: 'Idempotency key reused' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  RANGE_NOT_SATISFIABLE: { status: 416, title: 'Range not satisfiable' },
   RATE_LIMITED: { status: 429, title: 'Rate limit reached' },
   TOO_MANY_ATTEMPTS: { status: 429, title: 'Too many attempts' },
   TOO_MANY_DOWNLOADS: { status: 429, title: 'Too many large downloads at once' },

@@ -21,7 +21,8 @@ export function createDownloadLinks(secretKey: string, baseUrl: string): Downloa
     createHmac('sha256', key).update(`${runId}.${expires}`).digest('base64url');
   return {
     url(runId, expiresAt) {
-      const expires = String(Math.floor(expiresAt.getTime() / 1000));
+      // Rounded up: the link lasts as long as the file (kept until expiresAt to the ms).
+      const expires = String(Math.ceil(expiresAt.getTime() / 1000));
       const query = new URLSearchParams({ expires, signature: sign(runId, expires) });
       return `${base}/api/v1/exports/files/${encodeURIComponent(runId)}?${query.toString()}`;
     },

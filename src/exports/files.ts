@@ -1,4 +1,5 @@
 import { Readable, Writable } from 'node:stream';
+import type { ByteRange } from '../http/byte-range.js';
 import type { Db, Queryable } from '../store/index.js';
 
 /** A webhook-destination export's file, kept until `expiresAt`. */
@@ -7,11 +8,15 @@ export interface ExportFile {
   accountId: string;
   fileName: string;
   contentType: string;
-  /** Read part by part from the database as it is sent (older files: one buffer). */
-  content: Buffer | Readable;
   bytes: number;
   sha256: string;
   expiresAt: string;
+  /**
+   * The file's bytes, or those of `range` (within the file): read part by part from the
+   * database as they are sent (older files: one buffer). The stream fails, rather than ends,
+   * when the parts hold fewer bytes than asked (a retried run replaced the file meanwhile).
+   */
+  open(range?: ByteRange): Buffer | Readable;
 }
 
 /** Bytes per stored part: the most a file holds in memory while it is written or read. */
@@ -65,7 +70,7 @@ export function exportFileWriter(db: Db, runId: string, attempt: number): Writab
  */
 export async function saveExportFile(
   db: Db,
-  f: Omit<ExportFile, 'content'> & { attempt: number },
+  f: Omit<ExportFile, 'open'> & { attempt: number },
   at: Date,
 ): Promise<void> {
   await db.transaction(async (tx) => {
@@ -93,18 +98,52 @@ export async function saveExportFile(
   });
 }
 
-/** The parts of a file in order, each read when the previous one has been taken. */
-function partsOf(db: Queryable, runId: string, attempt: number): Readable {
+/**
+ * Bytes `range.start` to `range.end` of a file's parts, in order, each part read when the
+ * previous one has been taken. The parts before the range are skipped by their sizes alone.
+ */
+function partsOf(db: Queryable, runId: string, attempt: number, range: ByteRange): Readable {
   return Readable.from(
     (async function* () {
-      for (let seq = 0; ; seq++) {
+      let seq = 0;
+      /** Position in the file of the next part's first byte. */
+      let offset = 0;
+      if (range.start > 0) {
+        const sizes = await db.query<{ seq: number; size: number | string }>(
+          `SELECT seq, octet_length(content) AS size FROM export_file_parts
+           WHERE run_id = $1 AND attempt = $2 ORDER BY seq`,
+          [runId, attempt],
+        );
+        for (const part of sizes) {
+          const size = Number(part.size);
+          if (part.seq !== seq || offset + size > range.start) break;
+          offset += size;
+          seq++;
+        }
+      }
+      let sent = 0;
+      for (; offset <= range.end; seq++) {
         const [part] = await db.query<{ content: Uint8Array }>(
           'SELECT content FROM export_file_parts WHERE run_id = $1 AND attempt = $2 AND seq = $3',
           [runId, attempt, seq],
         );
-        if (part === undefined) return;
-        yield Buffer.from(part.content.buffer, part.content.byteOffset, part.content.byteLength);
+        if (part === undefined) break;
+        const bytes = Buffer.from(
+          part.content.buffer,
+          part.content.byteOffset,
+          part.content.byteLength,
+        );
+        const from = Math.max(range.start - offset, 0);
+        const to = Math.min(range.end + 1 - offset, bytes.length);
+        if (to > from) {
+          sent += to - from;
+          yield bytes.subarray(from, to);
+        }
+        offset += bytes.length;
       }
+      const wanted = range.end + 1 - range.start;
+      if (sent !== wanted)
+        throw new Error(`export file ${runId}: ${sent} of ${wanted} bytes found (file replaced?)`);
     })(),
     { objectMode: false },
   );
@@ -132,18 +171,24 @@ export async function findExportFile(
     [runId, now.toISOString()],
   );
   if (r === undefined) return undefined;
+  const bytes = Number(r.bytes);
+  const { content } = r;
+  const whole: ByteRange = { start: 0, end: bytes - 1 };
   return {
     runId: r.run_id,
     accountId: r.account_id,
     fileName: r.file_name,
     contentType: r.content_type,
-    content:
-      r.content === null
-        ? partsOf(db, r.run_id, r.parts_attempt ?? 0)
-        : Buffer.from(r.content.buffer, r.content.byteOffset, r.content.byteLength),
-    bytes: Number(r.bytes),
+    bytes,
     sha256: r.sha256,
     expiresAt: new Date(r.expires_at).toISOString(),
+    open: (range = whole) =>
+      content === null
+        ? partsOf(db, r.run_id, r.parts_attempt ?? 0, range)
+        : Buffer.from(content.buffer, content.byteOffset, content.byteLength).subarray(
+            range.start,
+            range.end + 1,
+          ),
   };
 }
 

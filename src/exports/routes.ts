@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { AppError } from '../errors/index.js';
+import { rangeStillValid, requestedRange } from '../http/byte-range.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { FORMATS } from '../plans/index.js';
@@ -204,20 +206,31 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         tags,
         summary: 'Download a webhook export’s file (signed link)',
         description:
-          'The `download_url` of an `export.completed` event: the link itself is the credential, good until its `expires` (7 days after the run). An altered or expired link is 403.',
+          'The `download_url` of an `export.completed` event: the link itself is the credential, good until its `expires` (7 days after the run). An altered or expired link is 403. An interrupted download resumes with `Range: bytes=<first>-` (one range, RFC 9110), best with `If-Range` set to the `ETag`: 206 with `Content-Range`; a range beyond the end is 416.',
         params: RunParams,
         querystring: Type.Object({
           expires: Type.Optional(Type.String({ maxLength: 20 })),
           signature: Type.Optional(Type.String({ maxLength: 100 })),
         }),
+        headers: Type.Object({
+          range: Type.Optional(Type.String({ maxLength: 200 })),
+          'if-range': Type.Optional(Type.String({ maxLength: 200 })),
+        }),
         response: {
           200: {
-            description: 'The file as delivered (gzip when the export compresses).',
+            description:
+              'The file as delivered (gzip when the export compresses), with `Content-Length`, `ETag` (its SHA-256) and `Accept-Ranges: bytes`.',
             content: {
               'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
             },
           },
-          ...problemResponses(400, 403),
+          206: {
+            description: 'The one range asked for; `Content-Range` says which bytes of how many.',
+            content: {
+              'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+            },
+          },
+          ...problemResponses(400, 403, 416),
         },
       },
       config: { auth: { access: 'public' } },
@@ -225,12 +238,29 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
     async (request, reply) => {
       const { expires = '', signature = '' } = request.query;
       const file = await exports.download(request.params.run_id, expires, signature);
-      return reply
+      const etag = `"${file.sha256}"`;
+      const range = rangeStillValid(request.headers['if-range'], etag)
+        ? requestedRange(request.headers.range, file.bytes)
+        : undefined;
+      if (range === 'unsatisfiable')
+        throw new AppError(
+          'RANGE_NOT_SATISFIABLE',
+          `The file has ${file.bytes} bytes; a range must start before byte ${file.bytes}.`,
+          { headers: { 'content-range': `bytes */${file.bytes}` } },
+        );
+      reply
         .header('content-type', file.contentType)
         .header('content-disposition', `attachment; filename="${file.fileName}"`)
         .header('cache-control', 'private, no-store')
         .header('x-content-sha256', file.sha256)
-        .send(file.content);
+        .header('etag', etag)
+        .header('accept-ranges', 'bytes');
+      if (range === undefined) return reply.header('content-length', file.bytes).send(file.open());
+      return reply
+        .code(206)
+        .header('content-range', `bytes ${range.start}-${range.end}/${file.bytes}`)
+        .header('content-length', range.end + 1 - range.start)
+        .send(file.open(range));
     },
   );
 

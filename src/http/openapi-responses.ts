@@ -37,6 +37,7 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'No data for the query.',
   406: 'The Accept header names no media type this endpoint produces.',
   410: 'The resource was withdrawn; the problem names its replacement when there is one.',
+  416: 'The Range starts beyond the end; `Content-Range: bytes */<length>` gives the length.',
   429: 'The plan’s request limit is reached; Retry-After says when requests succeed again.',
   503: 'A dependency is unavailable; retry after Retry-After seconds.',
 };

@@ -446,6 +446,110 @@ describe('exports delivered to a webhook destination', () => {
     const run = await runNow(created.id);
     announcement(secret, run.id);
   });
+
+  it('resumes a download: one byte range (206), across stored parts, with If-Range; 416 past the end', async () => {
+    const created = await createExport({ name: 'ranges' });
+    const run = await runNow(created.id);
+    assert.equal(run.status, 'succeeded', run.error ?? '');
+    const [parts] = await t.db.query<{ n: number | string }>(
+      'SELECT count(*) AS n FROM export_file_parts WHERE run_id = $1',
+      [run.id],
+    );
+    assert.ok(Number(parts!.n) >= 3, `the file is stored in several parts (${parts!.n})`);
+    const link = new URL(announcement(created.secret, run.id).data.download_url!);
+    const get = (headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
+      t.app.inject({ method, url: `${link.pathname}${link.search}`, headers });
+
+    const whole = await get();
+    assert.equal(whole.statusCode, 200);
+    assert.equal(whole.headers['content-length'], String(run.bytes));
+    assert.equal(whole.headers['accept-ranges'], 'bytes');
+    assert.equal(whole.headers.etag, `"${run.sha256}"`);
+    const file = whole.rawPayload;
+    assert.equal(file.length, run.bytes);
+
+    const ranged = async (range: string, start: number, end: number) => {
+      const res = await get({ range, 'if-range': `"${run.sha256}"` });
+      assert.equal(res.statusCode, 206, `${range}: ${res.body.slice(0, 200)}`);
+      assert.equal(res.headers['content-range'], `bytes ${start}-${end}/${run.bytes}`, range);
+      assert.equal(res.headers['content-length'], String(end + 1 - start), range);
+      assert.ok(res.rawPayload.equals(file.subarray(start, end + 1)), `${range}: the same bytes`);
+      return res.rawPayload;
+    };
+    await ranged('bytes=0-99', 0, 99);
+    // Across the boundaries of the stored parts (256 KiB or a little more each).
+    const middle = Math.floor(run.bytes / 2);
+    await ranged(
+      `bytes=${middle - 300_000}-${middle + 300_000}`,
+      middle - 300_000,
+      middle + 300_000,
+    );
+    await ranged('bytes=-500', run.bytes - 500, run.bytes - 1);
+    await ranged(`bytes=${run.bytes - 1}-${run.bytes + 1000}`, run.bytes - 1, run.bytes - 1);
+    // An interrupted download finished from where it stopped gives the announced file.
+    const head = file.subarray(0, middle + 7);
+    const rest = await ranged(`bytes=${middle + 7}-`, middle + 7, run.bytes - 1);
+    const resumed = Buffer.concat([head, rest]);
+    assert.equal(createHash('sha256').update(resumed).digest('hex'), run.sha256);
+
+    // A validator of another file, several ranges or another unit: the whole file.
+    const wholeFile: Record<string, string>[] = [
+      { range: 'bytes=0-99', 'if-range': '"another file"' },
+      { range: 'bytes=0-9,20-29' },
+      { range: 'lines=0-9' },
+    ];
+    for (const headers of wholeFile) {
+      const res = await get(headers);
+      assert.equal(res.statusCode, 200, JSON.stringify(headers));
+      assert.equal(res.rawPayload.length, run.bytes);
+    }
+
+    const beyond = await get({ range: `bytes=${run.bytes}-` });
+    assert.equal(beyond.statusCode, 416);
+    assert.equal(beyond.headers['content-range'], `bytes */${run.bytes}`);
+    assert.equal(beyond.json().code, 'RANGE_NOT_SATISFIABLE');
+    assert.equal(beyond.headers['content-disposition'], undefined);
+
+    const head200 = await get({}, 'HEAD');
+    assert.equal(head200.statusCode, 200);
+    assert.equal(head200.headers['content-length'], String(run.bytes));
+    assert.equal(head200.rawPayload.length, 0);
+  });
+
+  it('breaks the transfer, rather than ending it short, when the file’s parts went missing', async () => {
+    const created = await createExport({ name: 'parts missing' });
+    const run = await runNow(created.id);
+    assert.equal(run.status, 'succeeded', run.error ?? '');
+    await t.db.query(
+      `DELETE FROM export_file_parts WHERE run_id = $1
+       AND seq = (SELECT max(seq) FROM export_file_parts WHERE run_id = $1)`,
+      [run.id],
+    );
+    const link = new URL(announcement(created.secret, run.id).data.download_url!);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as { port: number };
+    const res = await fetch(`http://127.0.0.1:${port}${link.pathname}${link.search}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-length'), String(run.bytes));
+    await assert.rejects(res.arrayBuffer(), 'the body fails instead of ending short');
+  });
+
+  it('a link works until the file’s expires_at to the millisecond, not a second less', async () => {
+    t.clock.advance(500);
+    const created = await createExport({
+      name: 'expiry',
+      query: { kind: 'country', country: 'AT', years: 'current' },
+    });
+    const run = await runNow(created.id);
+    const event = announcement(created.secret, run.id);
+    const expiresAt = Date.parse(event.data.expires_at!);
+    assert.notEqual(expiresAt % 1000, 0, 'the test needs an expiry inside a second');
+    t.clock.advance(expiresAt - 1 - t.clock.now());
+    assert.equal((await download(event.data.download_url!)).statusCode, 200);
+    t.clock.advance(1);
+    const gone = await download(event.data.download_url!);
+    assert.equal(gone.statusCode, 403);
+  });
 });
 
 describe('webhook destinations and the outbound address guard', () => {
