@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { Readable } from 'node:stream';
 import { AppError } from '../errors/index.js';
 import { rangeStillValid, requestedRange } from '../http/byte-range.js';
 import { problemResponses } from '../http/openapi-responses.js';
@@ -213,8 +214,8 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
           signature: Type.Optional(Type.String({ maxLength: 100 })),
         }),
         headers: Type.Object({
-          range: Type.Optional(Type.String({ maxLength: 200 })),
-          'if-range': Type.Optional(Type.String({ maxLength: 200 })),
+          range: Type.Optional(Type.String()),
+          'if-range': Type.Optional(Type.String()),
         }),
         response: {
           200: {
@@ -245,7 +246,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
       if (range === 'unsatisfiable')
         throw new AppError(
           'RANGE_NOT_SATISFIABLE',
-          `The file has ${file.bytes} bytes; a range must start before byte ${file.bytes}.`,
+          `The file has ${file.bytes} bytes and the range asked for holds none of them: a range must start before byte ${file.bytes}, and a suffix (bytes=-n) must ask for at least one byte.`,
           { headers: { 'content-range': `bytes */${file.bytes}` } },
         );
       reply
@@ -255,12 +256,16 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         .header('x-content-sha256', file.sha256)
         .header('etag', etag)
         .header('accept-ranges', 'bytes');
-      if (range === undefined) return reply.header('content-length', file.bytes).send(file.open());
+      // HEAD: an empty stream, which Fastify's HEAD handling drains, keeping this Content-Length
+      // (for no payload it would say 0); none of the file's parts is read.
+      const head = request.method === 'HEAD';
+      if (range === undefined)
+        return reply.header('content-length', file.bytes).send(head ? nothing() : file.open());
       return reply
         .code(206)
         .header('content-range', `bytes ${range.start}-${range.end}/${file.bytes}`)
         .header('content-length', range.end + 1 - range.start)
-        .send(file.open(range));
+        .send(head ? nothing() : file.open(range));
     },
   );
 
@@ -353,3 +358,8 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
     async (request) => ({ data: await exports.runs(request.principal, request.params.id) }),
   );
 };
+
+/** A body of no bytes, as a stream. */
+function nothing(): Readable {
+  return Readable.from([]);
+}

@@ -18,6 +18,9 @@ describe('requestedRange (RFC 9110 §14.2), for a representation of 1000 bytes',
     ['bytes=-5000', { start: 0, end: 999 }],
     // Case of the unit and whitespace.
     ['Bytes = 10 - 19 ', { start: 10, end: 19 }],
+    ['\tbytes=\t10-19', { start: 10, end: 19 }],
+    // Only spaces and tabs are whitespace here (not U+00A0).
+    ['bytes=\u00a010-19', undefined],
     // Nothing of the range is in the file.
     ['bytes=1000-', 'unsatisfiable'],
     ['bytes=1000-2000', 'unsatisfiable'],
@@ -31,6 +34,7 @@ describe('requestedRange (RFC 9110 §14.2), for a representation of 1000 bytes',
     ['bytes=1.5-2', undefined],
     ['bytes=0-1234567890123456', undefined],
     ['', undefined],
+    [`bytes=0-${'9'.repeat(5000)}`, undefined],
   ];
   for (const [header, expected] of cases) {
     it(`${JSON.stringify(header)} → ${JSON.stringify(expected)}`, () => {

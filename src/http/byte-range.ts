@@ -12,7 +12,7 @@ export interface ByteRange {
  * - `'unsatisfiable'`: no byte of the one range is in the representation (416);
  * - a range: its bytes (206), the last position capped at the last byte.
  * `bytes=a-b`, `bytes=a-` and the suffix `bytes=-n` are understood; the unit is
- * case-insensitive and whitespace around the range is allowed.
+ * case-insensitive and spaces or tabs around the range are allowed.
  */
 export function requestedRange(
   header: string | undefined,
@@ -36,8 +36,9 @@ export function requestedRange(
   return { start, end: Math.min(end, length - 1) };
 }
 
-// One range; positions of at most 15 digits stay exact as numbers.
-const RANGE = /^\s*bytes\s*=\s*(\d{0,15})\s*-\s*(\d{0,15})\s*$/i;
+// One range, with optional whitespace (SP, HTAB) around its parts; positions of at most 15
+// digits stay exact as numbers (longer ones are malformed: the whole file).
+const RANGE = /^[ \t]*bytes[ \t]*=[ \t]*(\d{0,15})[ \t]*-[ \t]*(\d{0,15})[ \t]*$/i;
 
 /** `If-Range` (RFC 9110 §13.1.5): a range is served only when the validator matches exactly. */
 export function rangeStillValid(ifRange: string | undefined, etag: string): boolean {

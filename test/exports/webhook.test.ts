@@ -510,10 +510,34 @@ describe('exports delivered to a webhook destination', () => {
     assert.equal(beyond.json().code, 'RANGE_NOT_SATISFIABLE');
     assert.equal(beyond.headers['content-disposition'], undefined);
 
-    const head200 = await get({}, 'HEAD');
-    assert.equal(head200.statusCode, 200);
-    assert.equal(head200.headers['content-length'], String(run.bytes));
-    assert.equal(head200.rawPayload.length, 0);
+    // A value too long to be one range is malformed: the whole file, not a 400.
+    const long = await get({
+      range: `bytes=0-${'9'.repeat(300)}`,
+      'if-range': `"${'a'.repeat(300)}"`,
+    });
+    assert.equal(long.statusCode, 200);
+    assert.equal(long.rawPayload.length, run.bytes);
+
+    // HEAD: the headers alone, without reading the file's parts.
+    const partReads: string[] = [];
+    const query = t.db.query.bind(t.db);
+    t.db.query = ((sql: string, params?: readonly unknown[]) => {
+      if (sql.includes('export_file_parts')) partReads.push(sql);
+      return query(sql, params as unknown[]);
+    }) as typeof t.db.query;
+    try {
+      for (const headers of [{}, { range: 'bytes=10-19' }] as Record<string, string>[]) {
+        const res = await get(headers, 'HEAD');
+        assert.equal(res.statusCode, 'range' in headers ? 206 : 200);
+        assert.equal(res.headers['content-length'], 'range' in headers ? '10' : String(run.bytes));
+        assert.equal(res.rawPayload.length, 0);
+      }
+      assert.deepEqual(partReads, [], 'HEAD reads no part');
+      assert.equal((await get({ range: 'bytes=10-19' })).rawPayload.length, 10);
+      assert.ok(partReads.length > 0, 'the reads are seen');
+    } finally {
+      t.db.query = query;
+    }
   });
 
   it('breaks the transfer, rather than ending it short, when the file’s parts went missing', async () => {
