@@ -521,10 +521,10 @@ describe('exports delivered to a webhook destination', () => {
     // HEAD: the headers alone, without reading the file's parts.
     const partReads: string[] = [];
     const query = t.db.query.bind(t.db);
-    t.db.query = ((sql: string, params?: readonly unknown[]) => {
+    t.db.query = (sql: string, params?: readonly unknown[]) => {
       if (sql.includes('export_file_parts')) partReads.push(sql);
       return query(sql, params as unknown[]);
-    }) as typeof t.db.query;
+    };
     try {
       for (const headers of [{}, { range: 'bytes=10-19' }] as Record<string, string>[]) {
         const res = await get(headers, 'HEAD');
