@@ -41,6 +41,25 @@ export interface CreatedClient {
 }
 
 /**
+ * An OAuth client made with `credential` (a session or key) through the API; asserts that it is
+ * created (201). `C` is the part of the answer the caller reads.
+ */
+export async function createClient<C extends CreatedClient = CreatedClient>(
+  t: TestApp,
+  credential: string,
+  body: Record<string, unknown>,
+): Promise<C> {
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/oauth/clients',
+    headers: { authorization: `Bearer ${credential}` },
+    payload: body,
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  return created.json<C>();
+}
+
+/**
  * A client_secret_basic client made with `credential` (a session or key) through the API, and
  * one access token of it from the token endpoint; asserts that both are answered (201, 200).
  */
@@ -49,14 +68,7 @@ export async function clientAndToken(
   credential: string,
   body: Record<string, unknown>,
 ): Promise<{ client: CreatedClient; accessToken: string }> {
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/api/v1/oauth/clients',
-    headers: { authorization: `Bearer ${credential}` },
-    payload: body,
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  const client = created.json<CreatedClient>();
+  const client = await createClient(t, credential, body);
   const issued = await t.app.inject({
     method: 'POST',
     url: '/oauth/token',

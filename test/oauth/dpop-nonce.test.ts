@@ -5,7 +5,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
-import { discoverVia } from '../helpers/oauth.js';
+import { createClient, discoverVia } from '../helpers/oauth.js';
 
 const ISSUER = 'https://api.example.test';
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -56,16 +56,8 @@ for (const mode of ['all', 'token'] as const) {
     });
     after(() => t.close());
 
-    async function createClient() {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/oauth/clients',
-        headers: { authorization: `Bearer ${session}` },
-        payload: { name: 'nonce', scopes: ['salary:read'], dpop_bound: true },
-      });
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json<{ client_id: string; client_secret: string }>();
-    }
+    const newClient = () =>
+      createClient(t, session, { name: 'nonce', scopes: ['salary:read'], dpop_bound: true });
 
     /** oauth4webapi's DPoP handle; its proofs are dated by the server's manual clock. */
     function dpopHandle(client: oauth.Client, keyPair: oauth.CryptoKeyPair) {
@@ -98,7 +90,7 @@ for (const mode of ['all', 'token'] as const) {
       });
 
     it('the token endpoint answers use_dpop_nonce with a DPoP-Nonce; oauth4webapi retries with it and gets a bound token', async () => {
-      const c = await createClient();
+      const c = await newClient();
       const dpop = dpopHandle({ client_id: c.client_id }, await generateKeyPair('ES256'));
       const first = await tokenRequest(c, dpop).then(
         () => assert.fail('a proof without a nonce was accepted'),
@@ -117,7 +109,7 @@ for (const mode of ['all', 'token'] as const) {
         ? 'a resource request whose nonce is two windows old gets 401 use_dpop_nonce, then succeeds with the new one'
         : 'resource requests need no nonce (DPOP_NONCE=token)',
       async () => {
-        const c = await createClient();
+        const c = await newClient();
         const dpop = dpopHandle({ client_id: c.client_id }, await generateKeyPair('ES256'));
         await tokenRequest(c, dpop).catch((error: unknown) => {
           if (!oauth.isDPoPNonceError(error)) throw error;
@@ -144,7 +136,7 @@ for (const mode of ['all', 'token'] as const) {
     );
 
     it('a proof with a made-up nonce is refused with use_dpop_nonce and a fresh DPoP-Nonce', async () => {
-      const c = await createClient();
+      const c = await newClient();
       const res = await tokenWithProof(t, c, 'made-up');
       assert.equal(res.statusCode, 400, res.body);
       assert.equal(res.json<{ error: string }>().error, 'use_dpop_nonce');
@@ -163,13 +155,7 @@ describe('DPoP nonces off (the default)', () => {
 
   it('hands out no DPoP-Nonce and requires none', async () => {
     const { session } = await accountOnPlan(t, 'enterprise');
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/oauth/clients',
-      headers: { authorization: `Bearer ${session}` },
-      payload: { name: 'plain', scopes: ['salary:read'] },
-    });
-    const c = created.json<{ client_id: string; client_secret: string }>();
+    const c = await createClient(t, session, { name: 'plain', scopes: ['salary:read'] });
     const res = await tokenWithProof(t, c);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['dpop-nonce'], undefined);

@@ -14,7 +14,7 @@ import {
 import * as oauth from 'oauth4webapi';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
-import { discoverVia } from '../helpers/oauth.js';
+import { createClient, discoverVia, type CreatedClient } from '../helpers/oauth.js';
 
 const ISSUER = 'https://api.example.test';
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -53,16 +53,8 @@ describe('DPoP sender-constrained tokens (RFC 9449)', () => {
   });
   after(() => t.close());
 
-  async function createClient(body: Record<string, unknown>) {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/oauth/clients',
-      headers: { authorization: `Bearer ${session}` },
-      payload: body,
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    return res.json<{ client_id: string; client_secret: string; dpop_bound: boolean }>();
-  }
+  const newClient = (body: Record<string, unknown>) =>
+    createClient<CreatedClient & { dpop_bound: boolean }>(t, session, body);
 
   /** A proof made with jose; `claims` and `header` override the valid defaults. */
   async function proof(
@@ -109,7 +101,7 @@ describe('DPoP sender-constrained tokens (RFC 9449)', () => {
   }
 
   async function boundToken(key: ProofKey): Promise<string> {
-    const c = await createClient({ name: 'bound', scopes: ['salary:read'], dpop_bound: true });
+    const c = await newClient({ name: 'bound', scopes: ['salary:read'], dpop_bound: true });
     const res = await tokenWithProof(
       c,
       key,
@@ -132,7 +124,7 @@ describe('DPoP sender-constrained tokens (RFC 9449)', () => {
   });
 
   it('oauth4webapi obtains a DPoP-bound token and calls the API with proofs', async () => {
-    const c = await createClient({ name: 'lib', scopes: ['salary:read'] });
+    const c = await newClient({ name: 'lib', scopes: ['salary:read'] });
     const keyPair = await generateKeyPair('ES256');
     const client = {
       client_id: c.client_id,
@@ -179,7 +171,7 @@ describe('DPoP sender-constrained tokens (RFC 9449)', () => {
 
   it('a dpop_bound client gets no token without a proof; a bad proof is invalid_dpop_proof', async () => {
     const key = await proofKey();
-    const c = await createClient({ name: 'strict', scopes: ['salary:read'], dpop_bound: true });
+    const c = await newClient({ name: 'strict', scopes: ['salary:read'], dpop_bound: true });
     assert.equal(c.dpop_bound, true);
     const none = await tokenWithProof(c, key);
     assert.equal(none.statusCode, 400);
@@ -291,7 +283,7 @@ describe('DPoP sender-constrained tokens (RFC 9449)', () => {
     const asBearerWithProof = await lookup(`Bearer ${token}`, await proof(key, { token }));
     assert.equal(asBearerWithProof.statusCode, 401);
 
-    const c = await createClient({ name: 'plain', scopes: ['salary:read'] });
+    const c = await newClient({ name: 'plain', scopes: ['salary:read'] });
     const plain = (await tokenWithProof(c, key)).json<{ access_token: string }>().access_token;
     const plainAsDpop = await lookup(`DPoP ${plain}`, await proof(key, { token: plain }));
     assert.equal(plainAsDpop.statusCode, 401);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
+import { createClient } from '../helpers/oauth.js';
 
 describe('the OAuth endpoints ignore Idempotency-Key', () => {
   let t: TestApp;
@@ -11,15 +12,7 @@ describe('the OAuth endpoints ignore Idempotency-Key', () => {
   before(async () => {
     t = await buildTestApp({ env: { PUBLIC_BASE_URL: 'https://api.example.test' } });
     const { session } = await accountOnPlan(t, 'enterprise');
-    const create = async (name: string) =>
-      (
-        await t.app.inject({
-          method: 'POST',
-          url: '/api/v1/oauth/clients',
-          headers: { authorization: `Bearer ${session}` },
-          payload: { name, scopes: ['salary:read'] },
-        })
-      ).json<{ client_id: string; client_secret: string }>();
+    const create = (name: string) => createClient(t, session, { name, scopes: ['salary:read'] });
     a = await create('a');
     b = await create('b');
   });

@@ -4,7 +4,7 @@ import { verifyAuditChain } from '../../src/audit/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { clonePglite } from '../helpers/db.js';
-import { basicAuth } from '../helpers/oauth.js';
+import { basicAuth, createClient, type CreatedClient } from '../helpers/oauth.js';
 import { sha256Hex } from '../../src/lib/crypto.js';
 import type { Db } from '../../src/store/index.js';
 
@@ -19,13 +19,7 @@ describe('token endpoint under concurrent requests', () => {
   after(() => t.close());
 
   async function basic(): Promise<string> {
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/oauth/clients',
-      headers: { authorization: `Bearer ${session}` },
-      payload: { name: 'concurrent', scopes: ['salary:read'] },
-    });
-    const c = created.json<{ client_id: string; client_secret: string }>();
+    const c = await createClient(t, session, { name: 'concurrent', scopes: ['salary:read'] });
     return basicAuth(c.client_id, c.client_secret);
   }
 
@@ -103,13 +97,11 @@ describe('token endpoint reads clients from memory', () => {
   }
 
   it('issues tokens without a query for the client row, and takes a secret rotated elsewhere at once', async () => {
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/oauth/clients',
-      headers: { authorization: `Bearer ${session}` },
-      payload: { name: 'from memory', scopes: ['salary:read'] },
-    });
-    const { id, client_secret: secret } = created.json<{ id: string; client_secret: string }>();
+    const { id, client_secret: secret } = await createClient<CreatedClient & { id: string }>(
+      t,
+      session,
+      { name: 'from memory', scopes: ['salary:read'] },
+    );
     assert.equal((await token(id, secret)).statusCode, 200);
     statements.length = 0;
     for (let i = 0; i < 3; i++) assert.equal((await token(id, secret)).statusCode, 200);
@@ -143,15 +135,8 @@ describe('token endpoint reads clients from memory', () => {
 
   it('never lets an older row of a client replace a newer one or bring a deleted client back', async () => {
     const authority = t.oauth;
-    const make = async (name: string) => {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/oauth/clients',
-        headers: { authorization: `Bearer ${session}` },
-        payload: { name, scopes: ['salary:read'] },
-      });
-      return res.json<{ id: string; client_secret: string }>();
-    };
+    const make = (name: string) =>
+      createClient<CreatedClient & { id: string }>(t, session, { name, scopes: ['salary:read'] });
     const later = (row: { updatedAt: string }) =>
       new Date(Date.parse(row.updatedAt) + 1_000).toISOString();
 
