@@ -1,10 +1,14 @@
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import proxyAddr from '@fastify/proxy-addr';
 import type { RouteOptions } from 'fastify';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { usageKeyOf, type AuthenticatedRoute, type Principal } from '../auth/index.js';
+import {
+  usageKeyOf,
+  type AuthenticatedRoute,
+  type CredentialRequest,
+  type Principal,
+} from '../auth/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics, ObserveRequest } from '../metrics/index.js';
 import type { Format, Plan } from '../plans/index.js';
@@ -29,7 +33,6 @@ export const AJV_OPTIONS = {
   plugins: [],
 };
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 type Validate = (data: unknown) => boolean;
 
 type LookupQuery = Selection & { format?: Format };
@@ -80,6 +83,34 @@ const CONTENTION_MS = 100;
 const MAX_YIELD_MS = 50;
 /** Distinct raw queries remembered per route (each at most 512 characters). */
 const QUERIES_REMEMBERED = 5_000;
+
+/**
+ * One request the fast path may answer, and the way its answer goes out: node's request and
+ * response (`nodeExchange`), or a connection read directly (`DirectConnections`).
+ */
+export interface LookupExchange {
+  readonly method: string | undefined;
+  /** The request target as sent (path and query). */
+  readonly url: string | undefined;
+  readonly authorization: string | undefined;
+  readonly accept: string | undefined;
+  /** The connection it came on: refusals in a row are counted per connection. */
+  readonly connection: object;
+  /**
+   * The request as proxy-addr reads it (X-Forwarded-For, the peer's address) and as a DPoP
+   * proof is checked against (its headers).
+   */
+  readonly request: CredentialRequest & {
+    readonly headers: IncomingHttpHeaders;
+    readonly socket: { readonly remoteAddress?: string | undefined };
+  };
+  /** The client has gone: an answer due later is not sent. */
+  readonly closed: boolean;
+  /** Sends the answer: status, a flat [name, value, …] header list, the body. */
+  send(status: number, headers: (string | number)[], body: string): void;
+  /** Hands the untouched request to Fastify, which decides and renders it. */
+  pass(): void;
+}
 
 /** A standard JSON body and what it was built for: valid while plan and release are the same. */
 interface Body {
@@ -133,7 +164,7 @@ export class FastLookup {
   /** Refusals answered late to leave the CPU to served requests (see CONTENTION_MS). */
   yielded = 0;
   /** Consecutive refusals per connection. */
-  readonly #strikes = new WeakMap<Socket, number>();
+  readonly #strikes = new WeakMap<object, number>();
   #servedAt = Number.NEGATIVE_INFINITY;
 
   constructor(deps: FastLookupDeps) {
@@ -171,29 +202,29 @@ export class FastLookup {
     this.#closing = true;
   }
 
-  /** Answers the request, or hands it to `fallback` (Fastify's handler). */
-  handle(req: IncomingMessage, res: ServerResponse, fallback: Handler): void {
-    const url = req.url;
-    if (this.#closing || req.method !== 'GET' || url === undefined) return fallback(req, res);
+  /** Answers the request, or hands it to Fastify (`exchange.pass`). */
+  handle(exchange: LookupExchange): void {
+    const url = exchange.url;
+    if (this.#closing || exchange.method !== 'GET' || url === undefined) return exchange.pass();
     const mark = url.indexOf('?');
     const route = mark === -1 ? undefined : this.#routes.get(url.slice(0, mark));
-    if (route === undefined) return fallback(req, res);
+    if (route === undefined) return exchange.pass();
     const started =
       this.#deps.accessLog === undefined && route.observe === undefined ? 0 : performance.now();
     let query: LookupQuery | undefined;
     let ip: string | undefined;
     try {
       query = queryOf(route, url.slice(mark + 1));
-      ip = this.#clientAddress(req);
-      if (query === undefined || ip === undefined) return fallback(req, res);
-      if (negotiateFormat(query.format, req.headers.accept) !== 'json') return fallback(req, res);
+      ip = this.#clientAddress(exchange);
+      if (query === undefined || ip === undefined) return exchange.pass();
+      if (negotiateFormat(query.format, exchange.accept) !== 'json') return exchange.pass();
     } catch {
-      return fallback(req, res);
+      return exchange.pass();
     }
-    const answer: Answer = { req, url, res, fallback, route, query, ip, started };
+    const answer: Answer = { exchange, url, route, query, ip, started };
     let principal: Admitted | Promise<Admitted>;
     try {
-      principal = this.#deps.authenticate(req.headers.authorization, ip, route.auth, req);
+      principal = this.#deps.authenticate(exchange.authorization, ip, route.auth, exchange.request);
     } catch (error) {
       return this.#refuse(answer, error, null);
     }
@@ -212,19 +243,21 @@ export class FastLookup {
     else this.#spend(answer, admitted);
   }
 
-  #clientAddress(req: IncomingMessage): string | undefined {
-    return this.#trust === undefined ? req.socket.remoteAddress : proxyAddr(req, this.#trust);
+  #clientAddress(exchange: LookupExchange): string | undefined {
+    const { request } = exchange;
+    return this.#trust === undefined
+      ? request.socket.remoteAddress
+      : proxyAddr(request as Parameters<typeof proxyAddr>[0], this.#trust);
   }
 
   #spend(answer: Answer, principal: Principal): void {
     let body: Body | undefined;
     let spent: Spent | Promise<Spent>;
     try {
-      if (principal.responseSchema !== null) return answer.fallback(answer.req, answer.res);
-      if (this.#deps.ownAnswer?.(principal) === true)
-        return answer.fallback(answer.req, answer.res);
+      if (principal.responseSchema !== null) return answer.exchange.pass();
+      if (this.#deps.ownAnswer?.(principal) === true) return answer.exchange.pass();
       body = this.#body(answer.route, answer.query, principal);
-      if (body === undefined) return answer.fallback(answer.req, answer.res);
+      if (body === undefined) return answer.exchange.pass();
       spent = this.#deps.spendQuota(principal, answer.ip, answer.route.cost);
     } catch (error) {
       return this.#refuse(answer, error, principal);
@@ -261,17 +294,15 @@ export class FastLookup {
   }
 
   #send(answer: Answer, principal: Principal, body: Body, quota: QuotaHeaders): void {
-    const { res } = answer;
     const id = this.#deps.nextRequestId();
     // A flat [name, value, …] list: node takes it as it is, without walking an object's keys.
     const headers: (string | number)[] = ['x-request-id', id];
     if (quota !== undefined) for (const name in quota) headers.push(name, quota[name]!);
     headers.push('content-type', JSON_TYPE, 'content-length', body.bytes);
-    res.writeHead(200, headers as unknown as OutgoingHttpHeaders);
-    res.end(body.json);
+    answer.exchange.send(200, headers, body.json);
     this.served++;
     this.#servedAt = this.#deps.clock.now();
-    this.#strikes.delete(answer.req.socket);
+    this.#strikes.delete(answer.exchange.connection);
     this.#finish(answer, id, 200, principal);
   }
 
@@ -281,27 +312,23 @@ export class FastLookup {
    * anything else (a fault) goes to Fastify untouched, which logs and renders it.
    */
   #refuse(answer: Answer, error: unknown, principal: Principal | null): void {
-    if (!(error instanceof AppError) || error.status >= 500)
-      return answer.fallback(answer.req, answer.res);
+    if (!(error instanceof AppError) || error.status >= 500) return answer.exchange.pass();
     const id = this.#deps.nextRequestId();
     const json = problemJson(error, answer.url, id);
     const headers: (string | number)[] = ['x-request-id', id];
     for (const name in error.headers) headers.push(name, error.headers[name]!);
     headers.push('content-type', PROBLEM_JSON, 'content-length', Buffer.byteLength(json));
-    const { res } = answer;
-    const strikes = (this.#strikes.get(answer.req.socket) ?? 0) + 1;
-    this.#strikes.set(answer.req.socket, strikes);
+    const { exchange } = answer;
+    const strikes = (this.#strikes.get(exchange.connection) ?? 0) + 1;
+    this.#strikes.set(exchange.connection, strikes);
     const contended = this.#deps.clock.now() - this.#servedAt < CONTENTION_MS;
     const delay = contended ? Math.min(strikes - 1, MAX_YIELD_MS) : 0;
     if (delay === 0) {
-      res.writeHead(error.status, headers as unknown as OutgoingHttpHeaders);
-      res.end(json);
+      exchange.send(error.status, headers, json);
     } else {
       this.yielded++;
       setTimeout(() => {
-        if (res.destroyed) return;
-        res.writeHead(error.status, headers as unknown as OutgoingHttpHeaders);
-        res.end(json);
+        if (!exchange.closed) exchange.send(error.status, headers, json);
       }, delay);
     }
     this.refused++;
@@ -331,10 +358,8 @@ export class FastLookup {
 }
 
 interface Answer {
-  readonly req: IncomingMessage;
+  readonly exchange: LookupExchange;
   readonly url: string;
-  readonly res: ServerResponse;
-  readonly fallback: Handler;
   readonly route: LookupRoute;
   readonly query: LookupQuery;
   readonly ip: string;

@@ -1,24 +1,80 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
-import type { FastLookup } from './fast-lookup.js';
+import { DirectConnections } from './direct-connections.js';
+import type { FastLookup, LookupExchange } from './fast-lookup.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A request on node's HTTP server, as the fast path reads and answers it. */
+class NodeExchange implements LookupExchange {
+  constructor(
+    readonly request: IncomingMessage,
+    private readonly response: ServerResponse,
+    private readonly handler: Handler,
+  ) {}
+
+  get method(): string | undefined {
+    return this.request.method;
+  }
+
+  get url(): string | undefined {
+    return this.request.url;
+  }
+
+  get authorization(): string | undefined {
+    return this.request.headers.authorization;
+  }
+
+  get accept(): string | undefined {
+    return this.request.headers.accept;
+  }
+
+  get connection(): object {
+    return this.request.socket;
+  }
+
+  get closed(): boolean {
+    return this.response.destroyed;
+  }
+
+  send(status: number, headers: (string | number)[], body: string): void {
+    this.response.writeHead(status, headers as unknown as OutgoingHttpHeaders);
+    this.response.end(body);
+  }
+
+  pass(): void {
+    this.handler(this.request, this.response);
+  }
+}
 
 /**
  * Fastify's `serverFactory`: the node:http server Fastify would create, with the lookup fast
- * path in front of Fastify's handler. The timeouts are set as Fastify sets them on its own.
+ * path in front of Fastify's handler, and connections read directly while they carry only plain
+ * lookups (`DirectConnections`, unless `direct` is false). The timeouts are set as Fastify sets
+ * them on its own.
  */
 export function lookupServer(
   fast: FastLookup,
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  handler: Handler,
   options: Pick<
     FastifyServerOptions,
     'keepAliveTimeout' | 'requestTimeout' | 'connectionTimeout' | 'maxRequestsPerSocket'
   >,
+  direct = true,
 ): Server {
-  const server = createServer((req, res) => fast.handle(req, res, handler));
+  const server = createServer((req, res) => fast.handle(new NodeExchange(req, res, handler)));
   if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
   if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
   server.setTimeout(options.connectionTimeout ?? 0);
   if (options.maxRequestsPerSocket !== undefined && options.maxRequestsPerSocket > 0)
     server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+  // A cap on requests per connection is node's to count: every connection is then node's.
+  if (direct && server.maxRequestsPerSocket === 0) DirectConnections.install(server, fast);
   return server;
 }

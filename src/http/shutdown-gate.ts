@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ERROR_CODES, problemType } from '../errors/index.js';
+import { DirectConnections } from './direct-connections.js';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -24,7 +25,7 @@ const REAP_EVERY_MS = 50;
  * Retry-After and `Connection: close`, never reset. A keep-alive connection whose request was
  * in flight when the server began to close is closed once its response is out: otherwise it
  * would hold the server open until the shutdown timeout, whose forced exit resets whatever is
- * in flight then.
+ * in flight then. Connections read directly (direct-connections.ts) follow the same steps.
  */
 export function shutdownGate(server: Server): {
   drain(ms?: number): Promise<void>;
@@ -44,10 +45,12 @@ export function shutdownGate(server: Server): {
   return {
     async drain(ms = DRAIN_MS) {
       state = 'draining';
+      DirectConnections.drain(server);
       await sleep(ms);
     },
     refuse() {
       state = 'refusing';
+      DirectConnections.refuse(server);
       const reaper = setInterval(() => server.closeIdleConnections(), REAP_EVERY_MS);
       reaper.unref();
       server.once('close', () => clearInterval(reaper));
