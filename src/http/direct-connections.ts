@@ -40,6 +40,11 @@ export class DirectConnections {
     return direct;
   }
 
+  /** The instance reading `server`'s connections, if any (tests, diagnostics). */
+  static of(server: Server): DirectConnections | undefined {
+    return DirectConnections.#installed.get(server);
+  }
+
   /** The server drains (shutdown-gate.ts): answers close their connection. */
   static drain(server: Server): void {
     const direct = DirectConnections.#installed.get(server);
