@@ -17,8 +17,8 @@ import type { FastLookup, LookupExchange } from './fast-lookup.js';
  * The plainest form, read only when one read of the socket brought exactly one whole head:
  * `GET <origin-form target> HTTP/1.1`, CRLF line ends, every header a token name, a colon and
  * printable ASCII; one Host; at most one Authorization, Accept and X-Forwarded-For; no
- * Connection other than keep-alive; no Content-Length, Transfer-Encoding, Expect, Upgrade or
- * DPoP. A request split over reads, pipelined with another, carrying a body or any byte outside
+ * Connection other than keep-alive; no Content-Length, Transfer-Encoding, Expect, Upgrade,
+ * Proxy-Connection or DPoP. A request split over reads, pipelined with another, carrying a body or any byte outside
  * that form goes to node's parser (llhttp) unread, so only requests llhttp reads the same way
  * are ever read here; the differential test in test/http/direct-connections.test.ts holds
  * that.
@@ -132,6 +132,8 @@ const NODE_ONLY = new Set([
   'upgrade',
   'dpop',
   'http2-settings',
+  // llhttp reads it as Connection.
+  'proxy-connection',
 ]);
 
 /** One connection read directly: also the exchange its current request is answered through. */
@@ -175,6 +177,11 @@ class DirectConnection implements LookupExchange {
 
   get connection(): object {
     return this.socket;
+  }
+
+  /** Nothing more is read until the answer is out, so it may be held back. */
+  get mayWait(): boolean {
+    return true;
   }
 
   get closed(): boolean {

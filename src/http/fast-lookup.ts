@@ -77,7 +77,8 @@ const PLAIN_QUERY = /^[A-Za-z0-9=&-]{1,512}$/;
  * CONTENTION_MS), the n-th consecutive refusal on a connection is answered after n − 1 ms, at
  * most MAX_YIELD_MS. A flood of bad credentials (or of requests over a limit) so holds its own
  * connections instead of the CPU, and the clients being served keep it; with nothing else to
- * serve, refusals go out at once at full speed.
+ * serve, refusals go out at once at full speed. Only on connections read directly, which read
+ * nothing more until the answer is out (`LookupExchange.mayWait`).
  */
 const CONTENTION_MS = 100;
 const MAX_YIELD_MS = 50;
@@ -104,6 +105,8 @@ export interface LookupExchange {
     readonly headers: IncomingHttpHeaders;
     readonly socket: { readonly remoteAddress?: string | undefined };
   };
+  /** A refusal may be held back (see CONTENTION_MS): nothing behind it can be lost. */
+  readonly mayWait: boolean;
   /** The client has gone: an answer due later is not sent. */
   readonly closed: boolean;
   /** Sends the answer: status, a flat [name, value, …] header list, the body. */
@@ -321,7 +324,7 @@ export class FastLookup {
     const { exchange } = answer;
     const strikes = (this.#strikes.get(exchange.connection) ?? 0) + 1;
     this.#strikes.set(exchange.connection, strikes);
-    const contended = this.#deps.clock.now() - this.#servedAt < CONTENTION_MS;
+    const contended = exchange.mayWait && this.#deps.clock.now() - this.#servedAt < CONTENTION_MS;
     const delay = contended ? Math.min(strikes - 1, MAX_YIELD_MS) : 0;
     if (delay === 0) {
       exchange.send(error.status, headers, json);

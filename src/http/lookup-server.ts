@@ -39,6 +39,14 @@ class NodeExchange implements LookupExchange {
     return this.request.socket;
   }
 
+  /**
+   * node reads on: a request pipelined behind this one, or the client's half-close (which node
+   * answers by ending the connection), would lose an answer held back.
+   */
+  get mayWait(): boolean {
+    return false;
+  }
+
   get closed(): boolean {
     return this.response.destroyed;
   }

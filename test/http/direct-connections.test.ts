@@ -308,6 +308,12 @@ const CASES: Case[] = [
     status: 403,
     direct: false,
   },
+  {
+    name: 'Proxy-Connection: close',
+    bytes: plain(DE, 'Proxy-Connection: close\r\n'),
+    status: 200,
+    direct: false,
+  },
   { name: 'a DPoP header', bytes: plain(DE, 'DPoP: x\r\n'), status: 200, direct: false },
   {
     name: 'a head over 8 KiB',
@@ -402,6 +408,20 @@ describe('connections read directly: one connection, several requests', () => {
     assert.deepEqual(got.map(country), ['DE', 'FR']);
     assert.equal(connections.answered - answered, 0);
     assert.equal(connections.handedOver - handed, 1);
+  });
+
+  it('refusals pipelined on a connection node reads, then a half-close: every one answered', async () => {
+    // A lookup served a moment ago: refusals on connections read directly would be held back.
+    assert.equal(
+      (await converse(s.port, [plain(DE)], 1)).responses[0]!.statusLine,
+      'HTTP/1.1 200 OK',
+    );
+    const unknown = plain(DE, `Authorization: Bearer sk_live_${'z'.repeat(43)}\r\n`);
+    const { responses: got } = await converse(s.port, [unknown.repeat(10)], 10, { end: true });
+    assert.deepEqual(
+      got.map((r) => r.statusLine),
+      Array(10).fill('HTTP/1.1 401 Unauthorized'),
+    );
   });
 
   it('a head split over writes goes to node whole', async () => {
