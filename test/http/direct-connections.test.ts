@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
 import { DirectConnections } from '../../src/http/direct-connections.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/limits/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
+import { capturedLogger } from '../helpers/log-lines.js';
 
 /**
  * Connections read directly (src/http/direct-connections.ts), over real TCP with raw bytes.
@@ -27,17 +26,10 @@ async function serve(
   env: Record<string, string>,
   extra: { db?: TestApp['db']; limiter?: RateLimiter } = {},
 ): Promise<Served> {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n'))
-        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { logger, lines } = capturedLogger();
   const t = await buildTestApp({
     env: { ACCESS_LOG: 'true', LOG_LEVEL: 'info', ...env },
-    logger: pino({ level: 'info' }, stream),
+    logger,
     ...extra,
   });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -146,6 +138,26 @@ async function converse(
   ]);
   if (options.keepOpen !== true) socket.destroy();
   return { responses: responses(received, closed, options.head), closed, socket };
+}
+
+/** Writes each request on one connection once the answer to the one before has come. */
+async function oneAfterAnother(port: number, requests: string[]): Promise<Response[]> {
+  const socket = connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let received = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+  try {
+    for (const [i, bytes] of requests.entries()) {
+      socket.write(bytes);
+      for (let waited = 0; responses(received, false).length <= i; waited += 5) {
+        assert.ok(waited < 5_000, `no answer to request ${i + 1}`);
+        await sleep(5);
+      }
+    }
+  } finally {
+    socket.destroy();
+  }
+  return responses(received, false);
 }
 
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -388,16 +400,11 @@ describe('connections read directly: one connection, several requests', () => {
   it('answers several lookups on one connection directly, in order', async () => {
     const connections = direct(s);
     const answered = connections.answered;
-    const socket = connect(s.port, '127.0.0.1');
-    await new Promise((resolve) => socket.once('connect', resolve));
-    let received = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
-    for (const [i, path] of [DE, FR, DE].entries()) {
-      socket.write(plain(path));
-      while (responses(received, false).length <= i) await sleep(5);
-    }
-    socket.destroy();
-    assert.deepEqual(responses(received, false).map(country), ['DE', 'FR', 'DE']);
+    const got = await oneAfterAnother(
+      s.port,
+      [DE, FR, DE].map((path) => plain(path)),
+    );
+    assert.deepEqual(got.map(country), ['DE', 'FR', 'DE']);
     assert.equal(connections.answered - answered, 3);
   });
 
@@ -435,10 +442,6 @@ describe('connections read directly: one connection, several requests', () => {
   it("after a request node must read, the connection stays node's; every answer in order", async () => {
     const connections = direct(s);
     const answered = connections.answered;
-    const socket = connect(s.port, '127.0.0.1');
-    await new Promise((resolve) => socket.once('connect', resolve));
-    let received = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
     const sequence = [
       plain(DE),
       plain('/health'),
@@ -446,12 +449,7 @@ describe('connections read directly: one connection, several requests', () => {
       plain('/api/v1/countries'),
       plain(DE),
     ];
-    for (const [i, bytes] of sequence.entries()) {
-      socket.write(bytes);
-      while (responses(received, false).length <= i) await sleep(5);
-    }
-    socket.destroy();
-    const got = responses(received, false);
+    const got = await oneAfterAnother(s.port, sequence);
     assert.deepEqual(
       got.map((r) => r.statusLine),
       Array(5).fill('HTTP/1.1 200 OK'),

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { quotaEnforcer, quotaSpender } from '../../src/http/quota.js';
 import type { ManualClock } from '../../src/lib/clock.js';
@@ -11,6 +9,7 @@ import { MemoryRateLimiter } from '../../src/limits/index.js';
 import { LOOKUP_AUTH, SalaryQuerySchema } from '../../src/salary/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
+import { capturedLogger } from '../helpers/log-lines.js';
 
 /**
  * The lookup fast path (src/http/fast-lookup.ts) answers plain JSON lookups on node:http before
@@ -18,19 +17,6 @@ import { accountOnPlan } from '../helpers/accounts.js';
  * LOOKUP_FAST_PATH=false (everything through Fastify). Every request must get the same status,
  * headers and body from both; the table also says which ones the fast path must take itself.
  */
-
-/** Lines a pino logger wrote, parsed. */
-function captured(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n'))
-        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
 
 interface Served {
   t: TestApp;
@@ -43,7 +29,7 @@ async function serve(
   db?: TestApp['db'],
   extra: Pick<Parameters<typeof buildTestApp>[0] & object, 'limiter' | 'routes'> = {},
 ): Promise<Served> {
-  const { logger, lines } = captured();
+  const { logger, lines } = capturedLogger();
   const t = await buildTestApp({
     env: { ACCESS_LOG: 'true', LOG_LEVEL: 'info', ...env },
     logger,
