@@ -18,10 +18,10 @@ import type { FastLookup, LookupExchange } from './fast-lookup.js';
  * `GET <origin-form target> HTTP/1.1`, CRLF line ends, every header a token name, a colon and
  * printable ASCII; one Host; at most one Authorization, Accept and X-Forwarded-For; no
  * Connection other than keep-alive; no Content-Length, Transfer-Encoding, Expect, Upgrade,
- * Proxy-Connection or DPoP. A request split over reads, pipelined with another, carrying a body or any byte outside
- * that form goes to node's parser (llhttp) unread, so only requests llhttp reads the same way
- * are ever read here; the differential test in test/http/direct-connections.test.ts holds
- * that.
+ * Proxy-Connection or DPoP. A request split over reads, pipelined with another, carrying a
+ * body or any byte outside that form goes to node's parser (llhttp) unread, so only requests
+ * llhttp reads the same way are ever read here; the differential test in
+ * test/http/direct-connections.test.ts holds that.
  *
  * The answer is written as node writes it (status line, the fast path's headers, Date,
  * `Connection: keep-alive`, `Keep-Alive: timeout=N`). A connection idle longer than the
@@ -189,9 +189,16 @@ class DirectConnection implements LookupExchange {
   }
 
   #read(chunk: Buffer): void {
-    if (this.#head !== undefined || this.owner.state === 'refusing' || !this.#parse(chunk)) {
-      return this.#handOver(chunk);
+    // Ended after an answer with `Connection: close`: nothing more is read.
+    if (!this.socket.writable) return;
+    if (this.#head !== undefined) {
+      // Not expected (the socket is paused while an answer is due): kept for after it.
+      this.socket.pause();
+      this.socket.unshift(chunk);
+      this.#paused = true;
+      return;
     }
+    if (this.owner.state === 'refusing' || !this.#parse(chunk)) return this.#handOver(chunk);
     this.#head = chunk;
     this.owner.fast.handle(this);
     // Answered later (a refusal held back, a limiter in Redis): read nothing more until then.

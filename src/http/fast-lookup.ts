@@ -87,7 +87,8 @@ const QUERIES_REMEMBERED = 5_000;
 
 /**
  * One request the fast path may answer, and the way its answer goes out: node's request and
- * response (`nodeExchange`), or a connection read directly (`DirectConnections`).
+ * response (`NodeExchange` in lookup-server.ts), or a connection read directly
+ * (`DirectConnections`).
  */
 export interface LookupExchange {
   readonly method: string | undefined;

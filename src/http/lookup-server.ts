@@ -64,8 +64,7 @@ class NodeExchange implements LookupExchange {
 /**
  * Fastify's `serverFactory`: the node:http server Fastify would create, with the lookup fast
  * path in front of Fastify's handler, and connections read directly while they carry only plain
- * lookups (`DirectConnections`, unless `direct` is false). The timeouts are set as Fastify sets
- * them on its own.
+ * lookups (`DirectConnections`). The timeouts are set as Fastify sets them on its own.
  */
 export function lookupServer(
   fast: FastLookup,
@@ -74,7 +73,6 @@ export function lookupServer(
     FastifyServerOptions,
     'keepAliveTimeout' | 'requestTimeout' | 'connectionTimeout' | 'maxRequestsPerSocket'
   >,
-  direct = true,
 ): Server {
   const server = createServer((req, res) => fast.handle(new NodeExchange(req, res, handler)));
   if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
@@ -83,6 +81,6 @@ export function lookupServer(
   if (options.maxRequestsPerSocket !== undefined && options.maxRequestsPerSocket > 0)
     server.maxRequestsPerSocket = options.maxRequestsPerSocket;
   // A cap on requests per connection is node's to count: every connection is then node's.
-  if (direct && server.maxRequestsPerSocket === 0) DirectConnections.install(server, fast);
+  if (server.maxRequestsPerSocket === 0) DirectConnections.install(server, fast);
   return server;
 }
