@@ -10,15 +10,16 @@ export function planRules(plan: Plan): readonly LimitRule[] {
   return rules;
 }
 
+/**
+ * The windows a plan's limit counts in. Rules are named by window, not plan: an upgrade keeps
+ * the count of the current window.
+ */
+export const LIMIT_WINDOWS = {
+  hour: { name: 'hourly', windowMs: HOUR_MS },
+  day: { name: 'daily', windowMs: DAY_MS },
+} as const;
+
 function rulesOf(plan: Plan): LimitRule[] {
   if (plan.limit === null) return [];
-  const windowMs = plan.limit.window === 'hour' ? HOUR_MS : DAY_MS;
-  // Named by window, not plan: an upgrade keeps the count of the current window.
-  return [
-    {
-      name: plan.limit.window === 'hour' ? 'hourly' : 'daily',
-      limit: plan.limit.requests,
-      windowMs,
-    },
-  ];
+  return [{ ...LIMIT_WINDOWS[plan.limit.window], limit: plan.limit.requests }];
 }

@@ -59,6 +59,7 @@ import {
 } from '../store/index.js';
 import {
   admittedFromUsage,
+  seedFromUsage,
   createUsageService,
   QuotaEndpoints,
   UsageRecorder,
@@ -569,6 +570,12 @@ export async function createServer(
         });
   if (config.backupDir !== undefined && db.snapshot === undefined)
     logger.warn('BACKUP_DIR is ignored on PostgreSQL: back it up with pg_dump');
+  // The routes are registered (their quota costs known): an in-process limiter starts from what
+  // today's usage already spent, not from zero.
+  if (limiter instanceof MemoryRateLimiter) {
+    const seeded = await seedFromUsage(db, quotaEndpoints, limiter, clock.now());
+    if (seeded > 0) logger.info({ accounts: seeded }, "limit counters raised to today's usage");
+  }
   const gate = shutdownGate(app.server);
   return {
     app,

@@ -1,4 +1,9 @@
-import type { LimitBaseline } from '../limits/index.js';
+import {
+  LIMIT_WINDOWS,
+  windowStart,
+  type LimitBaseline,
+  type MemoryRateLimiter,
+} from '../limits/index.js';
 import type { Queryable } from '../store/index.js';
 import type { UsageRecorder } from './recorder.js';
 
@@ -69,4 +74,49 @@ export function admittedFromUsage(
     }
     return units;
   };
+}
+
+/**
+ * Raises an in-process limiter's account counters to what the usage tables say the current
+ * hour's and day's windows already spent (answered requests, each endpoint's count times its
+ * declared cost), so that a restarted process does not hand every account a fresh quota for
+ * the rest of the window. One query at start-up; both windows are raised for every account
+ * with usage today, whichever its plan counts in (a counter no rule reads costs nothing).
+ * Address buckets (anonymous Free callers) have no usage rows and start from zero.
+ */
+export async function seedFromUsage(
+  db: Queryable,
+  endpoints: QuotaEndpoints,
+  limiter: MemoryRateLimiter,
+  now: number,
+): Promise<number> {
+  const day = windowStart(now, LIMIT_WINDOWS.day.windowMs);
+  const hour = windowStart(now, LIMIT_WINDOWS.hour.windowMs);
+  const rows = await db.query<{
+    account_id: string;
+    endpoint: string;
+    hour: Date;
+    n: number | string;
+  }>(
+    `SELECT account_id, endpoint, hour, sum(count) AS n FROM usage_hourly
+     WHERE account_id IS NOT NULL AND hour >= $1 AND hour < $2 AND status < 400
+     GROUP BY account_id, endpoint, hour`,
+    [new Date(day).toISOString(), new Date(day + LIMIT_WINDOWS.day.windowMs).toISOString()],
+  );
+  const spent = new Map<string, { day: number; hour: number }>();
+  for (const row of rows) {
+    const units = Number(row.n) * endpoints.costOf(row.endpoint);
+    if (units === 0) continue;
+    let account = spent.get(row.account_id);
+    if (account === undefined) spent.set(row.account_id, (account = { day: 0, hour: 0 }));
+    account.day += units;
+    if (new Date(row.hour).getTime() >= hour) account.hour += units;
+  }
+  for (const [accountId, { day: dayUnits, hour: hourUnits }] of spent) {
+    const bucket = `${ACCOUNT_BUCKET}${accountId}`;
+    limiter.raiseSync(bucket, { ...LIMIT_WINDOWS.day, limit: dayUnits }, now, dayUnits);
+    if (hourUnits > 0)
+      limiter.raiseSync(bucket, { ...LIMIT_WINDOWS.hour, limit: hourUnits }, now, hourUnits);
+  }
+  return spent.size;
 }

@@ -1,4 +1,4 @@
-export { admittedFromUsage, QuotaEndpoints } from './admitted.js';
+export { admittedFromUsage, QuotaEndpoints, seedFromUsage } from './admitted.js';
 export { UsageRecorder } from './recorder.js';
 export { createUsageService, type UsageQuota, type UsageService } from './service.js';
 export type { UsageColumn, UsageRow } from './repo.js';

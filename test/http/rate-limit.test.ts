@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 const URL_OK = '/api/v1/salary?country=DE&job=nurse&level=mid';
@@ -116,5 +117,41 @@ describe('plan limits from configuration', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('in-process limits after a restart', () => {
+  let first: TestApp;
+  let second: TestApp | undefined;
+  before(async () => {
+    first = await buildTestApp({
+      now: '2026-11-22T10:15:00Z',
+      env: { PLAN_OVERRIDES: '{"developer":{"requestLimit":5}}' },
+    });
+  });
+  after(async () => {
+    await second?.close();
+    await first.close();
+  });
+
+  it("a new process starts from today's usage, not from a fresh quota", async () => {
+    const { apiKey } = await accountOnPlan(first, 'developer');
+    const lookup = (t: TestApp) =>
+      t.app.inject({ method: 'GET', url: URL_OK, headers: { authorization: `Bearer ${apiKey}` } });
+    // Yesterday's requests count for nothing today; three today.
+    first.clock.set('2026-11-21T23:00:00Z');
+    assert.equal((await lookup(first)).statusCode, 200);
+    first.clock.set('2026-11-22T09:00:00Z');
+    for (let i = 0; i < 3; i++) assert.equal((await lookup(first)).statusCode, 200);
+    await first.recorder.flush();
+    // The same database, a new process (its own in-process limiter), later the same day.
+    second = await buildTestApp({
+      now: '2026-11-22T14:00:00Z',
+      db: first.db,
+      env: { PLAN_OVERRIDES: '{"developer":{"requestLimit":5}}' },
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await lookup(second)).statusCode);
+    assert.deepEqual(statuses, [200, 200, 429]);
   });
 });
