@@ -150,28 +150,34 @@ class DirectConnection implements LookupExchange {
   #head: Buffer | undefined = undefined;
   #paused = false;
   #ended = false;
-  readonly #onData = (chunk: Buffer): void => this.#read(chunk);
-  readonly #onEnd = (): void => {
-    this.#ended = true;
-    if (this.#head === undefined) this.socket.end();
-  };
-  readonly #onTimeout = (): void => {
-    if (this.#head === undefined) this.socket.destroy();
-  };
-  readonly #onClose = (): void => this.owner.forget(this);
-  readonly #onDrain = (): void => this.#resume();
+  /** What this connection listens to on the socket while it reads it; removed at hand-over. */
+  readonly #listeners: readonly [string, (chunk: Buffer) => void][] = [
+    ['data', (chunk) => this.#read(chunk)],
+    [
+      'end',
+      () => {
+        this.#ended = true;
+        if (this.#head === undefined) this.socket.end();
+      },
+    ],
+    [
+      'timeout',
+      () => {
+        if (this.#head === undefined) this.socket.destroy();
+      },
+    ],
+    ['close', () => this.owner.forget(this)],
+    ['drain', () => this.#resume()],
+    // Errors end in 'close'; a listener keeps them from being thrown.
+    ['error', () => undefined],
+  ];
 
   constructor(
     private readonly owner: DirectConnections,
     private readonly socket: Socket,
   ) {
     this.request = { headers: {}, socket };
-    socket.on('data', this.#onData);
-    socket.on('end', this.#onEnd);
-    socket.on('timeout', this.#onTimeout);
-    socket.on('close', this.#onClose);
-    socket.on('drain', this.#onDrain);
-    socket.on('error', ignore);
+    for (const [event, listener] of this.#listeners) socket.on(event, listener);
     if (owner.server.keepAliveTimeout > 0) socket.setTimeout(owner.server.keepAliveTimeout);
   }
 
@@ -313,15 +319,8 @@ class DirectConnection implements LookupExchange {
 
   #handOver(head: Buffer | undefined): void {
     const { socket } = this;
-    socket.removeListener('data', this.#onData);
-    socket.removeListener('end', this.#onEnd);
-    socket.removeListener('timeout', this.#onTimeout);
-    socket.removeListener('close', this.#onClose);
-    socket.removeListener('drain', this.#onDrain);
-    socket.removeListener('error', ignore);
+    for (const [event, listener] of this.#listeners) socket.removeListener(event, listener);
     socket.setTimeout(0);
     this.owner.handOver(socket, head, this);
   }
 }
-
-function ignore(): void {}
