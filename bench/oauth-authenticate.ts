@@ -11,6 +11,7 @@
  * key and token `--rounds` times, and prints the median ns per call of each and the difference.
  */
 import { authenticator } from '../src/http/auth-hook.js';
+import { DPOP_INVALID_TOKEN } from '../src/oauth/index.js';
 import { buildTestApp } from '../test/helpers/app.js';
 import { accountOnPlan } from '../test/helpers/accounts.js';
 import { clientAndToken } from '../test/helpers/oauth.js';
@@ -29,7 +30,7 @@ try {
     name: 'bench',
     scopes: ['salary:read'],
   });
-  const authenticate = authenticator(t.oauth, t.services.plans.free);
+  const authenticate = authenticator(t.oauth, t.services.plans.free, DPOP_INVALID_TOKEN);
   const route = { access: 'data', scope: 'salary:read' } as const;
   const request = { method: 'GET', url: '/api/v1/salary', headers: {} };
 

@@ -14,8 +14,6 @@ describe('loadConfig', () => {
     assert.equal(config.redisUrl, undefined);
     assert.equal(config.redisKeyPrefix, 'salary-api:');
     assert.equal(config.redisTimeoutMs, 500);
-    assert.equal(config.lookupFastPath, true);
-    assert.equal(loadConfig({ LOOKUP_FAST_PATH: 'false' }).lookupFastPath, false);
     assert.ok(Object.isFrozen(config));
   });
 
@@ -46,12 +44,11 @@ describe('loadConfig', () => {
         PLAN_OVERRIDES: '{"gold":{}}',
         LOG_LEVEL: 'loud',
         ACCESS_LOG: 'maybe',
-        LOOKUP_FAST_PATH: 'sometimes',
       });
       assert.fail('should throw');
     } catch (error) {
       assert.ok(error instanceof ConfigError);
-      assert.equal(error.problems.length, 6, error.message);
+      assert.equal(error.problems.length, 5, error.message);
     }
   });
 

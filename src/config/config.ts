@@ -26,8 +26,6 @@ export interface Config {
   readonly exportPollMs: number;
   readonly logLevel: string;
   readonly accessLog: boolean;
-  /** Plain JSON lookups answered by the raw HTTP fast path in front of Fastify. */
-  readonly lookupFastPath: boolean;
   readonly planOverrides: PlanOverrides;
   readonly releaseFile: string;
   readonly releasePollMs: number;
@@ -184,7 +182,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     exportPollMs: int('EXPORT_POLL_MS', 30_000, 0, 600_000),
     logLevel,
     accessLog: bool('ACCESS_LOG', true),
-    lookupFastPath: bool('LOOKUP_FAST_PATH', true),
     planOverrides,
     releaseFile: pathOf(str('RELEASE_FILE') ?? BUNDLED_RELEASE),
     releasePollMs: int('RELEASE_POLL_SECONDS', 5, 1, 3600) * 1000,

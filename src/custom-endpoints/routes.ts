@@ -18,13 +18,6 @@ import { CustomQuerySchema, MAX_CUSTOM_ENDPOINTS, PARAMETER_NAMES, SLUG_PATTERN 
 import type { CustomEndpointRegistry } from './registry.js';
 import type { CustomEndpointService } from './service.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The usage endpoint name when it is not the route's (a custom endpoint's own). */
-    usageEndpoint?: string;
-  }
-}
-
 export interface CustomEndpointRoutesOptions {
   service: CustomEndpointService;
   registry: CustomEndpointRegistry;

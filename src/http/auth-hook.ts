@@ -15,7 +15,6 @@ import {
   type Principal,
 } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
-import { DPOP_INVALID_TOKEN } from '../oauth/index.js';
 import type { Plan } from '../plans/index.js';
 import { hookList } from './route-hooks.js';
 
@@ -55,7 +54,12 @@ function unauthenticated(detail: string, error: 'invalid_request' | 'invalid_tok
  * address. A header that is not a live credential is always 401, never silently Free. Then
  * the allowlists (403) and the route's scope (403).
  */
-export function authenticator(credentials: CredentialResolver, free: Plan): Authenticate {
+export function authenticator(
+  credentials: CredentialResolver,
+  free: Plan,
+  /** The 401 for an unknown token sent with the DPoP scheme (its challenge names DPoP). */
+  dpopInvalid: AppError,
+): Authenticate {
   /** Anonymous callers by address: one principal (and limit bucket name) each, reused. */
   const callers = new Map<string, Principal>();
   return (authorization, ip, route, request) => {
@@ -87,8 +91,9 @@ export function authenticator(credentials: CredentialResolver, free: Plan): Auth
     }
     if (match === null) return MALFORMED_AUTHORIZATION;
     const resolved = credentials.resolve(match[1] as string, scheme, request);
-    if (resolved instanceof Promise) return resolved.then((p) => admit(ip, route, p, scheme));
-    return admit(ip, route, resolved, scheme);
+    const invalid = scheme === 'Bearer' ? INVALID_TOKEN : dpopInvalid;
+    if (resolved instanceof Promise) return resolved.then((p) => admit(ip, route, p, invalid));
+    return admit(ip, route, resolved, invalid);
   };
 }
 
@@ -114,9 +119,9 @@ function admit(
   ip: string,
   route: AuthenticatedRoute,
   principal: Principal | undefined,
-  scheme: CredentialScheme,
+  invalid: AppError,
 ): Admitted {
-  if (principal === undefined) return scheme === 'Bearer' ? INVALID_TOKEN : DPOP_INVALID_TOKEN;
+  if (principal === undefined) return invalid;
   const bound = principal.kind !== 'session' || route.access === 'data';
   if (bound && principal.allowlists.some((list) => !list.matches(ip))) {
     return new AppError(

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../store/index.js';
-import type { SalaryDataStore } from '../salary/index.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -28,7 +27,8 @@ export function redisCheck(redis: { ping(): Promise<string> }): ReadinessCheck {
 /** GET /health: the process is alive. GET /ready: every dependency answers and data is loaded. */
 export const healthRoutes: FastifyPluginAsyncTypebox<{
   checks: readonly ReadinessCheck[];
-  data: SalaryDataStore;
+  /** The data release being served, null while none is loaded. */
+  release: () => string | null;
 }> = async (app, opts) => {
   const Status = Type.Object({
     status: Type.String(),
@@ -75,7 +75,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
           }
         }),
       );
-      const release = opts.data.index?.release.version ?? null;
+      const release = opts.release();
       results.data = release === null ? 'no release loaded' : 'ok';
       if (release === null) ok = false;
       if (!ok) reply.code(503).header('retry-after', '5');

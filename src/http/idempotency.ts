@@ -9,7 +9,7 @@ import type {
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { createSecretBox } from '../lib/secret-box.js';
-import type { AmbientTransaction, Db, Queryable } from '../store/index.js';
+import type { Db, Queryable } from '../store/index.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -21,12 +21,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 export const IDEMPOTENCY_LEASE_MS = 30_000;
 /** Seconds a client should wait before retrying a key whose first attempt is still running. */
 const IN_PROGRESS_RETRY_AFTER = '1';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    idempotency: { scope: string; key: string; tx: AmbientTransaction } | null;
-  }
-}
 
 interface StoredRow {
   request_hash: string;

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addressBucket, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
-import type { Metrics } from '../metrics/index.js';
 import type { Plan } from '../plans/index.js';
 import {
   HOUR_MS,
@@ -13,7 +12,6 @@ import {
   type LimitRule,
   type RateLimiter,
 } from '../limits/index.js';
-import type { QuotaEndpoints } from '../usage/index.js';
 import { DECLARED_PREFIX } from './auth-hook.js';
 import { hookList } from './route-hooks.js';
 
@@ -34,7 +32,15 @@ export interface QuotaDeclaration {
  * a handler that spends always finds its route's declaration. Each route's cost (0 without a
  * declaration) also goes to `endpoints`, the limiter's reconciliation floor's weights.
  */
-export function quotaByRoute(app: FastifyInstance, endpoints?: QuotaEndpoints): void {
+/** Where each route's declared cost goes as routes are registered. */
+export interface RouteCosts {
+  add(method: string, url: string, cost: number): void;
+}
+
+/** How each quota decision went, per plan (for metrics). */
+export type LimitOutcome = (plan: string, outcome: 'admitted' | 'refused' | 'fallback') => void;
+
+export function quotaByRoute(app: FastifyInstance, endpoints?: RouteCosts): void {
   app.addHook('onRoute', (route) => {
     const quota = route.config?.quota;
     const auth = route.config?.auth;
@@ -73,7 +79,11 @@ export type Spent = QuotaHeaders | AppError;
 /** Returns a promise only when the limiter is asynchronous (shared limits). */
 export type ConsumeQuota = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
 
-export function quotaSpender(limiter: RateLimiter, clock: Clock, metrics?: Metrics): SpendQuota {
+export function quotaSpender(
+  limiter: RateLimiter,
+  clock: Clock,
+  outcome?: LimitOutcome,
+): SpendQuota {
   const refusals = new RefusalCache();
   const apply = (
     principal: Principal,
@@ -82,7 +92,7 @@ export function quotaSpender(limiter: RateLimiter, clock: Clock, metrics?: Metri
     cost: number,
   ): Spent => {
     const headers = rateLimitHeaders(decision, now);
-    metrics?.limitDecision(
+    outcome?.(
       principal.plan.id,
       !decision.allowed ? 'refused' : limiter.degraded === true ? 'fallback' : 'admitted',
     );

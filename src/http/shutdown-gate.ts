@@ -1,9 +1,6 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ERROR_CODES, problemType } from '../errors/index.js';
-import { DirectConnections } from './direct-connections.js';
-
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+import { AppError } from '../errors/index.js';
 
 /**
  * How long, after SIGTERM is handled, requests already written on open connections are still
@@ -18,64 +15,54 @@ const RETRY_AFTER_SECONDS = 1;
 /** While the server closes, how often connections that have become idle are closed. */
 const REAP_EVERY_MS = 50;
 
-/**
- * Stands in front of the HTTP server's request handling for a graceful shutdown: while
- * draining, requests are answered as usual with `Connection: close`; once the server closes,
- * a request still arriving on an open connection is refused with 503 `SHUTTING_DOWN`,
- * Retry-After and `Connection: close`, never reset. A keep-alive connection whose request was
- * in flight when the server began to close is closed once its response is out: otherwise it
- * would hold the server open until the shutdown timeout, whose forced exit resets whatever is
- * in flight then. Connections read directly (direct-connections.ts) follow the same steps.
- */
-export function shutdownGate(server: Server): {
-  drain(ms?: number): Promise<void>;
-  refuse(): void;
-} {
-  let state: 'open' | 'draining' | 'refusing' = 'open';
-  const listeners = server.listeners('request') as RequestListener[];
-  server.removeAllListeners('request');
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (state !== 'open') res.shouldKeepAlive = false;
-    if (state === 'refusing') {
-      refuse(req, res);
-      return;
-    }
-    for (const listener of listeners) listener.call(server, req, res);
-  });
-  return {
-    async drain(ms = DRAIN_MS) {
-      state = 'draining';
-      DirectConnections.drain(server);
-      await sleep(ms);
-    },
-    refuse() {
-      state = 'refusing';
-      DirectConnections.refuse(server);
-      const reaper = setInterval(() => server.closeIdleConnections(), REAP_EVERY_MS);
-      reaper.unref();
-      server.once('close', () => clearInterval(reaper));
-    },
-  };
-}
+const SHUTTING_DOWN = new AppError(
+  'SHUTTING_DOWN',
+  'This instance is stopping; retry, and another instance answers.',
+  {
+    headers: { 'retry-after': RETRY_AFTER_SECONDS, connection: 'close' },
+    extensions: { retry_after: RETRY_AFTER_SECONDS },
+  },
+);
 
-function refuse(req: IncomingMessage, res: ServerResponse): void {
-  const type = problemType('SHUTTING_DOWN');
-  const body = JSON.stringify({
-    type,
-    title: ERROR_CODES.SHUTTING_DOWN.title,
-    status: 503,
-    detail: 'This instance is stopping; retry, and another instance answers.',
-    instance: (req.url ?? '/').split('?')[0],
-    code: 'SHUTTING_DOWN',
-    retry_after: RETRY_AFTER_SECONDS,
-    doc_url: type,
-  });
-  // The body is not read: the connection closes after this answer.
-  res.writeHead(503, {
-    'content-type': 'application/problem+json',
-    'content-length': Buffer.byteLength(body),
-    'retry-after': String(RETRY_AFTER_SECONDS),
-    connection: 'close',
-  });
-  res.end(body);
+/**
+ * A graceful shutdown, as the first hook of every request: while draining, requests are
+ * answered as usual with `Connection: close`; once refusing, a request still arriving on an
+ * open connection is answered 503 `SHUTTING_DOWN` (a problem document like any other, with its
+ * request id), Retry-After and `Connection: close`, never reset. A keep-alive connection whose
+ * request was in flight when the server began to close is closed once its response is out:
+ * otherwise it would hold the server open until the shutdown timeout, whose forced exit resets
+ * whatever is in flight then. The one place that knows the process is stopping.
+ */
+export class ShutdownGate {
+  #state: 'open' | 'draining' | 'refusing' = 'open';
+
+  /** Registers the gate's hook before any other on `app`. */
+  attach(app: FastifyInstance): void {
+    app.addHook('onRequest', this.#hook);
+  }
+
+  get state(): 'open' | 'draining' | 'refusing' {
+    return this.#state;
+  }
+
+  readonly #hook: onRequestHookHandler = (_request, reply, done) => {
+    if (this.#state === 'open') return done();
+    if (this.#state === 'refusing') return done(SHUTTING_DOWN);
+    reply.header('connection', 'close');
+    done();
+  };
+
+  /** Answers on with `Connection: close` for `ms`, so requests already written are served. */
+  async drain(ms = DRAIN_MS): Promise<void> {
+    this.#state = 'draining';
+    await sleep(ms);
+  }
+
+  /** Refuses every further request and closes connections as they become idle. */
+  refuse(app: FastifyInstance): void {
+    this.#state = 'refusing';
+    const reaper = setInterval(() => app.server.closeIdleConnections(), REAP_EVERY_MS);
+    reaper.unref();
+    app.server.once('close', () => clearInterval(reaper));
+  }
 }

@@ -7,15 +7,13 @@ import {
   type PaymentCollector,
 } from '../billing/index.js';
 import { baseUrlOf, resolveSecretKey, type Config } from '../config/index.js';
-import { buildApp } from '../http/app.js';
+import { buildApp } from '../app/build-app.js';
 import { databaseCheck, redisCheck } from '../http/health-routes.js';
 import { purgeIdempotencyKeys } from '../http/idempotency.js';
-import { shutdownGate } from '../http/shutdown-gate.js';
 import { CredentialCache, createKeyService, touchKeys } from '../keys/index.js';
 import { queueGraceNotices } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
-import { bufferedStdout } from '../lib/log-destination.js';
 import type { Logger } from '../lib/logger.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import {
@@ -93,10 +91,31 @@ import { LicenseRegistry } from '../licensing/index.js';
 import { createDownloadLinks } from '../exports/index.js';
 import { RenderPool } from '../formats/index.js';
 
-/** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
+/**
+ * Bytes of log lines gathered before one write to standard output (about 20 access lines), and
+ * the most one write takes; a line waits at most LOG_FLUSH_MS when traffic is low.
+ */
+const LOG_MIN_BYTES = 4096;
+const LOG_MAX_WRITE = 16384;
+const LOG_FLUSH_MS = 250;
+
+/**
+ * `buffered`: the server's lines leave in batches through pino's asynchronous destination
+ * (sonic-boom), which pino flushes synchronously at exit; commands write each line at once.
+ */
 export function createLogger(config: Config, buffered = false): pino.Logger {
   const options = { level: config.logLevel, base: { service: 'salary-api' } };
-  return buffered ? pino(options, bufferedStdout()) : pino(options);
+  if (!buffered) return pino(options);
+  return pino(
+    options,
+    pino.destination({
+      dest: 1,
+      sync: false,
+      minLength: LOG_MIN_BYTES,
+      maxWrite: LOG_MAX_WRITE,
+      periodicFlush: LOG_FLUSH_MS,
+    }),
+  );
 }
 
 /** Opens the database named by the configuration and brings its schema up to date. */
@@ -576,7 +595,6 @@ export async function createServer(
     const seeded = await seedFromUsage(db, quotaEndpoints, limiter, clock.now());
     if (seeded > 0) logger.info({ accounts: seeded }, "limit counters raised to today's usage");
   }
-  const gate = shutdownGate(app.server);
   return {
     app,
     services,
@@ -605,7 +623,7 @@ export async function createServer(
       return address;
     },
     /** The first step of a graceful stop: requests already sent are read and answered. */
-    drain: () => gate.drain(),
+    drain: () => app.shutdown.drain(),
     async close() {
       clearInterval(billingTimer);
       clearInterval(slaTimer);
@@ -623,7 +641,7 @@ export async function createServer(
       licenses.stop();
       oauth.stop();
       recorder.stop();
-      gate.refuse();
+      app.shutdown.refuse(app);
       if (metricsPort?.listening === true)
         await new Promise((resolve) => metricsPort.close(resolve));
       await app.close();

@@ -25,7 +25,6 @@ export {
   type CustomSchema,
 } from './custom-schema.js';
 export { FileCache, FILE_CACHE_BYTES, type CachedFile } from './file-cache.js';
-export { DownloadGate, DOWNLOADS_PER_ACCOUNT, DOWNLOADS_PER_PROCESS } from './download-gate.js';
 export { type Labelling } from './respond.js';
 export {
   createSalaryResponder,

@@ -3,7 +3,7 @@ import { STREAM_ABOVE_ROWS, type RenderPool } from '../formats/index.js';
 import type { ConsumeQuota } from '../http/quota.js';
 import type { Format } from '../plans/index.js';
 import { withSchemaFields, type CustomSchema } from './custom-schema.js';
-import type { DownloadGate } from './download-gate.js';
+import type { DownloadGate } from '../http/download-gate.js';
 import type { FileCache } from './file-cache.js';
 import { negotiateFormat } from './format.js';
 import {

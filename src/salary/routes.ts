@@ -4,7 +4,6 @@ import { JOB_SLUGS } from '../catalog/jobs.js';
 import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { ConsumeQuota } from '../http/quota.js';
-import type { CheapPathRoute } from '../http/fast-lookup.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
 import type { Labelling } from './respond.js';
 import { createSalaryResponder } from './responder.js';
@@ -17,7 +16,7 @@ import {
   SalaryQuerySchema,
   SalaryResponseSchema,
 } from './schemas.js';
-import type { DownloadGate } from './download-gate.js';
+import type { DownloadGate } from '../http/download-gate.js';
 import type { SalaryService } from './service.js';
 import type { RouteAuth } from '../auth/index.js';
 
@@ -63,7 +62,6 @@ export function salaryResponses(description: string) {
 const okResponse = salaryResponses(
   'The figures: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.',
 );
-/** The lookups' declaration; the lookup fast path in front of Fastify reads the same one. */
 export const LOOKUP_AUTH = { access: 'data', scope: 'salary:read' } as const satisfies RouteAuth;
 const BULK_AUTH = { access: 'data', scope: 'bulk:read' } as const satisfies RouteAuth;
 const config = {
@@ -72,14 +70,8 @@ const config = {
   // Every salary route, bulk ones included, counts once per request (docs/architecture.md).
   quota: { cost: 1 },
 } as const;
-/** The history is every year the plan reaches: the query plus this, on every path. */
+/** The history is every year the plan reaches: the query plus this. */
 const HISTORY_FIXED = { year: 'all' } as const;
-/** The two lookups may be answered by the lookup fast path (plain JSON, same declaration). */
-const lookupConfig = { ...config, cheapPath: {} } as const satisfies CheapPathRoute;
-const historyConfig = {
-  ...config,
-  cheapPath: { fixed: HISTORY_FIXED },
-} as const satisfies CheapPathRoute;
 
 const yearOf = (raw: string | undefined): number | 'all' | undefined =>
   raw === undefined || raw === 'all' ? raw : Number(raw);
@@ -105,7 +97,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         querystring: SalaryQuerySchema,
         response: okResponse,
       },
-      config: lookupConfig,
+      config,
     },
     (request, reply) => {
       const q = request.query;
@@ -130,7 +122,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         querystring: HistoryQuerySchema,
         response: okResponse,
       },
-      config: historyConfig,
+      config,
     },
     (request, reply) => {
       const q = request.query;

@@ -32,10 +32,6 @@ export class SlaCounter {
     c[kind]++;
   }
 
-  /** `count` bound, for the lookup fast path. */
-  readonly countFn = (accountId: string | null, status: number, at: number): void =>
-    this.count(accountId, status, at);
-
   /** This instance's counts of one account not yet written, so its report is exact. */
   pending(accountId: string): ReadonlyMap<number, IntervalCounts> {
     return this.#counts.get(accountId) ?? new Map();

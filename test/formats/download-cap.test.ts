@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DOWNLOADS_PER_ACCOUNT, DOWNLOADS_PER_PROCESS } from '../../src/salary/index.js';
+import { DOWNLOADS_PER_ACCOUNT, DOWNLOADS_PER_PROCESS } from '../../src/http/download-gate.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 

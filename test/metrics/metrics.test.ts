@@ -51,14 +51,13 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('counts fast-path lookups and Fastify requests by route template and status class', async () => {
+  it('counts requests by route template and status class', async () => {
     const before = await scrape();
     const route = { route: '/api/v1/salary', method: 'GET' };
     const ok0 =
       sample(before, 'salary_api_http_requests_total', { ...route, status_class: '2xx' }) ?? 0;
     const bad0 =
       sample(before, 'salary_api_http_requests_total', { ...route, status_class: '4xx' }) ?? 0;
-    const served0 = t.app.fastLookup!.served;
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${base}${LOOKUP}`, {
         headers: { authorization: `Bearer ${apiKey}` },
@@ -66,8 +65,6 @@ describe('GET /metrics', () => {
       assert.equal(res.status, 200);
       await res.text();
     }
-    assert.equal(t.app.fastLookup!.served - served0, 3, 'answered by the fast path');
-    // A 400 (unknown country) is rendered by Fastify.
     const bad = await fetch(`${base}/api/v1/salary?country=XX&job=nurse`, {
       headers: { authorization: `Bearer ${apiKey}` },
     });

@@ -412,7 +412,7 @@ describe('OAuth 2.0 client credentials', () => {
     });
   });
 
-  it('accepts tokens on the lookup fast path over real HTTP', async () => {
+  it('accepts tokens on the lookup over real HTTP', async () => {
     const c = (await createClient({ name: 'fast', scopes: ['salary:read'] })).json<{
       client_id: string;
       client_secret: string;
@@ -420,7 +420,6 @@ describe('OAuth 2.0 client credentials', () => {
     const token = await tokenFor(c.client_id, oauth.ClientSecretBasic(c.client_secret));
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.app.server.address() as AddressInfo;
-    const served = t.app.fastLookup!.served;
     for (let i = 0; i < 2; i++) {
       const res = await fetch(`http://127.0.0.1:${port}${DE}`, {
         headers: { authorization: `Bearer ${token}` },
@@ -428,7 +427,6 @@ describe('OAuth 2.0 client credentials', () => {
       assert.equal(res.status, 200);
       await res.arrayBuffer();
     }
-    assert.equal(t.app.fastLookup!.served, served + 2);
     const bad = await fetch(`http://127.0.0.1:${port}${DE}`, {
       headers: { authorization: `Bearer ${token.slice(0, -4)}AAAA` },
     });

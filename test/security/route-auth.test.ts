@@ -68,19 +68,16 @@ describe('authentication is decided by the matched route, never the raw URL', ()
     );
   });
 
-  it('over real HTTP, the lookup fast path leaves other spellings of a path to Fastify', async () => {
+  it('over real HTTP, other spellings of a path reach the same route and its authentication', async () => {
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    const served = t.app.fastLookup!.served;
     const query = '?country=DE&job=software-engineer';
     assert.equal((await fetch(`${base}/%61pi/v1/keys`)).status, 401);
     for (const path of ['/%61pi/v1/salary', '/api/v1/%73alary', '/api/v1/salary/']) {
       const res = await fetch(`${base}${path}${query}`);
       assert.equal(res.status, 200, path);
     }
-    assert.equal(t.app.fastLookup!.served, served, 'answered by Fastify, not the fast path');
     assert.equal((await fetch(`${base}/api/v1/salary${query}`)).status, 200);
-    assert.equal(t.app.fastLookup!.served, served + 1);
   });
 
   it('refuses to register an API route without config.auth', async () => {

@@ -1,20 +1,10 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerFactory,
-} from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { accountRoutes, AccountSchema, SessionSchema } from '../accounts/routes.js';
 import type { AccountService } from '../accounts/index.js';
-import {
-  usageKeyOf,
-  type CredentialResolver,
-  type Principal,
-  type RouteAuth,
-} from '../auth/index.js';
+import { usageKeyOf, type CredentialResolver, type Principal } from '../auth/index.js';
 import { billingRoutes, billingSchemas } from '../billing/routes.js';
 import type { SubscriptionService } from '../billing/index.js';
 import type { CredentialCache, KeyService } from '../keys/index.js';
@@ -24,6 +14,7 @@ import {
   OAuthClientSchema,
   oauthClientRoutes,
   oauthServerRoutes,
+  DPOP_INVALID_TOKEN,
   type OAuthClientService,
   type OAuthTokenAuthority,
   type OAuthTokenService,
@@ -56,26 +47,26 @@ import type { RateLimiter } from '../limits/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import { RenderPool } from '../formats/index.js';
 import {
-  DownloadGate,
   FileCache,
   salaryRoutes,
   type SalaryDataStore,
   type SalaryService,
 } from '../salary/index.js';
 import { slaRoutes, slaSchemas, type SlaParts } from '../sla/index.js';
-import { AccessLog } from './access-log.js';
-import { authenticateByRoute, authenticator } from './auth-hook.js';
-import { AJV_OPTIONS, FastLookup } from './fast-lookup.js';
-import { lookupServer } from './lookup-server.js';
-import { docsRoutes } from './docs-routes.js';
-import { healthRoutes, type ReadinessCheck } from './health-routes.js';
-import { openApiOptions } from './openapi.js';
-import { ProblemSchema } from './openapi-responses.js';
-import { echoed, sendProblem } from './problem.js';
-import { quotaByRoute, quotaEnforcer, quotaSpender, type QuotaDeclaration } from './quota.js';
-import { registerIdempotency } from './idempotency.js';
-import { hookList, onRoutesWith } from './route-hooks.js';
-import { bodyShapeProblem, finiteQuery, textGuard } from './text-guard.js';
+import { AccessLog } from '../http/access-log.js';
+import { DownloadGate } from '../http/download-gate.js';
+import { observeResponses, type ResponseObserver } from '../http/responses.js';
+import { authenticateByRoute, authenticator } from '../http/auth-hook.js';
+import { docsRoutes } from '../http/docs-routes.js';
+import { healthRoutes, type ReadinessCheck } from '../http/health-routes.js';
+import { openApiOptions } from '../http/openapi.js';
+import { ProblemSchema } from '../http/openapi-responses.js';
+import { echoed, sendProblem } from '../http/problem.js';
+import { quotaByRoute, quotaEnforcer, quotaSpender } from '../http/quota.js';
+import { registerIdempotency } from '../http/idempotency.js';
+import { hookList, onRoutesWith } from '../http/route-hooks.js';
+import { ShutdownGate } from '../http/shutdown-gate.js';
+import { bodyShapeProblem, finiteQuery, textGuard } from '../http/text-guard.js';
 import {
   customEndpointRoutes,
   type CustomEndpointRegistry,
@@ -84,36 +75,7 @@ import {
 import { licenseeDocuments, licenseRoutes, type LicenseRegistry } from '../licensing/index.js';
 import { createSalaryResponder } from '../salary/index.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Who may call the route; required under /api/ (see authenticateByRoute). */
-    auth?: RouteAuth;
-    /**
-     * The plan feature the route needs beyond its scope (403 FEATURE_NOT_IN_PLAN without it);
-     * every path that answers the route (the Fastify handler, the lookup fast path) reads it.
-     */
-    planFeature?: 'bulk';
-    /**
-     * What one admitted request of the route spends of the caller's quota; required on the data
-     * routes, absent elsewhere (see quotaByRoute). Every path that answers the route reads it.
-     */
-    quota?: QuotaDeclaration;
-    /**
-     * false: a POST route outside Idempotency-Key handling (the OAuth endpoints: each request
-     * authenticates the client, and a stored answer must never go to another caller).
-     */
-    idempotency?: false;
-  }
-  interface FastifyRequest {
-    principal: Principal;
-  }
-  interface FastifyInstance {
-    /** The lookup fast path in front of Fastify; absent with LOOKUP_FAST_PATH=false. */
-    fastLookup?: FastLookup;
-    /** The cap on large files generated at once. */
-    downloads: DownloadGate;
-  }
-}
+import '../http/route-config.js';
 
 export interface AppDeps {
   config: Config;
@@ -158,44 +120,37 @@ export interface AppDeps {
 
 const API_PREFIX = '/api/v1/';
 
+/** Ajv as the routes validate with: query strings are coerced (`year=2024` is a number). */
+const AJV_OPTIONS = {
+  customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true },
+  plugins: [],
+};
+
 /** Builds the HTTP application (no listening): routes, hooks, error rendering, OpenAPI. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const nextRequestId = requestIdGenerator();
-  const authenticate = authenticator(deps.credentials, deps.plans.free);
-  const spendQuota = quotaSpender(deps.limiter, deps.clock, deps.metrics);
+  const authenticate = authenticator(deps.credentials, deps.plans.free, DPOP_INVALID_TOKEN);
+  const metrics = deps.metrics;
+  const spendQuota = quotaSpender(
+    deps.limiter,
+    deps.clock,
+    metrics && ((plan, outcome) => metrics.limitDecision(plan, outcome)),
+  );
   const accessLog =
     config.accessLog && deps.logger !== undefined ? new AccessLog(deps.logger) : undefined;
-  const fastLookup = config.lookupFastPath
-    ? new FastLookup({
-        salary: deps.salary,
-        data: deps.data,
-        authenticate,
-        spendQuota,
-        recorder: deps.recorder,
-        clock: deps.clock,
-        nextRequestId,
-        trustProxy: config.trustProxy,
-        accessLog,
-        metrics: deps.metrics,
-        slaCount: deps.sla?.counter.countFn,
-        ownAnswer: (principal) => deps.licenses.labelling(principal.accountId) !== null,
-      })
-    : undefined;
-  const serverFactory: FastifyServerFactory | undefined =
-    fastLookup && ((handler, options) => lookupServer(fastLookup, handler, options));
   const app = Fastify({
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
-    serverFactory,
     genReqId: nextRequestId,
-    // Fastify's own per-request lines are off: the onResponse hook below writes one line.
+    // Fastify's own per-request lines are off: the access log writes one line per request.
     logController: new LogController({
       disableRequestLogging: true,
       requestIdLogLabel: 'request_id',
     }),
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     bodyLimit: 1_048_576,
-    return503OnClosing: true,
+    // Requests arriving while the server closes are answered by the shutdown gate (503 problem).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: AJV_OPTIONS,
@@ -226,15 +181,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       else done(null, value);
     });
   });
-  if (fastLookup !== undefined) {
-    app.decorate('fastLookup', fastLookup);
-    // Routes registered from here on that declare `cheapPath` are also served by the fast path.
-    app.addHook('onRoute', (route) => fastLookup.addRoute(route));
-    app.addHook('preClose', (done) => {
-      fastLookup.close();
-      done();
-    });
-  }
+  // The first hooks of every request: its arrival and id, then the shutdown gate.
+  observeResponses(app, deps.clock, responseObservers(deps, accessLog));
+  const shutdown = new ShutdownGate();
+  shutdown.attach(app);
+  app.decorate('shutdown', shutdown);
   if (accessLog !== undefined) app.addHook('onClose', (_app, done) => (accessLog.stop(), done()));
 
   for (const schema of [
@@ -277,45 +228,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendProblem(error, request, reply);
   });
 
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   authenticateByRoute(app, authenticate);
   quotaByRoute(app, deps.quotaEndpoints);
-  // One callback-style hook (no promise per request) for usage counting and the access log.
-  app.addHook('onResponse', (request, reply, done) => {
-    const principal = request.principal as Principal | null;
-    if ((request.routeOptions.url ?? request.url).startsWith(API_PREFIX)) {
-      deps.recorder.record(
-        principal?.accountId ?? null,
-        usageKeyOf(principal),
-        request.usageEndpoint ?? `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`,
-        reply.statusCode,
-        deps.clock.now(),
-      );
-      deps.sla?.counter.count(
-        principal?.accountId ?? null,
-        reply.statusCode,
-        deps.clock.now(),
-        reply.elapsedTime,
-      );
-    }
-    deps.metrics?.requests(request.method, request.routeOptions.url ?? '(unmatched)')(
-      reply.statusCode,
-      reply.elapsedTime / 1000,
-    );
-    accessLog?.write({
-      requestId: request.id,
-      method: request.method,
-      url: request.url,
-      status: reply.statusCode,
-      ms: reply.elapsedTime,
-      ip: request.ip,
-      accountId: principal?.accountId ?? null,
-    });
-    done();
-  });
   onRoutesWith(app, ['POST', 'PUT', 'PATCH'], (route) => {
     route.preValidation = [textGuard, ...hookList(route.preValidation)];
   });
@@ -346,7 +260,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 
   const consumeQuota = quotaEnforcer(spendQuota);
-  await app.register(healthRoutes, { checks: deps.readiness, data: deps.data });
+  await app.register(healthRoutes, {
+    checks: deps.readiness,
+    release: () => deps.data.index?.release.version ?? null,
+  });
   await app.register(docsRoutes);
   await app.register(catalogRoutes, { consumeQuota });
   const downloads = new DownloadGate();
@@ -416,7 +333,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   await app.register(licenseRoutes, { registry: deps.licenses, clock: deps.clock });
-  // The customer dashboard (issue 14): server-rendered pages over the same services.
+  // The customer dashboard: server-rendered pages over the same services.
   await app.register(dashboardRoutes, {
     accounts: deps.accounts,
     cache: deps.cache,
@@ -439,4 +356,36 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   return app;
+}
+
+/**
+ * What every answered request is counted in, in this order: usage and the SLA's counts (API
+ * routes only), the request metrics, the access line.
+ */
+function responseObservers(deps: AppDeps, accessLog: AccessLog | undefined): ResponseObserver[] {
+  const observers: ResponseObserver[] = [
+    (a) => {
+      if (!a.route.startsWith(API_PREFIX) && !a.url.startsWith(API_PREFIX)) return;
+      const accountId = a.principal?.accountId ?? null;
+      deps.recorder.record(accountId, usageKeyOf(a.principal), a.endpoint, a.status, a.at);
+      deps.sla?.counter.count(accountId, a.status, a.at, a.ms);
+    },
+  ];
+  const metrics = deps.metrics;
+  if (metrics !== undefined)
+    observers.push((a) => metrics.requests(a.method, a.route)(a.status, a.elapsedMs / 1000));
+  if (accessLog !== undefined) {
+    observers.push((a) =>
+      accessLog.write({
+        requestId: a.requestId,
+        method: a.method,
+        url: a.url,
+        status: a.status,
+        ms: a.elapsedMs,
+        ip: a.ip,
+        accountId: a.principal?.accountId ?? null,
+      }),
+    );
+  }
+  return observers;
 }

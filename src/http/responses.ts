@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import type { Principal } from '../auth/index.js';
+import type { Clock } from '../lib/clock.js';
+
+/** One answered request, as every observer of responses sees it. */
+export interface Answered {
+  readonly requestId: string;
+  readonly method: string;
+  /** The matched route's path template, or `(unmatched)`. */
+  readonly route: string;
+  /** The request target as sent. */
+  readonly url: string;
+  readonly status: number;
+  /** Time from the request's arrival to its answer on the server's clock (injectable). */
+  readonly ms: number;
+  /** The same on the process's high-resolution timer (for histograms and the access line). */
+  readonly elapsedMs: number;
+  readonly ip: string;
+  /** The caller, when authentication decided one. */
+  readonly principal: Principal | null;
+  /** What the route names the request in usage (`GET /api/v1/salary`, or its own name). */
+  readonly endpoint: string;
+  /** When it was answered, on the server's clock. */
+  readonly at: number;
+}
+
+/** Usage, the SLA's counts, metrics, the access line: each is one observer. */
+export type ResponseObserver = (answered: Answered) => void;
+
+/**
+ * The one place where every answered request is accounted for: a single callback-style
+ * onResponse hook (no promise per request) hands each answer to every observer, in order.
+ * The request's arrival is read from the clock in the first onRequest hook.
+ */
+export function observeResponses(
+  app: FastifyInstance,
+  clock: Clock,
+  observers: readonly ResponseObserver[],
+): void {
+  app.decorateRequest('receivedAt', 0);
+  app.addHook('onRequest', (request, reply, done) => {
+    request.receivedAt = clock.now();
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  if (observers.length === 0) return;
+  app.addHook('onResponse', (request, reply, done) => {
+    const at = clock.now();
+    const route = request.routeOptions.url ?? '(unmatched)';
+    const answered: Answered = {
+      requestId: request.id,
+      method: request.method,
+      route,
+      url: request.url,
+      status: reply.statusCode,
+      ms: at - request.receivedAt,
+      elapsedMs: reply.elapsedTime,
+      ip: request.ip,
+      principal: request.principal,
+      endpoint: request.usageEndpoint ?? `${request.method} ${route}`,
+      at,
+    };
+    for (const observe of observers) observe(answered);
+    done();
+  });
+}

@@ -1,0 +1,45 @@
+import type { AmbientTransaction } from '../store/index.js';
+import type { Principal, RouteAuth } from '../auth/index.js';
+import type { DownloadGate } from './download-gate.js';
+import type { RouteAllowedValues } from './problem.js';
+import type { QuotaDeclaration } from './quota.js';
+import type { ShutdownGate } from './shutdown-gate.js';
+
+/**
+ * What routes declare and what requests carry, for every route of the API: the one place where
+ * Fastify's types are extended.
+ */
+declare module 'fastify' {
+  interface FastifyContextConfig extends RouteAllowedValues {
+    /** Who may call the route; required under /api/ (see authenticateByRoute). */
+    auth?: RouteAuth;
+    /** The plan feature the route needs beyond its scope (403 FEATURE_NOT_IN_PLAN without it). */
+    planFeature?: 'bulk';
+    /**
+     * What one admitted request of the route spends of the caller's quota; required on the data
+     * routes, absent elsewhere (see quotaByRoute).
+     */
+    quota?: QuotaDeclaration;
+    /**
+     * false: a POST route outside Idempotency-Key handling (the OAuth endpoints: each request
+     * authenticates the client, and a stored answer must never go to another caller).
+     */
+    idempotency?: false;
+  }
+  interface FastifyRequest {
+    /** The caller, set by the authentication hook on every route that is not public. */
+    principal: Principal;
+    /** The usage endpoint name when it is not the route's (a custom endpoint's own). */
+    usageEndpoint?: string;
+    /** When the request arrived, on the server's clock (see observeResponses). */
+    receivedAt: number;
+    /** The stored answer's scope and key and its transaction, on a POST with Idempotency-Key. */
+    idempotency: { scope: string; key: string; tx: AmbientTransaction } | null;
+  }
+  interface FastifyInstance {
+    /** The graceful shutdown: draining, then refusing (503) until the server has closed. */
+    shutdown: ShutdownGate;
+    /** The cap on large files generated at once. */
+    downloads: DownloadGate;
+  }
+}
