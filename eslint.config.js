@@ -1,5 +1,20 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
+import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The layers of src/ (docs/architecture.md). Foundations know no feature; the HTTP kit
+ * (src/http) knows only foundations; a feature reaches another feature only through its
+ * index.ts; only the entry points (src/main) and the app's assembly (src/app) see everything.
+ */
+const FOUNDATIONS = ['lib', 'errors', 'config', 'store', 'auth', 'plans', 'limits', 'formats'];
+const SHELL = ['http', 'app', 'main'];
+const FEATURES = readdirSync(new URL('./src', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && !FOUNDATIONS.includes(d.name) && !SHELL.includes(d.name))
+  .map((d) => d.name);
+const foundation = FOUNDATIONS.join('|');
 
 export default tseslint.config(
   { ignores: ['.tmp/**', 'dist/**', 'node_modules/**', 'data/**', 'bin/**', 'scripts/*.js'] },
@@ -44,7 +59,7 @@ export default tseslint.config(
       'src/config/**',
     ],
     rules: {
-      'no-restricted-imports': [
+      '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
@@ -54,6 +69,73 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // No import cycles anywhere in src/.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    // One request path: no server of our own beside Fastify's, no reading of connections.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.property.name=/^(on|once|addListener|prependListener|prependOnceListener)$/][arguments.0.value='connection']",
+          message: "No 'connection' listener: every request is Fastify's (docs/architecture.md).",
+        },
+        {
+          selector: "Property[key.name='serverFactory']",
+          message: "No serverFactory: every request is Fastify's (docs/architecture.md).",
+        },
+      ],
+    },
+  },
+  {
+    // The HTTP kit knows no feature: it imports foundations and itself only.
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^\\.\\./(?!(${foundation})/)`,
+              message: 'src/http is the kit every route uses: it imports no feature, app or main.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  ...FEATURES.map((feature) => ({
+    // A feature reaches another feature only through its index.ts, and never the shell.
+    files: [`src/${feature}/**/*.ts`],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^\\.\\./(?!(${foundation}|http)/)[a-z-]+/(?!index\\.js$)`,
+              message: 'Import another feature through its index.ts.',
+            },
+            {
+              regex: '^\\.\\./(app|main)/',
+              message: 'Features never import the app assembly or the entry points.',
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     // Tests read JSON responses and files; asserting on them is the point, typing them is not.
     files: ['test/**/*.ts', 'src/**/*.test.ts'],

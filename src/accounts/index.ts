@@ -24,3 +24,4 @@ export {
 } from './repo.js';
 export { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
 export { setAllowlist } from './allowlist.js';
+export { ChainVerificationSchema } from './schemas.js';

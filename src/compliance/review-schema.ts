@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ChainVerificationSchema } from '../accounts/schemas.js';
+import { ChainVerificationSchema } from '../accounts/index.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) =>
   Type.Union([schema, Type.Null()]);

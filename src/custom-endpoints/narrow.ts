@@ -1,5 +1,5 @@
-import { COUNTRY_CODES } from '../catalog/countries.js';
-import { JOB_SLUGS, LEVELS } from '../catalog/jobs.js';
+import { COUNTRY_CODES } from '../catalog/index.js';
+import { JOB_SLUGS, LEVELS } from '../catalog/index.js';
 import { AppError } from '../errors/index.js';
 import { earliestYear, type Format, type Plan } from '../plans/index.js';
 import { negotiateFormat, type Selection } from '../salary/index.js';

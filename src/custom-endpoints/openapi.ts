@@ -1,5 +1,5 @@
-import { COUNTRY_CODES } from '../catalog/countries.js';
-import { JOB_SLUGS, LEVELS } from '../catalog/jobs.js';
+import { COUNTRY_CODES } from '../catalog/index.js';
+import { JOB_SLUGS, LEVELS } from '../catalog/index.js';
 import type { Column } from '../formats/index.js';
 import { MEDIA_TYPES } from '../formats/index.js';
 import type { Plan } from '../plans/index.js';

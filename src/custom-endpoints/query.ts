@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { COUNTRY_CODES } from '../catalog/countries.js';
-import { JOB_SLUGS, LEVELS } from '../catalog/jobs.js';
+import { COUNTRY_CODES } from '../catalog/index.js';
+import { JOB_SLUGS, LEVELS } from '../catalog/index.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { FORMATS } from '../plans/index.js';
 import { EXTRA_FIELD_NAMES } from '../salary/index.js';

@@ -3,8 +3,8 @@ import { FormatRegistry } from '@sinclair/typebox';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { COUNTRIES, currencyInYear } from '../catalog/countries.js';
-import { JOB_SLUGS, LEVELS } from '../catalog/jobs.js';
+import { COUNTRIES, currencyInYear } from '../catalog/index.js';
+import { JOB_SLUGS, LEVELS } from '../catalog/index.js';
 import {
   ReleaseHeaderSchema,
   ReleaseRecordSchema,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { COUNTRY_CODES } from '../catalog/countries.js';
-import { JOB_SLUGS } from '../catalog/jobs.js';
+import { COUNTRY_CODES } from '../catalog/index.js';
+import { JOB_SLUGS } from '../catalog/index.js';
 import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { ConsumeQuota } from '../http/quota.js';

@@ -1,4 +1,4 @@
-import { LEVELS } from '../catalog/jobs.js';
+import { LEVELS } from '../catalog/index.js';
 import type { ReleaseRecord, ReleaseRow } from '../releases/index.js';
 
 const LEVEL_ORDER = new Map<string, number>(LEVELS.map((l, i) => [l, i]));

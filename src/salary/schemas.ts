@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Column } from '../formats/index.js';
-import { LEVELS } from '../catalog/jobs.js';
+import { LEVELS } from '../catalog/index.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { FORMATS } from '../plans/index.js';
 import { EXTRA_FIELDS, EXTRA_FIELD_NAMES } from './fields.js';

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/index.js';
-import { COUNTRIES, COUNTRY_CODES, type Country } from '../catalog/countries.js';
-import { JOBS, JOB_SLUGS, LEVELS, type Job } from '../catalog/jobs.js';
+import { COUNTRIES, COUNTRY_CODES, type Country } from '../catalog/index.js';
+import { JOBS, JOB_SLUGS, LEVELS, type Job } from '../catalog/index.js';
 import { AppError } from '../errors/index.js';
 import { STREAM_ABOVE_ROWS } from '../formats/index.js';
 import {

@@ -1,5 +1,5 @@
-import { COUNTRIES } from '../catalog/countries.js';
-import { JOBS } from '../catalog/jobs.js';
+import { COUNTRIES } from '../catalog/index.js';
+import { JOBS } from '../catalog/index.js';
 import type { Cell, Column, Row, Table } from '../formats/index.js';
 import { EXTRA_FIELDS } from './fields.js';
 import type { PublicRecord, SalaryMeta } from './schemas.js';
