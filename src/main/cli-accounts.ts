@@ -12,7 +12,7 @@ import type { Config } from '../config/index.js';
 import { openPublishingBus } from '../store/index.js';
 import { systemClock } from '../lib/clock.js';
 import { FORMATS, PLAN_IDS, type PlanId } from '../plans/index.js';
-import { createServices, createLogger, openMigratedDatabase } from './wire.js';
+import { createServices, createLogger, openMigratedDatabase } from './setup.js';
 
 export class CliUsageError extends Error {}
 

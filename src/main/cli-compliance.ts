@@ -3,7 +3,7 @@ import type { Config } from '../config/index.js';
 import { createDocumentStore, type DocumentRow } from '../compliance/index.js';
 import { systemClock } from '../lib/clock.js';
 import { CliUsageError } from './cli-accounts.js';
-import { createLogger, openMigratedDatabase } from './wire.js';
+import { createLogger, openMigratedDatabase } from './setup.js';
 
 export const COMPLIANCE_USAGE = `  compliance add FILE --title T --period-start YYYY-MM-DD --period-end YYYY-MM-DD
         [--series S] [--description TEXT] [--email E]

@@ -11,7 +11,7 @@ import {
 import { systemClock } from '../lib/clock.js';
 import { openPublishingBus } from '../store/index.js';
 import { CliUsageError } from './cli-accounts.js';
-import { createLogger, openMigratedDatabase } from './wire.js';
+import { createLogger, openMigratedDatabase } from './setup.js';
 
 export interface LicenseFlags {
   email?: string;

@@ -3,7 +3,7 @@ import { systemClock } from '../lib/clock.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { rotateSigningKey, signingKeys, withdrawSigningKey } from '../oauth/index.js';
 import { openPublishingBus } from '../store/index.js';
-import { createLogger, openMigratedDatabase } from './wire.js';
+import { createLogger, openMigratedDatabase } from './setup.js';
 
 export const OAUTH_USAGE = `  oauth rotate-signing-key        Add a new OAuth token signing key; the old ones stay published
                                   until their last token expires

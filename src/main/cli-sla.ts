@@ -15,7 +15,7 @@ import {
 } from '../sla/index.js';
 import { accountEventPublisher, serviceEventPublisher } from '../webhooks/index.js';
 import { CliUsageError } from './cli-accounts.js';
-import { createLogger, openMigratedDatabase } from './wire.js';
+import { createLogger, openMigratedDatabase } from './setup.js';
 
 export const SLA_USAGE = `  probe --url URL [--key K | PROBE_API_KEY=K] [--name N]
                         Check URL's /ready and one lookup every 30 s and record the results for

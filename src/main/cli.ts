@@ -21,13 +21,17 @@ import { backupCommand, restoreCommand } from './cli-backup.js';
 import { doctorCommand } from './cli-doctor.js';
 import { SLA_USAGE, slaCommand } from './cli-sla.js';
 import { runPrimary, WorkersError } from './cluster.js';
-import { createLogger, createServer, openMigratedDatabase } from './wire.js';
+import { createLogger, openMigratedDatabase } from './setup.js';
+import { createRole, createServer, type Role } from './wire.js';
 
 const USAGE = `Usage: salary-api <command>
 
 Commands:
-  serve [--workers N]   Serve the API (PORT, HOST; embedded database in DATA_DIR unless DATABASE_URL);
-                        --workers N runs N processes sharing the port (needs DATABASE_URL and REDIS_URL)
+  serve [--workers N] [--role all|api|worker]
+                        Serve the API and run the background jobs (PORT, HOST; embedded database in
+                        DATA_DIR unless DATABASE_URL); --workers N runs N processes sharing the port
+                        (needs DATABASE_URL and REDIS_URL); --role api or worker runs one role only
+                        (needs DATABASE_URL)
   migrate               Apply pending database migrations
   data load FILE        Validate a data release file completely, then load it in one transaction
   data status           Show the active data release
@@ -66,6 +70,7 @@ async function main(argv: string[]): Promise<number> {
         name: { type: 'string' },
         'manager-email': { type: 'string' },
         workers: { type: 'string' },
+        role: { type: 'string' },
         // compliance add / withdraw
         title: { type: 'string' },
         'period-start': { type: 'string' },
@@ -107,7 +112,14 @@ async function main(argv: string[]): Promise<number> {
     return licenseCommand(config, positionals, values);
   switch (command) {
     case 'serve': {
-      if (values.workers === undefined || cluster.isWorker) return serve(config);
+      const role = values.role ?? 'all';
+      if (role !== 'all' && role !== 'api' && role !== 'worker')
+        throw new UsageError('--role must be all, api or worker');
+      if (role !== 'all' && config.databaseUrl === undefined)
+        throw new UsageError(
+          `--role ${role} needs DATABASE_URL: the embedded database belongs to one process`,
+        );
+      if (values.workers === undefined || cluster.isWorker) return serve(config, role);
       const workers = Number(values.workers);
       if (!Number.isInteger(workers) || workers < 1 || workers > 64)
         throw new UsageError('--workers must be a whole number from 1 to 64');
@@ -143,12 +155,15 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function serve(config: Config): Promise<number> {
+async function serve(config: Config, role: Role): Promise<number> {
   const logger = createLogger(config, true);
   const db = await openMigratedDatabase(config, logger);
-  const server = await createServer(config, { clock: systemClock, logger, db });
+  const deps = { clock: systemClock, logger, db };
+  const server =
+    role === 'all' ? await createServer(config, deps) : await createRole(config, deps, role);
   const address = await server.listen();
-  logger.info({ address, database: db.kind }, 'salary API listening');
+  if (address === undefined) logger.info({ role, database: db.kind }, 'salary API worker running');
+  else logger.info({ address, role, database: db.kind }, 'salary API listening');
 
   let stopping = false;
   const stop = (signal: string): void => {

@@ -2,8 +2,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/index.js';
 import { systemClock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import { createReleaseService } from '../releases/index.js';
-import { ensureRelease, openMigratedDatabase } from './wire.js';
+import { createReleaseService, ensureRelease } from '../releases/index.js';
+import { openMigratedDatabase } from './setup.js';
 
 export class WorkersError extends Error {}
 

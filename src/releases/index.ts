@@ -17,3 +17,4 @@ export {
 } from './service.js';
 export { insertEvent, type ReleaseRow } from './repo.js';
 export { compareReleaseVersions } from './version.js';
+export { ensureRelease } from './ensure.js';

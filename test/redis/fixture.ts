@@ -4,7 +4,7 @@ import type { Contract } from '../../src/accounts/index.js';
 import { operatorPrincipal } from '../../src/billing/index.js';
 import { BUNDLED_RELEASE, loadConfig } from '../../src/config/index.js';
 import { systemClock } from '../../src/lib/clock.js';
-import { createServices } from '../../src/main/wire.js';
+import { createServices } from '../../src/main/setup.js';
 import type { PlanId } from '../../src/plans/index.js';
 import { createReleaseService, readReleaseFile } from '../../src/releases/index.js';
 import type { Db } from '../../src/store/index.js';

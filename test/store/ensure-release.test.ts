@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { BUNDLED_RELEASE } from '../../src/config/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { ensureRelease } from '../../src/main/wire.js';
+import { ensureRelease } from '../../src/releases/index.js';
 import {
   compareReleaseVersions,
   createReleaseService,

@@ -1,0 +1,160 @@
+import pino from 'pino';
+import { createAccountService } from '../accounts/index.js';
+import {
+  bankTransferCollector,
+  createSubscriptionService,
+  runBilling,
+  type PaymentCollector,
+} from '../billing/index.js';
+import type { Config } from '../config/index.js';
+import { CredentialCache, createKeyService } from '../keys/index.js';
+import type { Clock } from '../lib/clock.js';
+import { holderId } from '../lib/ids.js';
+import type { Logger } from '../lib/logger.js';
+import type { RateLimiter } from '../limits/index.js';
+import { resolvePlans } from '../plans/index.js';
+import {
+  migrate,
+  openDatabase,
+  openRedis,
+  RedisChangeBus,
+  redisReady,
+  type ChangeBus,
+  type Db,
+  type Redis,
+} from '../store/index.js';
+
+/**
+ * Bytes of log lines gathered before one write to standard output (about 20 access lines), and
+ * the most one write takes; a line waits at most LOG_FLUSH_MS when traffic is low.
+ */
+const LOG_MIN_BYTES = 4096;
+const LOG_MAX_WRITE = 16384;
+const LOG_FLUSH_MS = 250;
+
+/**
+ * `buffered`: the server's lines leave in batches through pino's asynchronous destination
+ * (sonic-boom), which pino flushes synchronously at exit; commands write each line at once.
+ */
+export function createLogger(config: Config, buffered = false): pino.Logger {
+  const options = { level: config.logLevel, base: { service: 'salary-api' } };
+  if (!buffered) return pino(options);
+  return pino(
+    options,
+    pino.destination({
+      dest: 1,
+      sync: false,
+      minLength: LOG_MIN_BYTES,
+      maxWrite: LOG_MAX_WRITE,
+      periodicFlush: LOG_FLUSH_MS,
+    }),
+  );
+}
+
+/** Opens the database named by the configuration and brings its schema up to date. */
+export async function openMigratedDatabase(config: Config, logger: Logger): Promise<Db> {
+  const db = await openDatabase(config);
+  try {
+    const applied = await migrate(db);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    return db;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+/** The services every entry point (server, CLI) builds over one database. */
+export async function createServices(
+  config: Config,
+  deps: {
+    clock: Clock;
+    logger: Logger;
+    db: Db;
+    collector?: PaymentCollector;
+    /** Announces credential changes to the other instances (Redis pub/sub). */
+    bus?: ChangeBus;
+    /** The shared limiter, for log-in throttling across instances. */
+    limiter?: RateLimiter;
+  },
+) {
+  const { clock, logger, db } = deps;
+  const plans = resolvePlans(config.planOverrides);
+  const bus = deps.bus;
+  // One announcement per tick, however many keys and accounts one operation touched.
+  let announcing: Promise<void> | undefined;
+  const onChange =
+    bus === undefined
+      ? undefined
+      : () => {
+          announcing ??= Promise.resolve().then(() => {
+            announcing = undefined;
+            return bus.publish('credentials');
+          });
+        };
+  const cache = new CredentialCache({
+    db,
+    clock,
+    plans,
+    logger,
+    ...(onChange === undefined ? {} : { onChange }),
+  });
+  await cache.load();
+  const accounts = createAccountService({
+    db,
+    clock,
+    ...(deps.limiter === undefined ? {} : { failures: deps.limiter }),
+    sessions: cache,
+  });
+  const keys = createKeyService({ db, clock, plans, cache });
+  const collector = deps.collector ?? bankTransferCollector;
+  const subscriptions = createSubscriptionService({ db, clock, plans, keys, cache, collector });
+  const holder = holderId();
+  const billing = (everyMs?: number) =>
+    runBilling({
+      db,
+      clock,
+      plans,
+      cache,
+      collector,
+      logger,
+      holder,
+      ...(everyMs === undefined ? {} : { everyMs }),
+    });
+  return {
+    plans,
+    accounts,
+    cache,
+    keys,
+    subscriptions,
+    billing,
+    collector,
+    /** Tells the other instances that credentials changed (nothing without a bus). */
+    announce: onChange,
+    flushChanges: () => announcing,
+  };
+}
+
+/** The Redis connection and change bus of a server; the server starts even if Redis is down. */
+export async function openShared(
+  config: Config,
+  logger: Logger,
+): Promise<{ redis: Redis; bus: ChangeBus; close(): Promise<void> }> {
+  const url = config.redisUrl!;
+  const redis = openRedis(url, { commandTimeoutMs: config.redisTimeoutMs, name: 'salary-api' });
+  await redisReady(redis).catch((error: unknown) =>
+    logger.warn(
+      { err: error },
+      'Redis not reachable at start: limits are per instance until it answers',
+    ),
+  );
+  const bus = new RedisChangeBus(redis, url, config.redisKeyPrefix, logger);
+  return {
+    redis,
+    bus,
+    async close() {
+      await bus.close();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

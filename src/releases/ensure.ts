@@ -1,0 +1,61 @@
+import type { Logger } from '../lib/logger.js';
+import { readReleaseFile, type ParsedRelease } from './parse.js';
+import type { ReleaseService } from './service.js';
+import { compareReleaseVersions } from './version.js';
+
+/**
+ * On first start (no release in the database yet) the bundled release is loaded. Later starts
+ * load it only when it is newer than the active release (a deployment that ships a new release),
+ * which records its data.updated event; an older or equal bundled release is left alone, and an
+ * unreadable one leaves the active release serving.
+ */
+export async function ensureRelease(
+  releases: ReleaseService,
+  file: string,
+  logger: Logger,
+): Promise<void> {
+  const active = await releases.activeVersion();
+  if (active === undefined) {
+    const parsed = await readReleaseFile(file);
+    const result = await loadUnlessRaced(releases, parsed);
+    if (result === undefined) return;
+    logger.info(
+      { release: result.release.version, records: parsed.records.length, file },
+      'bundled data release loaded',
+    );
+    return;
+  }
+  let parsed: ParsedRelease;
+  try {
+    parsed = await readReleaseFile(file);
+  } catch (error) {
+    logger.warn({ err: error, file, active }, 'bundled data release not read; active release kept');
+    return;
+  }
+  if (compareReleaseVersions(parsed.header.version, active) <= 0) return;
+  const result = await loadUnlessRaced(releases, parsed);
+  if (result === undefined) return;
+  logger.info(
+    { release: result.release.version, previous: active, event: result.eventId, file },
+    'newer bundled data release loaded',
+  );
+}
+
+/**
+ * Loads the release; undefined when another instance starting at the same time (on an empty
+ * database too, as `serve --workers N` and orchestrators start them) loaded it or a newer one
+ * first: the version is unique, so the loser's insert fails and it serves the winner's.
+ */
+async function loadUnlessRaced(
+  releases: ReleaseService,
+  parsed: ParsedRelease,
+): Promise<Awaited<ReturnType<ReleaseService['load']>> | undefined> {
+  try {
+    return await releases.load(parsed);
+  } catch (error) {
+    const now = await releases.activeVersion();
+    if (now !== undefined && compareReleaseVersions(now, parsed.header.version) >= 0)
+      return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { after, before, describe, it } from 'node:test';
+import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
+import { call, LOOKUP, startInstance } from '../helpers/instances.js';
+import { runCli, spawnCli } from '../helpers/process.js';
+import { TEST_SECRET_KEY } from '../helpers/app.js';
+
+const skip = !(await postgresAvailable()) && 'no PostgreSQL';
+
+describe('serve --role', () => {
+  it('refuses a single role on the embedded database, naming DATABASE_URL', async () => {
+    const result = await runCli(['serve', '--role', 'worker'], { DATA_DIR: '/nonexistent' });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--role worker needs DATABASE_URL/);
+    const bad = await runCli(['serve', '--role', 'cron'], {});
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--role must be all, api or worker/);
+  });
+
+  describe('on PostgreSQL, the API and the worker as two processes', { skip }, () => {
+    let pg: TestDb & { url: string };
+    before(async () => {
+      pg = await freshPostgres();
+    });
+    after(() => pg?.cleanup());
+
+    it('the API role serves lookups; the worker role runs without listening; both stop cleanly', async () => {
+      const env = { DATABASE_URL: pg.url };
+      const api = await startInstance(env, ['serve', '--role', 'api']);
+      try {
+        const res = await call(api.url, LOOKUP);
+        assert.equal(res.status, 200);
+        assert.match(api.log(), /"role":"api"/);
+      } finally {
+        assert.equal(await api.stop(), 0);
+      }
+      const worker = spawnCli(['serve', '--role', 'worker'], {
+        ...env,
+        ACCESS_LOG: 'false',
+        SECRET_KEY: TEST_SECRET_KEY,
+      });
+      let log = '';
+      worker.stdout?.on('data', (d: Buffer) => (log += d.toString()));
+      worker.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+      const deadline = Date.now() + 60_000;
+      while (!/salary API worker running/.test(log) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.match(log, /"role":"worker".*salary API worker running/);
+      assert.doesNotMatch(log, /"address"/);
+      worker.kill('SIGTERM');
+      const [code] = (await once(worker, 'exit')) as [number | null];
+      assert.equal(code, 0, log);
+    });
+  });
+});
