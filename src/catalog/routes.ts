@@ -79,8 +79,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
       config: { auth: { access: 'data', scope: 'salary:read' }, quota: { cost: 1 } },
     },
     async (request, reply) => {
-      const spent = opts.consumeQuota(request, reply);
-      if (spent !== undefined) await spent;
+      if (!(await opts.consumeQuota(request, reply))) return reply;
       return countries;
     },
   );
@@ -99,8 +98,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
       config: { auth: { access: 'data', scope: 'salary:read' }, quota: { cost: 1 } },
     },
     async (request, reply) => {
-      const spent = opts.consumeQuota(request, reply);
-      if (spent !== undefined) await spent;
+      if (!(await opts.consumeQuota(request, reply))) return reply;
       return jobs;
     },
   );

@@ -1,5 +1,6 @@
 import type {
   FastifyInstance,
+  FastifyReply,
   FastifyRequest,
   HookHandlerDoneFunction,
   onRequestHookHandler,
@@ -16,6 +17,7 @@ import {
 } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Plan } from '../plans/index.js';
+import { sendRefusal } from './problem.js';
 import { hookList } from './route-hooks.js';
 
 // Up to 2048 characters: API keys and session tokens, and OAuth access tokens (JWTs). The
@@ -169,12 +171,18 @@ function authenticationHook(
   authenticate: Authenticate,
   auth: AuthenticatedRoute,
 ): onRequestHookHandler {
-  const admitted = (request: FastifyRequest, done: HookHandlerDoneFunction, a: Admitted) => {
-    if (a instanceof AppError) return done(a);
+  const admitted = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+    a: Admitted,
+  ) => {
+    // Answered here, and the route's other hooks and handler never run (done is not called).
+    if (a instanceof AppError) return sendRefusal(request, reply, a);
     request.principal = a;
     done();
   };
-  return (request, _reply, done) => {
+  return (request, reply, done) => {
     let principal: Admitted | Promise<Admitted>;
     try {
       principal = authenticate(request.headers.authorization, request.ip, auth, request.raw);
@@ -182,7 +190,8 @@ function authenticationHook(
       done(error as Error);
       return;
     }
-    if (principal instanceof Promise) principal.then((a) => admitted(request, done, a), done);
-    else admitted(request, done, principal);
+    if (principal instanceof Promise)
+      principal.then((a) => admitted(request, reply, done, a), done);
+    else admitted(request, reply, done, principal);
   };
 }

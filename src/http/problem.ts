@@ -36,6 +36,19 @@ export function sendProblem(
     .send(problemDocument(appError, request.url, request.id));
 }
 
+/**
+ * Answers a refusal decided before any handler work (401, 403, 429) from a hook or a handler:
+ * the problem document serialized once per error object and path (`problemJson`), no throw and
+ * no trip through the error handler, so refusing costs no more than serving.
+ */
+export function sendRefusal(request: FastifyRequest, reply: FastifyReply, error: AppError): void {
+  reply
+    .code(error.status)
+    .headers(error.headers)
+    .type(PROBLEM_JSON)
+    .send(problemJson(error, request.url, request.id));
+}
+
 /** Longest client text (a path, a parser's message quoting it) an error document repeats. */
 export const MAX_ECHO = 300;
 
@@ -44,7 +57,7 @@ export function echoed(text: string): string {
   return text.length <= MAX_ECHO ? text : `${text.slice(0, MAX_ECHO)}…`;
 }
 
-/** The RFC 9457 document of an error, as every path (Fastify, the lookup fast path) sends it. */
+/** The RFC 9457 document of an error. */
 export function problemDocument(error: AppError, url: string, requestId: string): object {
   const type = problemType(error.code);
   const mark = url.indexOf('?');

@@ -13,6 +13,7 @@ import {
   type RateLimiter,
 } from '../limits/index.js';
 import { DECLARED_PREFIX } from './auth-hook.js';
+import { sendRefusal } from './problem.js';
 import { hookList } from './route-hooks.js';
 
 /**
@@ -76,8 +77,15 @@ export type SpendQuota = (principal: Principal, ip: string, cost: number) => Spe
 /** The headers of an admitted request, or the refusal to send. */
 export type Spent = QuotaHeaders | AppError;
 
-/** Returns a promise only when the limiter is asynchronous (shared limits). */
-export type ConsumeQuota = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
+/**
+ * Spends the route's quota for the request: true when admitted (the rate-limit headers set),
+ * false when the 429 has been answered (the caller then sends nothing). A promise only when
+ * the limiter is asynchronous (shared limits).
+ */
+export type ConsumeQuota = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => boolean | Promise<boolean>;
 
 export function quotaSpender(
   limiter: RateLimiter,
@@ -152,17 +160,21 @@ function tighter(a: LimitDecision, b: LimitDecision): LimitDecision {
  * without a declaration is a fault (500), which `quotaByRoute` keeps from being registered.
  */
 export function quotaEnforcer(spend: SpendQuota): ConsumeQuota {
-  const set = (reply: FastifyReply, spent: Spent): void => {
-    if (spent instanceof AppError) throw spent;
+  const set = (request: FastifyRequest, reply: FastifyReply, spent: Spent): boolean => {
+    if (spent instanceof AppError) {
+      sendRefusal(request, reply, spent);
+      return false;
+    }
     if (spent !== undefined) reply.headers(spent);
+    return true;
   };
   return (request, reply) => {
     const { quota } = request.routeOptions.config;
     if (quota === undefined)
       throw new Error(`${request.method} ${request.url} spends quota but declares no config.quota`);
     const spent = spend(request.principal, request.ip, quota.cost);
-    if (spent instanceof Promise) return spent.then((s) => set(reply, s));
-    set(reply, spent);
+    if (spent instanceof Promise) return spent.then((s) => set(request, reply, s));
+    return set(request, reply, spent);
   };
 }
 

@@ -69,13 +69,11 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     if (format === 'json' && schema === null && labellingOf(request.principal.accountId) === null) {
       const body = salary.standardJson(selection, request.principal, { feature });
       if (body !== undefined) {
-        const spent = consumeQuota(request, reply);
-        if (spent === undefined) {
-          reply.type(JSON_TYPE).send(body);
-          return undefined;
-        }
-        return spent.then(() => {
-          reply.type(JSON_TYPE).send(body);
+        const admitted = consumeQuota(request, reply);
+        if (admitted === true) reply.type(JSON_TYPE).send(body);
+        if (typeof admitted === 'boolean') return undefined;
+        return admitted.then((ok) => {
+          if (ok) reply.type(JSON_TYPE).send(body);
         });
       }
     }
@@ -100,8 +98,7 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
       return serveLarge(request, reply, prepared, format, filename, schema, labelling);
     }
     const result = prepared.build();
-    const spent = consumeQuota(request, reply);
-    if (spent !== undefined) await spent;
+    if (!(await consumeQuota(request, reply))) return;
     await sendSalaryResult(reply, result, format, filename(result.meta), schema, labelling);
   }
 
@@ -129,8 +126,10 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     let body = cached;
     try {
       const result = cached === undefined ? prepared.build() : undefined;
-      const spent = consumeQuota(request, reply);
-      if (spent !== undefined) await spent;
+      if (!(await consumeQuota(request, reply))) {
+        leave?.();
+        return;
+      }
       body ??= files.getOrAdd(prepared.release, key, () =>
         format === 'json'
           ? renderSalaryJson(result!, schema, labelling)
