@@ -442,6 +442,15 @@ describe(
         await page.getByText('A run is queued').waitFor();
         assert.equal(await page.locator('#runs tbody tr').count(), 2);
 
+        // The chart's legend names the hour pointed at as the page writes times: ISO, 24-hour.
+        await visit(page, errors, '', 'enterprise-overview-legend');
+        await page.locator('#chart-24h canvas').first().waitFor();
+        const chart = await page.locator('#chart-24h .u-over').boundingBox();
+        assert.ok(chart);
+        await page.mouse.move(chart.x + chart.width * 0.5, chart.y + chart.height * 0.5);
+        const legend = await page.locator('#chart-24h .u-legend .u-series').first().innerText();
+        assert.match(legend, /Time \(UTC\)\s*:?\s*2026-11-2[45] \d{2}:00$/);
+
         t.clock.advance(60_000); // the review's period ends now: what was made before it
         await visit(page, errors, '/compliance', 'enterprise-compliance-before');
         await page.getByRole('button', { name: 'Generate the review' }).click();
