@@ -160,7 +160,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
               ${
                 full
                   ? markup`<p id="key-full" class="reason">
-                      All ${limit} keys of the ${plan.name} plan are in use: revoke one, or
+                      ${plan.maxKeys === 1 ? `The ${plan.name} plan has one key, and it is in use: revoke it` : `All ${limit} keys of the ${plan.name} plan are in use: revoke one`}, or
                       ${plan.id === 'business' ? 'move to Enterprise (unlimited keys)' : markup`<a href="${BASE}/billing">change plan</a>`}
                       for more.
                     </p>`

@@ -175,15 +175,22 @@ describe('dashboard in a real browser', { skip: !browserAvailable() && 'no chrom
     await check('keys-created');
   });
 
-  it('refuses a form posted without the CSRF token', async () => {
+  it('offers no new key at the plan’s limit, and refuses a form posted without the CSRF token', async () => {
     await page.goto(`${base}/dashboard/keys`);
+    // Developer: 1 of 1 keys in use, so the form is disabled and says why.
+    assert.ok(await page.getByRole('button', { name: 'Create key' }).isDisabled());
+    assert.match(
+      await page.locator('#key-full').innerText(),
+      /The Developer plan has one key, and it is in use/,
+    );
+    await page.getByText('Manage').first().click();
     await page
-      .locator('form[action="/dashboard/keys"] input[name="_csrf"]')
+      .locator('form[action$="/update"] input[name="_csrf"]')
+      .first()
       .evaluate((el) => el.remove());
-    await page.getByLabel('Name', { exact: true }).last().fill('forged');
     const [response] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST'),
-      page.getByRole('button', { name: 'Create key' }).click(),
+      page.getByRole('button', { name: 'Save' }).first().click(),
     ]);
     assert.equal(response.status(), 403);
     assert.match(await page.content(), /security token/);
