@@ -348,6 +348,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.sla === undefined ? {} : { sla: deps.sla.service }),
     support: deps.support,
     oauthClients: deps.oauthClients,
+    exports: deps.exports,
+    customEndpoints: deps.customEndpoints,
+    compliance: deps.compliance,
   });
   app.get(
     '/api/v1/openapi.json',

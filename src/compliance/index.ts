@@ -13,4 +13,5 @@ export {
 export { createAccessReviews, type AccessReview, type AccessReviews } from './access-review.js';
 export { PdfPool } from './pdf-pool.js';
 export { complianceRoutes, complianceSchemas } from './routes.js';
+export { reviewCsv, reviewReport } from './review-render.js';
 export type { DocumentRow } from './repo.js';

@@ -6,6 +6,9 @@ import { AppError } from '../errors/index.js';
 import type { CredentialCache, KeyService } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { OAuthClientService } from '../oauth/index.js';
+import type { AccessReviews, ComplianceDocuments, PdfPool } from '../compliance/index.js';
+import type { CustomEndpointService } from '../custom-endpoints/index.js';
+import type { ExportService } from '../exports/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
 import type { SupportService } from '../support/index.js';
@@ -33,8 +36,14 @@ export interface DashboardDeps {
   sla?: SlaService;
   /** Notice addresses, the opt-out and the plan's support channel. */
   support: SupportService;
-  /** The account's OAuth clients, to name them in the usage by key; absent when not wired. */
+  /** The account's OAuth clients (their page, and their names in the usage by key). */
   oauthClients?: OAuthClientService;
+  /** Scheduled exports (Enterprise); absent when not wired. */
+  exports?: ExportService;
+  /** Custom endpoints (Enterprise); absent when not wired. */
+  customEndpoints?: CustomEndpointService;
+  /** Compliance documents and the access review (Enterprise); absent when not wired. */
+  compliance?: { documents: ComplianceDocuments; reviews: AccessReviews; pdf: PdfPool };
 }
 
 export interface Signed {

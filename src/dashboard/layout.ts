@@ -1,18 +1,89 @@
 import type { Principal } from '../auth/index.js';
+import type { Plan } from '../plans/index.js';
 import { markup, type Html } from './html.js';
 
 export const BASE = '/dashboard';
 
-/** The navigation; later pages (OAuth clients, exports, custom endpoints, SLA) add an entry here. */
+/**
+ * A page of a plan feature: shown in the navigation to the plans that have it (`has`); a lower
+ * plan is told on the overview, and on the page itself, which plan has it.
+ */
+export interface FeaturePage {
+  path: string;
+  label: string;
+  /** What the feature is, for a sentence: "Webhooks come with the Business plan…". */
+  what: string;
+  has: (plan: Plan) => boolean;
+}
+
+export const FEATURE_PAGES: readonly FeaturePage[] = [
+  { path: '/webhooks', label: 'Webhooks', what: 'Webhooks', has: (p) => p.webhooks },
+  {
+    path: '/exports',
+    label: 'Exports',
+    what: 'Scheduled bulk exports',
+    has: (p) => p.scheduledExports,
+  },
+  { path: '/oauth-clients', label: 'OAuth clients', what: 'OAuth clients', has: (p) => p.oauth },
+  {
+    path: '/custom-endpoints',
+    label: 'Custom endpoints',
+    what: 'Custom endpoints',
+    has: (p) => p.customEndpoints,
+  },
+  {
+    path: '/compliance',
+    label: 'Compliance',
+    what: 'Compliance documents and the access review',
+    has: (p) => p.complianceReports,
+  },
+  { path: '/sla', label: 'Uptime SLA', what: 'The uptime SLA', has: (p) => p.slaPercent !== null },
+];
+
+const feature = (path: string) => FEATURE_PAGES.find((f) => f.path === path) as FeaturePage;
+
 export const NAV: readonly { path: string; label: string; show?: (p: Principal) => boolean }[] = [
   { path: '', label: 'Overview' },
   { path: '/usage', label: 'Usage' },
   { path: '/keys', label: 'API keys' },
-  { path: '/webhooks', label: 'Webhooks', show: (p) => p.plan.webhooks },
-  { path: '/sla', label: 'Uptime SLA', show: (p) => p.plan.slaPercent !== null },
+  ...FEATURE_PAGES.map((f) => ({
+    path: f.path,
+    label: f.label,
+    show: (p: Principal) => f.has(p.plan),
+  })),
   { path: '/billing', label: 'Billing' },
   { path: '/account', label: 'Account' },
 ];
+
+/** The lowest plan with a feature page's feature (undefined: no plan has it). */
+export function lowestPlanFor(
+  plans: Readonly<Record<string, Plan>>,
+  path: string,
+): Plan | undefined {
+  const has = feature(path).has;
+  return Object.values(plans)
+    .sort((a, b) => a.rank - b.rank)
+    .find(has);
+}
+
+/** What a plan without the feature of `path` sees there: which plan has it. */
+export function notInPlan(plans: Readonly<Record<string, Plan>>, path: string, plan: Plan): Html {
+  const f = feature(path);
+  const lowest = lowestPlanFor(plans, path);
+  if (lowest !== undefined && lowest.rank <= plan.rank)
+    return markup`<p id="not-in-plan">
+      ${f.what}: not included in this account's ${plan.name} contract. Your account manager can add
+      them.
+    </p>`;
+  return markup`<p id="not-in-plan">
+    ${f.what} come with the ${lowest?.name ?? 'Enterprise'} plan${lowest?.id === 'enterprise' ? '' : ' and above'}.
+    ${
+      lowest?.id === 'enterprise'
+        ? markup`Enterprise is a contract: <a href="${BASE}/billing">see the plans</a>.`
+        : markup`<a href="${BASE}/billing">Change plan</a>.`
+    }
+  </p>`;
+}
 
 export interface PageContext {
   principal: Principal;
@@ -101,11 +172,38 @@ ${content}
 </html>`.value;
 }
 
-/** `<time>` in UTC; the script adds the viewer's local time beside it. */
+/** A moment as `2026-11-25 14:05 UTC`, once: the same text for every viewer. */
 export function time(at: number | string | null, empty = '—'): Html {
   if (at === null) return markup`${empty}`;
   const iso = new Date(at).toISOString();
-  return markup`<time datetime="${iso}" data-local>${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return markup`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+/** A calendar day as `2026-11-25` (a date column holds no time). */
+export function day(at: string): Html {
+  return markup`<time datetime="${at.slice(0, 10)}">${at.slice(0, 10)}</time>`;
+}
+
+const EUROS = new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'EUR' });
+
+/** Money as `€1,500.00` (`−€12.50` for a credit): integer cents in, one format everywhere. */
+export function money(cents: number): string {
+  const text = EUROS.format(Math.abs(cents) / 100);
+  return cents < 0 ? `−${text}` : text;
+}
+
+/** A byte count as `1.2 MB`. */
+export function bytes(n: number | null): string {
+  if (n === null) return '—';
+  if (n < 1000) return `${n} B`;
+  const units = ['kB', 'MB', 'GB'];
+  let value = n / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
 // One formatter (toLocaleString builds one per call), and none for the small whole numbers

@@ -85,7 +85,7 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
           autocomplete="email"
           value="${contacts.technical_email ?? ''}"
         />
-        <label>
+        <label class="check">
           <input type="checkbox" name="notices_opt_out" value="on" ${
             contacts.notices_opt_out ? markup`checked` : ''
           } />

@@ -3,16 +3,13 @@ import { ledger, listInvoices, publicInvoice, upgradeCharge } from '../billing/i
 import type { Plan, PlanId } from '../plans/index.js';
 import { flashOf, type DashboardTools } from './context.js';
 import { markup, type Html } from './html.js';
-import { BASE, page, time, type Flash } from './layout.js';
+import { BASE, money, page, time, type Flash } from './layout.js';
 import { secretBlock } from './pages-keys.js';
 
 /** The plans a customer changes to here; Enterprise is a contract (sales). */
 const SELF_SERVE: readonly PlanId[] = ['free', 'developer', 'business'];
 
-export function euros(cents: number): string {
-  const sign = cents < 0 ? '−' : '';
-  return `${sign}€${(Math.abs(cents) / 100).toFixed(2)}`;
-}
+export const euros = money;
 
 export type ChangeKind = 'subscribe' | 'upgrade' | 'downgrade' | 'cancel';
 
@@ -51,7 +48,8 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
       ledger(deps.db, accountId),
     ]);
     const plan = principal.plan;
-    const choices = SELF_SERVE.filter((id) => id !== sub.plan).map((id) => deps.plans[id]);
+    // The selector starts on the plan the account has, so the form never suggests a change.
+    const choices = SELF_SERVE.map((id) => deps.plans[id]);
     const content = markup`${extra.top ?? ''}
       <div class="cards">
         <div class="card">
@@ -78,7 +76,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
                 <label for="plan-choice"
                   >New plan
                   <select id="plan-choice" name="plan">
-                    ${choices.map((p) => markup`<option value="${p.id}">${p.name} (${p.priceCents === null ? 'contract' : `${euros(p.priceCents)}/month`})</option>`)}
+                    ${choices.map((p) => markup`<option value="${p.id}" ${p.id === sub.plan ? markup`selected` : ''}>${p.name} (${p.priceCents === null ? 'contract' : `${euros(p.priceCents)}/month`})${p.id === sub.plan ? ', current plan' : ''}</option>`)}
                   </select></label
                 >
                 <button type="submit">Review the change</button>
@@ -158,6 +156,8 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     return tools.send(reply, status, page(ctx, '/billing', 'Billing', content, extra.flash));
   }
 
+  const planName = (id: PlanId) => deps.plans[id].name;
+
   function target(request: FastifyRequest): PlanId | undefined {
     const value = (request.body as Record<string, unknown> | undefined)?.['plan'];
     return SELF_SERVE.find((id) => id === value);
@@ -182,6 +182,13 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
         flash: { kind: 'error', text: `Choose one of the plans: ${SELF_SERVE.join(', ')}.` },
       });
     const sub = await deps.subscriptions.view(principal.accountId as string);
+    if (id === sub.plan && sub.pending_plan === null)
+      return render(request, reply, 400, {
+        flash: {
+          kind: 'error',
+          text: `You are on the ${planName(id)} plan already; choose another.`,
+        },
+      });
     const period =
       sub.current_period_start === null || sub.current_period_end === null
         ? null

@@ -107,6 +107,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
     const keys = plan.maxKeys === 0 ? [] : await deps.keys.list(principal.accountId as string);
     const live = keys.filter((k) => k.status === 'active' || k.status === 'expiring').length;
     const limit = plan.maxKeys === null ? 'unlimited' : String(plan.maxKeys);
+    const full = plan.maxKeys !== null && live >= plan.maxKeys;
     const content =
       plan.maxKeys === 0
         ? markup`<p>
@@ -144,9 +145,27 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
             <form method="post" action="${BASE}/keys" class="stack">
               <input type="hidden" name="_csrf" value="${ctx.csrf}" />
               <label for="key-name">Name</label>
-              <input id="key-name" name="name" maxlength="100" required placeholder="production" />
+              <input
+                id="key-name"
+                name="name"
+                maxlength="100"
+                required
+                placeholder="production"
+                ${full ? markup`disabled` : ''}
+              />
               ${plan.scopedKeys ? markup`<label for="key-scopes">Scopes (space-separated; empty: every scope)</label><input id="key-scopes" name="scopes" placeholder="salary:read usage:read" />` : ''}
-              <button type="submit">Create key</button>
+              <button type="submit" ${full ? markup`disabled aria-describedby="key-full"` : ''}>
+                Create key
+              </button>
+              ${
+                full
+                  ? markup`<p id="key-full" class="reason">
+                      ${plan.maxKeys === 1 ? `The ${plan.name} plan has one key, and it is in use: revoke it` : `All ${limit} keys of the ${plan.name} plan are in use: revoke one`}, or
+                      ${plan.id === 'business' ? 'move to Enterprise (unlimited keys)' : markup`<a href="${BASE}/billing">change plan</a>`}
+                      for more.
+                    </p>`
+                  : ''
+              }
             </form>`;
     return tools.send(reply, status, page(ctx, '/keys', 'API keys', content, extra.flash));
   }

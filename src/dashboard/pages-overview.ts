@@ -5,7 +5,7 @@ import type { UsageQuota } from '../usage/index.js';
 import { classChart, CLASS_LABELS } from './charts.js';
 import type { DashboardDeps, DashboardTools } from './context.js';
 import { markup, type Html } from './html.js';
-import { BASE, number, page, percent, time } from './layout.js';
+import { BASE, FEATURE_PAGES, lowestPlanFor, number, page, percent, time } from './layout.js';
 import {
   overview,
   overviewRanges,
@@ -172,6 +172,23 @@ export function overviewContent(plan: Plan, quota: UsageQuota, view: Overview): 
     <p><a href="${BASE}/usage">Usage details and CSV</a></p>`;
 }
 
+/** The features of higher plans, each with the lowest plan that has it. */
+function higherPlans(deps: DashboardDeps, plan: Plan): Html {
+  const missing = FEATURE_PAGES.filter((f) => !f.has(plan)).map((f) => ({
+    f,
+    lowest: lowestPlanFor(deps.plans, f.path),
+  }));
+  if (missing.length === 0) return markup``;
+  return markup`<h2>With a higher plan</h2>
+    <ul class="features" id="higher-plans">
+      ${missing.map(
+        ({ f, lowest }) =>
+          markup`<li><a href="${BASE}${f.path}">${f.what}</a>: the ${lowest?.name ?? 'Enterprise'} plan</li>`,
+      )}
+    </ul>
+    <p><a href="${BASE}/billing">Compare and change plans</a>.</p>`;
+}
+
 /** GET /dashboard: plan, quota and its projection, the last 24 hours, 7 and 30 days. */
 export function overviewPage(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
@@ -194,11 +211,21 @@ export function overviewPage(app: FastifyInstance, tools: DashboardTools): void 
 ${quotaCard(quota, projectQuota(quota, deps.clock.now()))}
 </div>
 <p>Usage analytics, API keys and higher limits come with the Developer plan and above.
-<a href="${BASE}/billing">Choose a plan</a>.</p>`,
+<a href="${BASE}/billing">Choose a plan</a>.</p>
+${higherPlans(deps, plan)}`,
         ),
       );
     }
     const { quota, view } = await overviewData(deps, principal);
-    return tools.send(reply, 200, page(ctx, '', 'Overview', overviewContent(plan, quota, view)));
+    return tools.send(
+      reply,
+      200,
+      page(
+        ctx,
+        '',
+        'Overview',
+        markup`${overviewContent(plan, quota, view)}${higherPlans(deps, plan)}`,
+      ),
+    );
   });
 }

@@ -130,9 +130,10 @@ export function usagePage(app: FastifyInstance, tools: DashboardTools): void {
   app.get('/dashboard/usage', async (request, reply) => {
     const { principal, page: ctx } = request.dashboard;
     if (!principal.plan.usageAnalytics) {
+      // A page that says which plan has the feature, not an error.
       return tools.send(
         reply,
-        403,
+        200,
         page(
           ctx,
           '/usage',

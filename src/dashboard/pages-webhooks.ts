@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_TYPES, type PublicEndpoint } from '../webhooks/index.js';
 import { flashOf, type DashboardTools } from './context.js';
 import { markup, type Html } from './html.js';
-import { BASE, page, time, type Flash } from './layout.js';
+import { BASE, notInPlan, page, time, type Flash } from './layout.js';
 
 const DONE: Record<string, string> = {
   redelivered: 'A new delivery of the event is queued.',
@@ -91,22 +91,21 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
     extra: { flash?: Flash; top?: Html } = {},
   ) {
     const { principal, page: ctx } = request.dashboard;
-    if (!principal.plan.webhooks) {
+    if (!principal.plan.webhooks)
       return tools.send(
         reply,
-        403,
+        status === 200 ? 200 : 403,
         page(
           ctx,
           '/webhooks',
           'Webhooks',
-          markup`<p>
-            Webhooks come with the Business plan and above.
-            <a href="${BASE}/billing">Change plan</a>.
-          </p>`,
+          notInPlan(deps.plans, '/webhooks', principal.plan),
+          extra.flash,
         ),
       );
-    }
     const endpoints = await deps.webhooks.list(principal);
+    const limit = principal.plan.maxWebhookEndpoints;
+    const full = endpoints.length >= limit;
     const blocks = await Promise.all(
       endpoints.map(async (e) =>
         endpointBlock(e, await deps.webhooks.deliveries(principal, e.id, 10), ctx.csrf),
@@ -128,9 +127,12 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
         />
         <fieldset>
           <legend>Events</legend>
-          ${EVENT_TYPES.map((t, i) => markup`<label><input type="checkbox" name="events" value="${t}" ${i === 0 ? markup` checked` : ''} /> ${t}</label>`)}
+          ${EVENT_TYPES.map((t, i) => markup`<label class="check"><input type="checkbox" name="events" value="${t}" ${i === 0 ? markup` checked` : ''} /> ${t}</label>`)}
         </fieldset>
-        <button type="submit">Add endpoint</button>
+        <button type="submit" ${full ? markup`disabled aria-describedby="wh-full"` : ''}>
+          Add endpoint
+        </button>
+        ${full ? markup`<p id="wh-full" class="reason">The ${principal.plan.name} plan has at most ${limit} endpoints, and all are in use: delete one to add another.</p>` : ''}
       </form>`;
     return tools.send(reply, status, page(ctx, '/webhooks', 'Webhooks', content, extra.flash));
   }

@@ -13,6 +13,10 @@ import { keyPages } from './pages-keys.js';
 import { overviewPage } from './pages-overview.js';
 import { usagePage } from './pages-usage.js';
 import { webhookPages } from './pages-webhooks.js';
+import { exportPages } from './pages-exports.js';
+import { oauthClientPages } from './pages-oauth.js';
+import { customEndpointPages } from './pages-custom-endpoints.js';
+import { compliancePages } from './pages-compliance.js';
 import { slaPage } from './pages-sla.js';
 import { warmUp, warmUpOverview } from './warm-up.js';
 import {
@@ -181,6 +185,10 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
     keyPages(signed, tools);
     billingPages(signed, tools);
     webhookPages(signed, tools);
+    exportPages(signed, tools);
+    oauthClientPages(signed, tools);
+    customEndpointPages(signed, tools);
+    compliancePages(signed, tools);
     slaPage(signed, tools);
     accountPages(signed, tools);
   });

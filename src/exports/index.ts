@@ -20,3 +20,5 @@ export { exportRoutes, exportSchemas } from './routes.js';
 export { releaseAllRunClaims } from './repo.js';
 export { createDownloadLinks, type DownloadLinks } from './download-link.js';
 export { findExportFile, purgeExpiredExportFiles, type ExportFile } from './files.js';
+export { EXPORT_FORMATS, type DestinationInput, type ExportQuery } from './types.js';
+export type { ExportInput } from './service.js';

@@ -330,6 +330,19 @@ export function createExportService(deps: {
     },
 
     /**
+     * A run's file for the account it belongs to (the dashboard's download), while it is kept
+     * (webhook destinations: 7 days; an SFTP destination's file is on that server only).
+     */
+    async file(principal: Principal, runId: string): Promise<ExportFile> {
+      const run = await repo.findRun(db, accountOf(principal), runId);
+      const file =
+        run === undefined ? undefined : await findExportFile(db, runId, new Date(clock.now()));
+      if (file === undefined)
+        throw new AppError('NOT_FOUND', `No file of export run ${runId} is kept on this account.`);
+      return file;
+    },
+
+    /**
      * A webhook destination's file through its signed link, which is the only credential:
      * an altered or expired link, or a file no longer kept, is DOWNLOAD_LINK_INVALID (403).
      */

@@ -1,5 +1,11 @@
 export { oauthClientRoutes, OAuthClientSchema, NewOAuthClientSchema } from './client-routes.js';
-export { createOAuthClientService, type OAuthClientService } from './client-service.js';
+export {
+  createOAuthClientService,
+  MAX_CLIENTS,
+  type OAuthClientService,
+  type PublicClient,
+} from './client-service.js';
+export { AUTH_METHODS } from './token-service.js';
 export { oauthServerRoutes } from './server-routes.js';
 export { OAuthTokenAuthority, looksLikeJwt, type AccountView } from './token-authority.js';
 export { createOAuthTokenService, type OAuthTokenService } from './token-service.js';

@@ -64,8 +64,10 @@ describe('dashboard billing, webhooks and account pages', () => {
     const low = new DashboardClient(t);
     await low.signIn(developer.email);
     const refused = await low.get('/dashboard/webhooks');
-    assert.equal(refused.statusCode, 403);
-    assert.match(refused.body, /Business plan/);
+    assert.equal(refused.statusCode, 200);
+    assert.match(refused.body, /Webhooks come with the Business plan and above/);
+    const form = await low.post('/dashboard/webhooks', { url: receiver.url }, refused.body);
+    assert.equal(form.statusCode, 403);
 
     const { email } = await accountOnPlan(t, 'business');
     const client = new DashboardClient(t);

@@ -1,26 +1,8 @@
 // The dashboard's only script (CSP: script-src 'self'). Every page works without it; it adds
-// the viewer's local times, the copy button and the charts.
+// the copy buttons, the confirmations and the charts. Times are written once, in UTC, by the
+// server; the charts say them the same way (ISO dates, a 24-hour clock).
 (function () {
   'use strict';
-
-  function localTimes() {
-    var fmt = new Intl.DateTimeFormat(undefined, {
-      year: 'numeric',
-      month: 'short',
-      day: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      timeZoneName: 'short',
-    });
-    document.querySelectorAll('time[data-local]').forEach(function (el) {
-      var at = new Date(el.getAttribute('datetime'));
-      if (isNaN(at.getTime())) return;
-      var local = document.createElement('span');
-      local.className = 'local-time';
-      local.textContent = ' (' + fmt.format(at) + ' your time)';
-      el.after(local);
-    });
-  }
 
   function copyButtons() {
     document.querySelectorAll('[data-copy]').forEach(function (button) {
@@ -48,6 +30,18 @@
       form.addEventListener('submit', function (event) {
         if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
       });
+    });
+  }
+
+  // The time axis as 14:00 (hours, the date at midnight) or 2026-11-25 (days): uPlot's own
+  // labels are US style (11/24, 12:00 AM).
+  function axisTimes(u, splits, axisIdx, space, incr) {
+    var hour = window.uPlot.fmtDate('{HH}:{mm}');
+    var date = window.uPlot.fmtDate('{YYYY}-{MM}-{DD}');
+    return splits.map(function (ts) {
+      var at = window.uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
+      if (incr >= 86400) return date(at);
+      return at.getHours() === 0 && at.getMinutes() === 0 ? date(at) + '\n' + hour(at) : hour(at);
     });
   }
 
@@ -82,9 +76,9 @@
           return window.uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
         },
         scales: { x: { time: true }, y: { range: [0, null] } },
-        axes: [{}, { size: 60 }],
+        axes: [{ values: axisTimes, space: 100 }, { size: 60 }],
         legend: { live: true },
-        series: [{ label: 'Time' }].concat(
+        series: [{ label: 'Time (UTC)', value: '{YYYY}-{MM}-{DD} {HH}:{mm}' }].concat(
           spec.series.map(function (s) {
             return {
               label: s.label,
@@ -106,7 +100,6 @@
   }
 
   function start() {
-    localTimes();
     copyButtons();
     confirmations();
     charts();

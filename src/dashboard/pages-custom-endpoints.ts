@@ -1,0 +1,351 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LEVELS } from '../catalog/index.js';
+import {
+  MAX_CUSTOM_ENDPOINTS,
+  PARAMETER_NAMES,
+  type CustomEndpointService,
+  type CustomEndpointView,
+  type CustomQuery,
+} from '../custom-endpoints/index.js';
+import type { Plan } from '../plans/index.js';
+import type { DashboardTools } from './context.js';
+import {
+  act,
+  answeredNotInPlan,
+  button,
+  doneFlash,
+  invalid,
+  text,
+  values,
+  words,
+  type Body,
+} from './forms.js';
+import { markup, type Html } from './html.js';
+import { BASE, page, time, type Flash } from './layout.js';
+
+const PATH = '/custom-endpoints';
+const TITLE = 'Custom endpoints';
+const YEARS = ['current', 'last 1', 'last 3', 'last 5', 'all'] as const;
+const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** The most of an answer the "try it" panel shows. */
+const SHOWN_CHARS = 6000;
+const DONE: Record<string, string> = { deleted: 'The custom endpoint was deleted.' };
+
+function queryText(q: CustomQuery): string {
+  const years =
+    typeof q.years === 'object' ? `${q.years.from}–${q.years.to}` : (q.years ?? 'current');
+  return [
+    `countries: ${q.countries?.join(', ') ?? 'all'}`,
+    `jobs: ${q.jobs?.join(', ') ?? 'all'}`,
+    `levels: ${q.levels?.join(', ') ?? 'all'}`,
+    `years: ${years}`,
+    ...(q.fields === undefined || q.fields.length === 0 ? [] : [`fields: ${q.fields.join(', ')}`]),
+    `format: ${q.format ?? 'json'}`,
+  ].join('; ');
+}
+
+function pretty(json: string): string {
+  try {
+    return JSON.stringify(JSON.parse(json), null, 2);
+  } catch {
+    return json;
+  }
+}
+
+const shorter = (body: string): string =>
+  body.length <= SHOWN_CHARS
+    ? body
+    : `${body.slice(0, SHOWN_CHARS)}\n… (${body.length - SHOWN_CHARS} more characters)`;
+
+function createForm(plan: Plan, csrf: string, full: boolean): Html {
+  const off = full ? markup`disabled` : '';
+  return markup`${full ? markup`<p class="reason" id="endpoints-full">An account has at most ${MAX_CUSTOM_ENDPOINTS} custom endpoints: delete one to create another.</p>` : ''}
+    <form method="post" action="${BASE}/custom-endpoints" class="stack">
+      <input type="hidden" name="_csrf" value="${csrf}" />
+      <label for="ce-slug">Name in the path (lower-case words joined by hyphens)</label>
+      <input id="ce-slug" name="slug" required maxlength="64" placeholder="nordic-engineers" aria-describedby="ce-slug-hint" ${off} />
+      <p id="ce-slug-hint" class="hint">Served at /api/v1/custom/<em>name</em> for this account’s credentials.</p>
+      <label for="ce-description">Description (optional)</label>
+      <input id="ce-description" name="description" maxlength="500" ${off} />
+      <label for="ce-countries">Countries (ISO codes, comma-separated; empty: all 27)</label>
+      <input id="ce-countries" name="countries" maxlength="200" placeholder="DK, FI, SE" ${off} />
+      <label for="ce-jobs">Job categories (slugs, comma-separated; empty: all)</label>
+      <input id="ce-jobs" name="jobs" maxlength="2000" placeholder="software-engineer, data-scientist" ${off} />
+      <fieldset class="choices">
+        <legend>Levels (none ticked: all)</legend>
+        ${LEVELS.map((l) => markup`<label><input type="checkbox" name="levels" value="${l}" ${off} /> ${l}</label>`)}
+      </fieldset>
+      <label for="ce-years">Years</label>
+      <select id="ce-years" name="years" ${off}>
+        ${YEARS.map((y) => markup`<option value="${y}">${y}</option>`)}
+      </select>
+      <label for="ce-fields">Extra fields (comma-separated, optional)</label>
+      <input id="ce-fields" name="fields" maxlength="500" ${off} />
+      <label for="ce-format">Format</label>
+      <select id="ce-format" name="format" ${off}>
+        ${plan.formats.map((f) => markup`<option value="${f}">${f}</option>`)}
+      </select>
+      <fieldset class="choices">
+        <legend>Parameters a caller may pass, each narrowing the saved values</legend>
+        ${PARAMETER_NAMES.map((p) => markup`<label><input type="checkbox" name="parameters" value="${p}" ${off} /> ${p}</label>`)}
+      </fieldset>
+      <button type="submit" ${off}>Create the endpoint</button>
+    </form>`;
+}
+
+function queryOf(body: Body): CustomQuery {
+  const problems: { name: string; reason: string }[] = [];
+  const years = text(body, 'years');
+  if (!(YEARS as readonly string[]).includes(years))
+    problems.push({ name: 'years', reason: `must be one of ${YEARS.join(', ')}` });
+  const levels = values(body, 'levels');
+  if (levels.some((l) => !(LEVELS as readonly string[]).includes(l)))
+    problems.push({ name: 'levels', reason: `must be among ${LEVELS.join(', ')}` });
+  const countries = words(text(body, 'countries'));
+  if (countries.some((c) => !/^[A-Za-z]{2}$/.test(c)))
+    problems.push({ name: 'countries', reason: 'must be two-letter codes' });
+  const jobs = words(text(body, 'jobs'));
+  if (jobs.some((j) => !SLUG.test(j) || j.length > 64))
+    problems.push({ name: 'jobs', reason: 'must be job slugs such as software-engineer' });
+  const fields = words(text(body, 'fields'));
+  if (problems.length > 0) throw invalid(...problems);
+  const unique = (list: string[]) => [...new Set(list)];
+  return {
+    ...(countries.length === 0 ? {} : { countries: unique(countries) }),
+    ...(jobs.length === 0 ? {} : { jobs: unique(jobs) }),
+    ...(levels.length === 0 ? {} : { levels: unique(levels) as CustomQuery['levels'] }),
+    years,
+    ...(fields.length === 0 ? {} : { fields: unique(fields) }),
+    format: text(body, 'format') as CustomQuery['format'],
+  };
+}
+
+/** A "try it" field: a choice among the saved values where they are a short list. */
+function parameterField(
+  p: (typeof PARAMETER_NAMES)[number],
+  q: CustomQuery,
+  plan: Plan,
+  value: string,
+): Html {
+  const choices =
+    p === 'country'
+      ? (q.countries ?? null)
+      : p === 'level'
+        ? (q.levels ?? LEVELS)
+        : p === 'format'
+          ? plan.formats
+          : p === 'job'
+            ? (q.jobs ?? null)
+            : null;
+  const label = markup`<label for="try-${p}">${p} (optional)</label>`;
+  if (choices === null)
+    return markup`${label}<input id="try-${p}" name="${p}" maxlength="64" value="${value}" />`;
+  return markup`${label}<select id="try-${p}" name="${p}">
+      <option value="">— every saved value —</option>
+      ${choices.map((c) => markup`<option value="${c}" ${c === value ? markup`selected` : ''}>${c}</option>`)}
+    </select>`;
+}
+
+/** /dashboard/custom-endpoints…: create from a form, try one, its OpenAPI document (Enterprise). */
+export function customEndpointPages(app: FastifyInstance, tools: DashboardTools): void {
+  const { deps } = tools;
+  const service = (): CustomEndpointService => deps.customEndpoints as CustomEndpointService;
+  const gate = (request: FastifyRequest, reply: FastifyReply) =>
+    answeredNotInPlan(request, reply, tools, {
+      path: PATH,
+      title: TITLE,
+      has: deps.customEndpoints !== undefined && request.dashboard.principal.plan.customEndpoints,
+    });
+
+  /**
+   * A request to the API as the signed-in account (its session is a credential there): the
+   * answer is what a client of the account gets, counted in its quota and usage.
+   */
+  const asAccount = (request: FastifyRequest, url: string) =>
+    app.inject({
+      method: 'GET',
+      url,
+      remoteAddress: request.ip,
+      headers: { authorization: `Bearer ${request.dashboard.token}` },
+    });
+
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    extra: { flash?: Flash } = {},
+  ) {
+    const { principal, page: ctx } = request.dashboard;
+    const endpoints = service().list(principal);
+    const content = markup`<p id="endpoint-count">
+        ${endpoints.length} of ${MAX_CUSTOM_ENDPOINTS} custom endpoints. Their
+        <a href="${BASE}/custom-endpoints/openapi.json">OpenAPI document</a> describes each with
+        its parameters and fields, for a code generator.
+      </p>
+      ${
+        endpoints.length === 0
+          ? markup`<p>No custom endpoints yet.</p>`
+          : markup`<div class="table-wrap">
+              <table id="custom-endpoints" class="cards-on-phone">
+                <thead>
+                  <tr>
+                    <th scope="col">Path</th>
+                    <th scope="col">Saved query</th>
+                    <th scope="col">Parameters</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${endpoints.map(
+                    (e) => markup`<tr>
+                      <td data-label="Path" class="path">
+                        <a href="${BASE}/custom-endpoints/${e.id}"><code>${e.path}</code></a>
+                        ${e.description === '' ? '' : markup`<br /><span class="muted">${e.description}</span>`}
+                      </td>
+                      <td data-label="Saved query">${queryText(e.query)}</td>
+                      <td data-label="Parameters">${e.parameters.length === 0 ? 'none' : e.parameters.join(', ')}</td>
+                      <td data-label="Created">${time(e.created_at)}</td>
+                      <td data-label="Actions">
+                        <a href="${BASE}/custom-endpoints/${e.id}">Try it<span class="sr-only"> ${e.slug}</span></a>
+                        ${button(`${BASE}/custom-endpoints/${e.id}/delete`, 'Delete', ctx.csrf, {
+                          kind: 'danger',
+                          confirm: 'Delete this endpoint? Callers get 404 from now on.',
+                          name: e.slug,
+                        })}
+                      </td>
+                    </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
+      }
+      <h2>Create a custom endpoint</h2>
+      ${createForm(principal.plan, ctx.csrf, endpoints.length >= MAX_CUSTOM_ENDPOINTS)}`;
+    return tools.send(reply, status, page(ctx, PATH, TITLE, content, extra.flash));
+  }
+
+  async function detail(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    e: CustomEndpointView,
+    status: number,
+    tried?: { url: string; status: number; type: string; body: string },
+  ) {
+    const { page: ctx, principal } = request.dashboard;
+    const plan = principal.plan;
+    const given = (request.body ?? {}) as Body;
+    const content = markup`<p><a href="${BASE}/custom-endpoints">All custom endpoints</a></p>
+      <p><code>GET ${e.path}</code>${e.description === '' ? '' : ` — ${e.description}`}</p>
+      <p>${queryText(e.query)}. Created ${time(e.created_at)}, changed ${time(e.updated_at)}.</p>
+      <p>
+        Its parameters and fields are in the account’s
+        <a href="${BASE}/custom-endpoints/openapi.json">OpenAPI document</a>.
+      </p>
+      <h2>Try it</h2>
+      <p>
+        The request is made as this account and counts in its quota and usage like any other.
+      </p>
+      <form method="post" action="${BASE}/custom-endpoints/${e.id}/try" class="stack">
+        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        ${
+          e.parameters.length === 0
+            ? markup`<p class="muted">This endpoint takes no parameters.</p>`
+            : e.parameters.map((p) => parameterField(p, e.query, plan, text(given, p)))
+        }
+        <button type="submit">Send the request</button>
+      </form>
+      ${
+        tried === undefined
+          ? ''
+          : markup`<h3>Answer</h3>
+              <p id="try-status">
+                <code>GET ${tried.url}</code>: HTTP ${tried.status}, ${tried.type}
+              </p>
+              <pre class="code" id="try-body" tabindex="0">${tried.body}</pre>`
+      }`;
+    return tools.send(reply, status, page(ctx, PATH, e.slug, content));
+  }
+
+  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id.slice(0, 64);
+  const failed = (request: FastifyRequest, reply: FastifyReply) => (status: number, flash: Flash) =>
+    render(request, reply, status, { flash });
+
+  app.get('/dashboard/custom-endpoints', async (request, reply) => {
+    if (gate(request, reply)) return reply;
+    const flash = doneFlash(request, DONE);
+    return render(request, reply, 200, flash === undefined ? {} : { flash });
+  });
+
+  app.post('/dashboard/custom-endpoints', async (request, reply) => {
+    if (gate(request, reply)) return reply;
+    return act(request, reply, failed(request, reply), async () => {
+      const body = (request.body ?? {}) as Body;
+      const slug = text(body, 'slug');
+      if (!SLUG.test(slug) || slug.length > 64)
+        throw invalid({
+          name: 'slug',
+          reason: 'must be lower-case letters and digits in hyphen-separated words',
+        });
+      const parameters = values(body, 'parameters').filter((p) =>
+        (PARAMETER_NAMES as readonly string[]).includes(p),
+      ) as (typeof PARAMETER_NAMES)[number][];
+      const created = await service().create(
+        request.dashboard.principal,
+        {
+          slug,
+          description: text(body, 'description').slice(0, 500),
+          query: queryOf(body),
+          parameters,
+        },
+        request.ip,
+      );
+      return tools.redirect(reply, `/custom-endpoints/${created.id}`);
+    });
+  });
+
+  // Before /:id, which would take "openapi.json" for an id.
+  app.get('/dashboard/custom-endpoints/openapi.json', async (request, reply) => {
+    if (gate(request, reply)) return reply;
+    const answer = await asAccount(request, '/api/v1/custom/openapi.json');
+    return reply
+      .code(answer.statusCode)
+      .header('cache-control', 'no-store')
+      .type(String(answer.headers['content-type'] ?? 'application/json'))
+      .send(answer.body);
+  });
+
+  app.get('/dashboard/custom-endpoints/:id', async (request, reply) => {
+    if (gate(request, reply)) return reply;
+    return act(request, reply, failed(request, reply), async () =>
+      detail(request, reply, service().get(request.dashboard.principal, idOf(request)), 200),
+    );
+  });
+
+  app.post('/dashboard/custom-endpoints/:id/try', async (request, reply) => {
+    if (gate(request, reply)) return reply;
+    return act(request, reply, failed(request, reply), async () => {
+      const e = service().get(request.dashboard.principal, idOf(request));
+      const query = new URLSearchParams();
+      for (const p of e.parameters) {
+        const value = text(request.body, p).slice(0, 64);
+        if (value !== '') query.set(p, value);
+      }
+      const url = `${e.path}${query.size === 0 ? '' : `?${query.toString()}`}`;
+      const answer = await asAccount(request, url);
+      const type = String(answer.headers['content-type'] ?? '');
+      const body = /json|csv|xml|text/.test(type)
+        ? shorter(/json/.test(type) ? pretty(answer.body) : answer.body)
+        : `${answer.rawPayload.length} bytes of ${type} (a binary format: fetch it with a client).`;
+      return detail(request, reply, e, 200, { url, status: answer.statusCode, type, body });
+    });
+  });
+
+  app.post('/dashboard/custom-endpoints/:id/delete', async (request, reply) => {
+    if (gate(request, reply)) return reply;
+    return act(request, reply, failed(request, reply), async () => {
+      await service().remove(request.dashboard.principal, idOf(request), request.ip);
+      return tools.redirect(reply, '/custom-endpoints?done=deleted');
+    });
+  });
+}
