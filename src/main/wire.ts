@@ -92,6 +92,7 @@ import { CustomEndpointRegistry, createCustomEndpointService } from '../custom-e
 import { LicenseRegistry } from '../licensing/index.js';
 import { createDownloadLinks } from '../exports/index.js';
 import { RenderPool } from '../formats/index.js';
+import { listenText } from './startup-line.js';
 
 /** `buffered`: the server's lines leave in batches (bufferedStdout); commands write at once. */
 export function createLogger(config: Config, buffered = false): pino.Logger {
@@ -594,7 +595,11 @@ export async function createServer(
     licenses,
     quotaEndpoints,
     async listen() {
-      const address = await app.listen({ port: config.port, host: config.host });
+      const address = await app.listen({
+        port: config.port,
+        host: config.host,
+        listenTextResolver: listenText(config),
+      });
       if (metricsPort !== undefined) {
         await new Promise<void>((resolve, reject) => {
           metricsPort.once('error', reject);

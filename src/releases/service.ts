@@ -36,6 +36,11 @@ export interface ReleaseService {
   activeId(): Promise<number | undefined>;
   /** Version of the active release (one row read), undefined before the first load. */
   activeVersion(): Promise<string | undefined>;
+  /**
+   * Dates the active release's loading and its data.updated event now: a database unpacked from
+   * a prepared image (made at build time) says when it came to be here.
+   */
+  restampActive(): Promise<void>;
 }
 
 /** Called in the load transaction with the recorded event (the webhooks outbox fan-out). */
@@ -79,6 +84,12 @@ export function createReleaseService(deps: {
       return { release, records: await repo.listRecords(db, release.id) };
     },
     activeId: () => repo.findActiveReleaseId(db),
+    async restampActive() {
+      await db.transaction(async (tx) => {
+        const release = await repo.findActiveRelease(tx);
+        if (release !== undefined) await repo.restampRelease(tx, release, new Date(clock.now()));
+      });
+    },
   };
 }
 

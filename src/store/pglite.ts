@@ -13,7 +13,7 @@ import { makePrivateDir, restrictTree } from './private-files.js';
  * and never given back. 16 MB holds the working set (accounts, keys, usage; the release is
  * read once into the in-memory index) and keeps the process about 130 MiB smaller.
  */
-const POSTGRESQL_CONF = ['shared_buffers = 16MB'];
+export const POSTGRESQL_CONF = ['shared_buffers = 16MB'];
 
 /** How often the data files' modes are tightened again while the database runs. */
 const RESTRICT_EVERY_MS = 60_000;
@@ -22,12 +22,41 @@ const RESTRICT_EVERY_MS = 60_000;
  * Embedded PostgreSQL (PGlite). One connection, so queries are serialised by PGlite itself;
  * a transaction holds it exclusively until it ends.
  */
-export async function openPglite(dataDir: string | undefined): Promise<Db> {
+export interface PgliteCreateOptions {
+  /**
+   * Asked only when the data directory is new: the gzipped tarball of a prepared one to unpack
+   * (see data-image.ts); undefined: initdb makes an empty one.
+   */
+  image?: () => Promise<Uint8Array | undefined>;
+  /** Called once on a database just unpacked from the image, before it is handed out. */
+  onUnpacked?: (db: Db) => Promise<void>;
+}
+
+export async function openPglite(
+  dataDir: string | undefined,
+  options: PgliteCreateOptions = {},
+): Promise<Db> {
   if (dataDir === undefined)
     return wrapPglite(await PGlite.create({ postgresqlconf: POSTGRESQL_CONF }));
   makePrivateDir(dataDir);
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) await initInChildProcess(dataDir);
-  const db = wrapPglite(await PGlite.create({ dataDir, postgresqlconf: POSTGRESQL_CONF }));
+  const exists = existsSync(join(dataDir, 'PG_VERSION'));
+  const image = exists ? undefined : await options.image?.();
+  if (!exists && image === undefined) await initInChildProcess(dataDir);
+  const db = wrapPglite(
+    await PGlite.create({
+      dataDir,
+      postgresqlconf: POSTGRESQL_CONF,
+      ...(image === undefined ? {} : { loadDataDir: new Blob([image]) }),
+    }),
+  );
+  if (image !== undefined) {
+    try {
+      await options.onUnpacked?.(db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
   restrictTree(dataDir);
   const sweep = setInterval(() => restrictTree(dataDir), RESTRICT_EVERY_MS);
   sweep.unref();

@@ -21,7 +21,7 @@ describe('salary-api serve (a real process on the embedded database)', () => {
       );
       child.stdout?.on('data', (d: Buffer) => {
         log += d.toString();
-        const match = /"address":"(http:\/\/[^"]+)".*salary API listening/.exec(log);
+        const match = /salary API listening at (http:\/\/[^;\s"]+)/.exec(log);
         if (match?.[1] !== undefined) {
           clearTimeout(timer);
           resolve(match[1]);
