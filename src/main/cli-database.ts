@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { BUNDLED_RELEASE, type Config } from '../config/index.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -64,19 +67,19 @@ export async function openConfiguredDatabase(
 }
 
 /**
- * The image's gzipped tarball when it may seed a new database whose release file is `file`:
+ * The image's gzipped tarball (its path) when it may seed a new database whose release file is `file`:
  * the image holds that very file, or an older release (the newer one is then loaded and
  * announced at start, as on any database). Otherwise the database starts empty and the
  * configured file is loaded into it.
  */
-export async function imageFor(file: string, imageDir?: string): Promise<Uint8Array | undefined> {
+export async function imageFor(file: string, imageDir?: string): Promise<string | undefined> {
   const image = findDataImage(imageDir);
   if (image === undefined) return undefined;
   if (image.manifest.release.sha256 !== sha256File(file)) {
     const wanted = (await readReleaseFile(file)).header.version;
     if (compareReleaseVersions(wanted, image.manifest.release.version) <= 0) return undefined;
   }
-  return image.read();
+  return image.file;
 }
 
 /** Brings a new database to what a first start makes of it: migrated, `releaseFile` loaded. */
@@ -91,12 +94,22 @@ export async function prepareDatabase(
   return { version: parsed.header.version, sha256: sha256File(releaseFile) };
 }
 
+/** What a prepared database is made from, hashed: the store's inputs and the release loader. */
+export function preparedInputs(releaseFile: string): string {
+  const dir = fileURLToPath(new URL('../releases/', import.meta.url));
+  const code = readdirSync(dir)
+    .filter((name) => /\.(js|ts)$/.test(name) && !name.endsWith('.test.ts'))
+    .sort()
+    .map((name) => join(dir, name));
+  return imageInputs(releaseFile, code);
+}
+
 /**
  * Makes the prepared image (`npm run build`) beside the compiled store, unless the one there was
- * made from the same PGlite, migrations and release. Returns whether it made one.
+ * made from the same inputs (preparedInputs). Returns whether it made one.
  */
 export async function buildDataImage(releaseFile = BUNDLED_RELEASE): Promise<boolean> {
-  const inputs = imageInputs(releaseFile);
+  const inputs = preparedInputs(releaseFile);
   if (findDataImage()?.manifest.inputs === inputs) return false;
   const db = await openPglite(undefined);
   try {

@@ -27,8 +27,8 @@ export interface ImageManifest {
 
 export interface DataImage {
   manifest: ImageManifest;
-  /** The gzipped tarball, read when asked for. */
-  read(): Uint8Array;
+  /** The gzipped tarball's path. */
+  file: string;
 }
 
 const DEFAULT_DIR = dirname(fileURLToPath(import.meta.url));
@@ -47,10 +47,14 @@ export function sha256File(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/** The hash of an image's inputs: PGlite's version, its settings, the migrations, the release. */
-export function imageInputs(releaseFile: string): string {
+/**
+ * The hash of an image's inputs: PGlite's version, its settings, the migrations, the release,
+ * and `code` (the files of the code that loads it).
+ */
+export function imageInputs(releaseFile: string, code: readonly string[] = []): string {
   const hash = createHash('sha256').update(pgliteVersion()).update(POSTGRESQL_CONF.join('\n'));
   for (const m of listMigrations()) hash.update(`${m.version}:${m.sql}`);
+  for (const file of code) hash.update(readFileSync(file));
   return hash.update(sha256File(releaseFile)).digest('hex');
 }
 
@@ -65,7 +69,7 @@ export function findDataImage(dir = DEFAULT_DIR): DataImage | undefined {
   const known = new Set(listMigrations().map((m) => m.version));
   if (manifest.pglite !== pgliteVersion() || !manifest.migrations.every((v) => known.has(v)))
     return undefined;
-  return { manifest, read: () => new Uint8Array(readFileSync(join(dir, TARBALL))) };
+  return { manifest, file: join(dir, TARBALL) };
 }
 
 /** Whether `dir` holds an image made from exactly these inputs. */

@@ -24,10 +24,10 @@ const RESTRICT_EVERY_MS = 60_000;
  */
 export interface PgliteCreateOptions {
   /**
-   * Asked only when the data directory is new: the gzipped tarball of a prepared one to unpack
-   * (see data-image.ts); undefined: initdb makes an empty one.
+   * Asked only when the data directory is new: the path of a prepared one's gzipped tarball to
+   * unpack (see data-image.ts); undefined: initdb makes an empty one.
    */
-  image?: () => Promise<Uint8Array | undefined>;
+  image?: () => Promise<string | undefined>;
   /** Called once on a database just unpacked from the image, before it is handed out. */
   onUnpacked?: (db: Db) => Promise<void>;
 }
@@ -39,16 +39,12 @@ export async function openPglite(
   if (dataDir === undefined)
     return wrapPglite(await PGlite.create({ postgresqlconf: POSTGRESQL_CONF }));
   makePrivateDir(dataDir);
-  const exists = existsSync(join(dataDir, 'PG_VERSION'));
-  const image = exists ? undefined : await options.image?.();
-  if (!exists && image === undefined) await initInChildProcess(dataDir);
-  const db = wrapPglite(
-    await PGlite.create({
-      dataDir,
-      postgresqlconf: POSTGRESQL_CONF,
-      ...(image === undefined ? {} : { loadDataDir: new Blob([image]) }),
-    }),
-  );
+  let image: string | undefined;
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    image = await options.image?.();
+    await createInChildProcess(dataDir, image);
+  }
+  const db = wrapPglite(await PGlite.create({ dataDir, postgresqlconf: POSTGRESQL_CONF }));
   if (image !== undefined) {
     try {
       await options.onUnpacked?.(db);
@@ -71,17 +67,23 @@ export async function openPglite(
 }
 
 /**
- * A new data directory is created (initdb) by a short-lived child process: initdb runs a second
- * PostgreSQL in WebAssembly whose compiled code and memory, in this process, kept a first start
- * of the server about 100 MiB larger than every later one.
+ * A new data directory is made by a short-lived child process, initdb or unpacked from `image`:
+ * either runs a second PostgreSQL in WebAssembly whose compiled code and memory, in this process,
+ * kept a first start of the server 70 to 100 MiB larger than every later one.
  */
-async function initInChildProcess(dataDir: string): Promise<void> {
+async function createInChildProcess(dataDir: string, image: string | undefined): Promise<void> {
   const self = fileURLToPath(import.meta.url);
   const script = join(self, '..', `pglite-init${self.endsWith('.ts') ? '.ts' : '.js'}`);
   // The same node flags (the TypeScript loader in tests and development).
   await promisify(execFile)(
     process.execPath,
-    [...process.execArgv, script, dataDir, JSON.stringify(POSTGRESQL_CONF)],
+    [
+      ...process.execArgv,
+      script,
+      dataDir,
+      JSON.stringify(POSTGRESQL_CONF),
+      ...(image === undefined ? [] : [image]),
+    ],
     { timeout: 120_000 },
   );
 }

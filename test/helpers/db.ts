@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { BUNDLED_RELEASE } from '../../src/config/index.js';
-import { prepareDatabase } from '../../src/main/cli-database.js';
-import { imageInputs, migrate, openPglite, openPostgres, type Db } from '../../src/store/index.js';
+import { prepareDatabase, preparedInputs } from '../../src/main/cli-database.js';
+import { migrate, openPglite, openPostgres, type Db } from '../../src/store/index.js';
 
 /**
  * PGlite's first start runs initdb (seconds). Tests share one prepared data directory, made as
@@ -13,7 +13,7 @@ import { imageInputs, migrate, openPglite, openPostgres, type Db } from '../../s
  * loaded), once per hash of the same inputs in the temp folder; each test opens its own copy.
  */
 export async function templateDir(): Promise<string> {
-  const hash = imageInputs(BUNDLED_RELEASE);
+  const hash = preparedInputs(BUNDLED_RELEASE);
   const dir = join(tmpdir(), `salary-api-pglite-${hash.slice(0, 16)}`);
   if (existsSync(join(dir, 'PG_VERSION'))) return dir;
   const building = `${dir}.${process.pid}.${randomBytes(4).toString('hex')}`;
