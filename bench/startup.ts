@@ -89,8 +89,11 @@ async function start(root: string, log: string): Promise<{ ms: number; rss: numb
       if (status === 200) ms = performance.now() - started;
       else await sleep(20);
     }
+    progress(`/health answered after ${(ms / 1000).toFixed(2)} s`);
     await sleep(SETTLE_MS);
-    const pid = Number(readFileSync(join(root, 'data', 'salary-api.lock'), 'utf8'));
+    // The lock file's first line is the server's pid.
+    const lock = readFileSync(join(root, 'data', 'salary-api.lock'), 'utf8');
+    const pid = Number(lock.split('\n')[0]);
     const rss = readRss(pid) ?? 0;
     process.kill(pid, 'SIGTERM');
     while (!exited) await sleep(50);
@@ -131,6 +134,7 @@ async function measure(): Promise<Figures> {
     const args = ['bin/salary-api.js', 'account', 'create', '--plan', 'developer'];
     args.push('--email', `bench-${i}-${Date.now()}@example.com`, '--json');
     accountCreateMs.push(timed(root, process.execPath, args, embeddedEnv(0)));
+    progress(`took ${((accountCreateMs.at(-1) ?? 0) / 1000).toFixed(2)} s`);
   }
   return {
     ref: commit,

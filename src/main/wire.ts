@@ -124,6 +124,7 @@ export async function ensureRelease(
   file: string,
   logger: Logger,
 ): Promise<void> {
+  if (await releases.isActive(file)) return;
   const active = await releases.activeVersion();
   if (active === undefined) {
     const parsed = await readReleaseFile(file);

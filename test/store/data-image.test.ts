@@ -99,6 +99,12 @@ describe('the prepared database image', () => {
       )) as [{ count: number }];
       assert.equal(count, 29_484);
       assert.deepEqual(await migrate(db), []);
+      // Later starts see the bundled file is the active release without parsing it.
+      const releases = createReleaseService({ db, clock: new ManualClock(now) });
+      assert.equal(await releases.isActive(BUNDLED_RELEASE), true);
+      const other = writeReleaseVersion(join(work, 'other.jsonl.gz'), '2026.11.3');
+      assert.equal(await releases.isActive(other), false);
+      assert.equal(await releases.isActive(join(work, 'missing.jsonl.gz')), false);
     } finally {
       await db.close();
     }
