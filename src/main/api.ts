@@ -26,6 +26,7 @@ import {
 } from '../usage/index.js';
 import { outboxState } from '../webhooks/index.js';
 import type { Core } from './core.js';
+import { listenText } from './startup-line.js';
 
 /**
  * The API role: the HTTP application and what answering requests needs in memory (credentials,
@@ -168,7 +169,11 @@ export async function createApi(core: Core) {
     quotaEndpoints,
     customEndpointRegistry,
     async listen(): Promise<string> {
-      const address = await app.listen({ port: config.port, host: config.host });
+      const address = await app.listen({
+        port: config.port,
+        host: config.host,
+        listenTextResolver: listenText(config),
+      });
       if (metricsPort !== undefined) {
         await new Promise<void>((resolve, reject) => {
           metricsPort.once('error', reject);

@@ -12,9 +12,9 @@ import type { Config } from '../config/index.js';
 import { openPublishingBus } from '../store/index.js';
 import { systemClock } from '../lib/clock.js';
 import { FORMATS, PLAN_IDS, type PlanId } from '../plans/index.js';
-import { createServices, createLogger, openMigratedDatabase } from './setup.js';
-
-export class CliUsageError extends Error {}
+import { commandLogger, openConfiguredDatabase } from './cli-database.js';
+import { commandServices } from './cli-services.js';
+import { CliUsageError } from './cli-usage.js';
 
 export interface AccountFlags {
   email?: string;
@@ -28,16 +28,6 @@ export interface AccountFlags {
   'manager-email'?: string;
   json?: boolean;
 }
-
-export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P [contract flags] [--json]
-                        Create an account; a paid plan is subscribed and its first API key printed
-  account contract --email E --price-cents N --limit N|unlimited --sla 99.9 [--formats a,b]
-                        Put an account on Enterprise under a contract (or change its contract)
-  account manager --email E --name N --manager-email M
-                        Set the dedicated account manager of an Enterprise account
-  account list [--json] List accounts
-  invoice pay ID        Mark an invoice paid
-  billing run [--json]  Roll billing periods, issue renewal invoices, handle overdue accounts now`;
 
 /** Enterprise is sold under a negotiated contract; its price is never assumed. */
 const CONTRACT_NEEDED =
@@ -72,12 +62,12 @@ export async function accountCommand(
   flags: AccountFlags,
 ): Promise<number> {
   const [group, verb, arg] = args;
-  const logger = createLogger({ ...config, logLevel: 'warn' });
-  const db = await openMigratedDatabase(config, logger);
+  const logger = commandLogger('warn');
+  const db = await openConfiguredDatabase(config, logger, `salary-api ${group}`);
   // Running instances hear of contract and plan changes at once (else at their next poll).
   const changes = await openPublishingBus(config.redisUrl, config.redisKeyPrefix, logger);
+  const s = commandServices(config, { clock: systemClock, logger, db, bus: changes.bus });
   try {
-    const s = await createServices(config, { clock: systemClock, logger, db, bus: changes.bus });
     const print = (value: unknown, text: string) =>
       console.log(flags.json === true ? JSON.stringify(value, null, 2) : text);
     if (group === 'account' && verb === 'create') {
@@ -185,6 +175,7 @@ export async function accountCommand(
     }
     throw new CliUsageError(`unknown command "${args.join(' ')}"`);
   } finally {
+    await s.announce();
     await changes.close();
     await db.close();
   }

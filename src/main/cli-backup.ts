@@ -33,7 +33,7 @@ export async function backupCommand(config: Config, file: string, json: boolean)
     );
     return 2;
   }
-  const db = await openDatabase(config);
+  const db = await openDatabase(config, { role: 'salary-api backup' });
   try {
     const manifest = await writeBackup(db, target, {
       release: await activeVersion(db),
@@ -56,7 +56,7 @@ export async function restoreCommand(config: Config, file: string, json: boolean
     console.error('DATABASE_URL is set: restore PostgreSQL with pg_restore. Nothing was changed.');
     return 2;
   }
-  const release = acquireEmbeddedLock(config.dataDir);
+  const release = acquireEmbeddedLock(config.dataDir, 'salary-api restore');
   try {
     const manifest = await restoreBackup(resolve(file), pgliteDirOf(config.dataDir));
     console.log(

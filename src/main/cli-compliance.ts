@@ -2,17 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Config } from '../config/index.js';
 import { createDocumentStore, type DocumentRow } from '../compliance/index.js';
 import { systemClock } from '../lib/clock.js';
-import { CliUsageError } from './cli-accounts.js';
-import { createLogger, openMigratedDatabase } from './setup.js';
-
-export const COMPLIANCE_USAGE = `  compliance add FILE --title T --period-start YYYY-MM-DD --period-end YYYY-MM-DD
-        [--series S] [--description TEXT] [--email E]
-                                  Publish a PDF (SOC 2 report, penetration-test summary) to Enterprise
-                                  accounts (--email: to that account only); the same --series (default:
-                                  from the title) adds a new version
-  compliance list                 List every document version, withdrawn ones too
-  compliance withdraw ID [--reason TEXT]
-                                  Stop serving a version (its downloads stay in the audit log)`;
+import { commandLogger, openConfiguredDatabase } from './cli-database.js';
+import { CliUsageError } from './cli-usage.js';
 
 export interface ComplianceOptions {
   json: boolean;
@@ -61,8 +52,8 @@ export async function complianceCommand(
     throw new CliUsageError('compliance takes "add FILE", "list" or "withdraw ID"');
   }
   const content = sub === 'add' ? await readFile(arg!) : undefined;
-  const logger = createLogger({ ...config, logLevel: 'warn' });
-  const db = await openMigratedDatabase(config, logger);
+  const logger = commandLogger('warn');
+  const db = await openConfiguredDatabase(config, logger, 'salary-api compliance');
   try {
     const store = createDocumentStore({ db, clock: systemClock });
     if (sub === 'add') {

@@ -10,8 +10,8 @@ import {
 } from '../licensing/index.js';
 import { systemClock } from '../lib/clock.js';
 import { openPublishingBus } from '../store/index.js';
-import { CliUsageError } from './cli-accounts.js';
-import { createLogger, openMigratedDatabase } from './setup.js';
+import { commandLogger, openConfiguredDatabase } from './cli-database.js';
+import { CliUsageError } from './cli-usage.js';
 
 export interface LicenseFlags {
   email?: string;
@@ -25,15 +25,6 @@ export interface LicenseFlags {
   json?: boolean;
 }
 
-export const LICENSE_USAGE = `  account license --email E --licensee NAME --attribution TEXT [--white-label]
-                  [--permitted-use TEXT] [--term-end YYYY-MM-DD] [--json]
-                        Record the data licence of an account's contract (replaces the previous one);
-                        white-label: delivered data names the licensee, never this service
-  account license --email E [--remove] [--json]
-                        Show (or remove) the licence
-  account host --email E --host NAME [--remove]
-                        Map a licensee's own host name to the account (docs page and OpenAPI info)`;
-
 /** `salary-api account license|host …`: running instances hear of it through the bus. */
 export async function licenseCommand(
   config: Config,
@@ -42,8 +33,8 @@ export async function licenseCommand(
 ): Promise<number> {
   const [, verb] = args;
   if (flags.email === undefined) throw new CliUsageError(`account ${verb} needs --email`);
-  const logger = createLogger({ ...config, logLevel: 'warn' });
-  const db = await openMigratedDatabase(config, logger);
+  const logger = commandLogger('warn');
+  const db = await openConfiguredDatabase(config, logger, 'salary-api account');
   const changes = await openPublishingBus(config.redisUrl, config.redisKeyPrefix, logger);
   try {
     const account = await findAccountByEmail(db, normalizeEmail(flags.email));

@@ -3,12 +3,8 @@ import { systemClock } from '../lib/clock.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { rotateSigningKey, signingKeys, withdrawSigningKey } from '../oauth/index.js';
 import { openPublishingBus } from '../store/index.js';
-import { createLogger, openMigratedDatabase } from './setup.js';
-
-export const OAUTH_USAGE = `  oauth rotate-signing-key        Add a new OAuth token signing key; the old ones stay published
-                                  until their last token expires
-  oauth withdraw-signing-key KID  Stop publishing a signing key: its tokens are refused at once
-  oauth signing-keys              List the signing keys`;
+import { commandLogger, openConfiguredDatabase } from './cli-database.js';
+import { OAUTH_USAGE } from './cli-usage.js';
 
 /** `salary-api oauth …`: the signing keys; instances hear of a change through the bus. */
 export async function oauthCommand(
@@ -17,8 +13,8 @@ export async function oauthCommand(
   kid: string | undefined,
   json: boolean,
 ): Promise<number> {
-  const logger = createLogger(config);
-  const db = await openMigratedDatabase(config, logger);
+  const logger = commandLogger(config.logLevel);
+  const db = await openConfiguredDatabase(config, logger, 'salary-api oauth');
   const changes = await openPublishingBus(config.redisUrl, config.redisKeyPrefix, logger);
   try {
     const at = new Date(systemClock.now());

@@ -14,23 +14,8 @@ import {
   setContractBands,
 } from '../sla/index.js';
 import { accountEventPublisher, serviceEventPublisher } from '../webhooks/index.js';
-import { CliUsageError } from './cli-accounts.js';
-import { createLogger, openMigratedDatabase } from './setup.js';
-
-export const SLA_USAGE = `  probe --url URL [--key K | PROBE_API_KEY=K] [--name N]
-                        Check URL's /ready and one lookup every 30 s and record the results for
-                        the SLA (run it elsewhere than the API; needs DATABASE_URL)
-  incident open --title T --component api|releases|webhooks|exports [--status investigating|identified|monitoring] [--message M]
-                        Open an incident on the status page; prints its id
-  incident update ID --status identified|monitoring|resolved --message M
-  incident resolve ID [--message M]
-  maintenance schedule --start ISO --end ISO --title T
-                        Announce maintenance (excluded from the SLA when at least 5 days ahead)
-  sla bands --email E --bands 99.95:10,99:25,95:100|default
-                        Set an Enterprise contract's credit bands (uptime below : percent of fee)
-  sla report --email E [--month YYYY-MM]
-                        Print an account's measured uptime and credit for a month
-  sla close             Run month close now (credits the previous month once; safe to repeat)`;
+import { commandLogger, openConfiguredDatabase } from './cli-database.js';
+import { CliUsageError } from './cli-usage.js';
 
 export interface SlaFlags {
   json?: boolean;
@@ -51,16 +36,13 @@ export interface SlaFlags {
 /** `salary-api probe | incident | maintenance | sla …` */
 export async function slaCommand(config: Config, args: string[], flags: SlaFlags): Promise<number> {
   const [group, verb, arg] = args;
-  const logger = createLogger({
-    ...config,
-    logLevel: group === 'probe' ? config.logLevel : 'warn',
-  });
+  const logger = commandLogger(group === 'probe' ? config.logLevel : 'warn');
   if (group === 'probe' && config.databaseUrl === undefined)
     throw new CliUsageError(
       'probe records its results in PostgreSQL (DATABASE_URL); the embedded database belongs to the server',
     );
   if (group === 'probe' && flags.url === undefined) throw new CliUsageError('probe needs --url');
-  const db = await openMigratedDatabase(config, logger);
+  const db = await openConfiguredDatabase(config, logger, `salary-api ${group}`);
   const plans = resolvePlans(config.planOverrides);
   const clock = systemClock;
   const print = (value: unknown, text: string) =>

@@ -2,28 +2,16 @@ import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { AppError } from '../errors/index.js';
-import { systemClock } from '../lib/clock.js';
 import {
-  createReleaseService,
-  readReleaseFile,
-  ReleaseConflictError,
-  ReleaseValidationError,
-} from '../releases/index.js';
-import { resolvePlans } from '../plans/index.js';
-import { EmbeddedLockError, openPublishingBus } from '../store/index.js';
-import { webhookPublisher } from '../webhooks/index.js';
-import { BackupFormatError, RestoreRefused } from '../backup/index.js';
-import { ACCOUNT_USAGE, accountCommand, CliUsageError } from './cli-accounts.js';
-import { LICENSE_USAGE, licenseCommand } from './cli-licensing.js';
-import { OAUTH_USAGE, oauthCommand } from './cli-oauth.js';
-import { COMPLIANCE_USAGE, complianceCommand } from './cli-compliance.js';
-import { backupCommand, restoreCommand } from './cli-backup.js';
-import { doctorCommand } from './cli-doctor.js';
-import { SLA_USAGE, slaCommand } from './cli-sla.js';
-import { runPrimary, WorkersError } from './cluster.js';
-import { createLogger, openMigratedDatabase } from './setup.js';
-import { createRole, createServer, type Role } from './wire.js';
+  ACCOUNT_USAGE,
+  CliUsageError,
+  COMPLIANCE_USAGE,
+  LICENSE_USAGE,
+  OAUTH_USAGE,
+  SLA_USAGE,
+} from './cli-usage.js';
 
+// Each command loads only its own module: an operator command does not pay for the server's.
 const USAGE = `Usage: salary-api <command>
 
 Commands:
@@ -50,6 +38,17 @@ ${SLA_USAGE}
 Configuration comes from the environment; see the README.`;
 
 class UsageError extends Error {}
+/** A command that cannot run as asked; its message says why. */
+class CommandFailure extends Error {}
+
+/** Errors whose message is the whole story, by name (their modules load only with their command). */
+const KNOWN_ERRORS = new Set([
+  'ReleaseValidationError',
+  'ReleaseConflictError',
+  'EmbeddedLockError',
+  'BackupFormatError',
+  'RestoreRefused',
+]);
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -106,10 +105,10 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
-  if (command === 'doctor') return doctorCommand(values.json);
+  if (command === 'doctor') return (await import('./cli-doctor.js')).doctorCommand(values.json);
   const config = loadConfig();
   if (command === 'account' && (sub === 'license' || sub === 'host'))
-    return licenseCommand(config, positionals, values);
+    return (await import('./cli-licensing.js')).licenseCommand(config, positionals, values);
   switch (command) {
     case 'serve': {
       const role = values.role ?? 'all';
@@ -123,47 +122,66 @@ async function main(argv: string[]): Promise<number> {
       const workers = Number(values.workers);
       if (!Number.isInteger(workers) || workers < 1 || workers > 64)
         throw new UsageError('--workers must be a whole number from 1 to 64');
-      return runPrimary(config, workers, createLogger(config));
+      const [{ runPrimary, WorkersError }, { createLogger }] = await Promise.all([
+        import('./cluster.js'),
+        import('./setup.js'),
+      ]);
+      return runPrimary(config, workers, createLogger(config)).catch((error: unknown) => {
+        throw error instanceof WorkersError ? new CommandFailure(error.message) : error;
+      });
     }
     case 'migrate':
-      return migrateCommand(config);
-    case 'data':
-      if (sub === 'load' && arg !== undefined) return loadCommand(config, arg, values.json);
-      if (sub === 'status') return statusCommand(config, values.json);
+      return (await import('./cli-data.js')).migrateCommand(config);
+    case 'data': {
+      const data = await import('./cli-data.js');
+      if (sub === 'load' && arg !== undefined) return data.loadCommand(config, arg, values.json);
+      if (sub === 'status') return data.statusCommand(config, values.json);
       throw new UsageError('data takes "load FILE" or "status"');
+    }
     case 'oauth':
-      return oauthCommand(config, sub, arg, values.json);
+      return (await import('./cli-oauth.js')).oauthCommand(config, sub, arg, values.json);
     case 'backup':
       if (sub === undefined) throw new UsageError('backup takes FILE');
-      return backupCommand(config, sub, values.json);
+      return (await import('./cli-backup.js')).backupCommand(config, sub, values.json);
     case 'restore':
       if (sub === undefined) throw new UsageError('restore takes FILE');
-      return restoreCommand(config, sub, values.json);
+      return (await import('./cli-backup.js')).restoreCommand(config, sub, values.json);
     case 'compliance':
-      return complianceCommand(config, sub, arg, values);
+      return (await import('./cli-compliance.js')).complianceCommand(config, sub, arg, values);
     case 'account':
     case 'invoice':
     case 'billing':
-      return accountCommand(config, positionals, values);
+      return (await import('./cli-accounts.js')).accountCommand(config, positionals, values);
     case 'probe':
     case 'incident':
     case 'maintenance':
     case 'sla':
-      return slaCommand(config, positionals, values);
+      return (await import('./cli-sla.js')).slaCommand(config, positionals, values);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
 }
 
-async function serve(config: Config, role: Role): Promise<number> {
+async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<number> {
+  const [
+    { createRole, createServer },
+    { createLogger },
+    { openConfiguredDatabase },
+    { systemClock },
+  ] = await Promise.all([
+    import('./wire.js'),
+    import('./setup.js'),
+    import('./cli-database.js'),
+    import('../lib/clock.js'),
+  ]);
   const logger = createLogger(config, true);
-  const db = await openMigratedDatabase(config, logger);
+  const db = await openConfiguredDatabase(config, logger, 'server');
   const deps = { clock: systemClock, logger, db };
   const server =
     role === 'all' ? await createServer(config, deps) : await createRole(config, deps, role);
-  const address = await server.listen();
-  if (address === undefined) logger.info({ role, database: db.kind }, 'salary API worker running');
-  else logger.info({ address, role, database: db.kind }, 'salary API listening');
+  // The API's start-up line is Fastify's own listening line (startup-line.ts).
+  await server.listen();
+  if (role === 'worker') logger.info({ role, database: db.kind }, 'salary API worker running');
 
   let stopping = false;
   const stop = (signal: string): void => {
@@ -193,74 +211,6 @@ async function serve(config: Config, role: Role): Promise<number> {
   return new Promise<number>(() => undefined);
 }
 
-async function migrateCommand(config: Config): Promise<number> {
-  const logger = createLogger(config);
-  const db = await openMigratedDatabase(config, logger);
-  await db.close();
-  console.log('database schema is up to date');
-  return 0;
-}
-
-async function loadCommand(config: Config, file: string, json: boolean): Promise<number> {
-  const parsed = await readReleaseFile(file);
-  const logger = createLogger({ ...config, logLevel: 'warn' });
-  const db = await openMigratedDatabase(config, logger);
-  try {
-    const onEvent = webhookPublisher(resolvePlans(config.planOverrides), systemClock);
-    const result = await createReleaseService({ db, clock: systemClock, onEvent }).load(parsed);
-    // Running instances switch to it now rather than at their next poll.
-    const changes = await openPublishingBus(config.redisUrl, config.redisKeyPrefix, logger);
-    await changes.bus.publish('release');
-    await changes.close();
-    const summary = {
-      release: result.release.version,
-      records: result.release.recordCount,
-      event: { id: result.eventId, type: 'data.updated', data: result.event },
-    };
-    console.log(
-      json
-        ? JSON.stringify(summary, null, 2)
-        : `loaded release ${summary.release} (${summary.records} records); event ${result.eventId} data.updated recorded`,
-    );
-    return 0;
-  } finally {
-    await db.close();
-  }
-}
-
-async function statusCommand(config: Config, json: boolean): Promise<number> {
-  const logger = createLogger({ ...config, logLevel: 'warn' });
-  const db = await openMigratedDatabase(config, logger);
-  try {
-    const id = await createReleaseService({ db, clock: systemClock }).activeId();
-    const rows = await db.query<{ version: string; loaded_at: Date; record_count: number }>(
-      'SELECT version, loaded_at, record_count FROM data_releases WHERE id = $1',
-      [id ?? 0],
-    );
-    const active = rows[0];
-    const out =
-      active === undefined
-        ? { active: null }
-        : {
-            active: {
-              version: active.version,
-              loaded_at: new Date(active.loaded_at).toISOString(),
-              records: active.record_count,
-            },
-          };
-    console.log(
-      json
-        ? JSON.stringify(out)
-        : active === undefined
-          ? 'no release loaded'
-          : `active release ${active.version}, ${active.record_count} records, loaded ${out.active?.loaded_at}`,
-    );
-    return 0;
-  } finally {
-    await db.close();
-  }
-}
-
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
@@ -268,16 +218,11 @@ main(process.argv.slice(2)).then(
       console.error(`salary-api: ${error.message}\n\n${USAGE}`);
       process.exit(2);
     }
-    const known = [
-      ConfigError,
-      ReleaseValidationError,
-      ReleaseConflictError,
-      EmbeddedLockError,
-      AppError,
-      WorkersError,
-      BackupFormatError,
-      RestoreRefused,
-    ].some((k) => error instanceof k);
+    const known =
+      error instanceof ConfigError ||
+      error instanceof AppError ||
+      error instanceof CommandFailure ||
+      KNOWN_ERRORS.has((error as Error).name);
     console.error(
       `salary-api: ${known ? (error as Error).message : String((error as Error).stack ?? error)}`,
     );

@@ -14,6 +14,7 @@ export async function ensureRelease(
   file: string,
   logger: Logger,
 ): Promise<void> {
+  if (await releases.isActive(file)) return;
   const active = await releases.activeVersion();
   if (active === undefined) {
     const parsed = await readReleaseFile(file);

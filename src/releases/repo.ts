@@ -152,6 +152,19 @@ export async function listRecords(db: Queryable, releaseId: number): Promise<Rel
   }));
 }
 
+/** Dates a release's loading and its data.updated event `at`. */
+export async function restampRelease(db: Queryable, release: ReleaseRow, at: Date): Promise<void> {
+  await db.query('UPDATE data_releases SET loaded_at = $2 WHERE id = $1', [
+    release.id,
+    at.toISOString(),
+  ]);
+  await db.query(
+    `UPDATE events SET created_at = $2, data = jsonb_set(data, '{loaded_at}', to_jsonb($3::text))
+     WHERE type = 'data.updated' AND data->>'release' = $1`,
+    [release.version, at.toISOString(), at.toISOString()],
+  );
+}
+
 export async function insertEvent(
   db: Queryable,
   event: { id: string; type: string; createdAt: Date; data: unknown },

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
 import type { Db, Queryable } from '../store/index.js';
@@ -36,6 +39,13 @@ export interface ReleaseService {
   activeId(): Promise<number | undefined>;
   /** Version of the active release (one row read), undefined before the first load. */
   activeVersion(): Promise<string | undefined>;
+  /**
+   * Dates the active release's loading and its data.updated event now: a database unpacked from
+   * a prepared image (made at build time) says when it came to be here.
+   */
+  restampActive(): Promise<void>;
+  /** Whether `file` holds the active release (the same content), known without parsing it. */
+  isActive(file: string): Promise<boolean>;
 }
 
 /** Called in the load transaction with the recorded event (the webhooks outbox fan-out). */
@@ -79,6 +89,20 @@ export function createReleaseService(deps: {
       return { release, records: await repo.listRecords(db, release.id) };
     },
     activeId: () => repo.findActiveReleaseId(db),
+    async isActive(file) {
+      const active = await repo.findActiveRelease(db);
+      if (active === undefined) return false;
+      const raw = await readFile(file).catch(() => undefined);
+      if (raw === undefined) return false;
+      const text = raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw;
+      return createHash('sha256').update(text).digest('hex') === active.checksum;
+    },
+    async restampActive() {
+      await db.transaction(async (tx) => {
+        const release = await repo.findActiveRelease(tx);
+        if (release !== undefined) await repo.restampRelease(tx, release, new Date(clock.now()));
+      });
+    },
   };
 }
 

@@ -1,28 +1,44 @@
 import { join } from 'node:path';
 import type { Db } from './db.js';
 import { acquireEmbeddedLock } from './embedded-lock.js';
-import { openPglite } from './pglite.js';
+import { openPglite, type PgliteCreateOptions } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import { restrictTree } from './private-files.js';
 
 export { jsonColumn, type AmbientTransaction, type Db, type Queryable } from './db.js';
 export { migrate, listMigrations } from './migrate.js';
-export { openPglite, wrapPglite } from './pglite.js';
+export { openPglite, wrapPglite, type PgliteCreateOptions } from './pglite.js';
+export {
+  dataImageCurrent,
+  findDataImage,
+  imageInputs,
+  pgliteVersion,
+  sha256File,
+  writeDataImage,
+  type DataImage,
+  type ImageManifest,
+} from './data-image.js';
 export { openPostgres } from './postgres.js';
-export { EmbeddedLockError, acquireEmbeddedLock } from './embedded-lock.js';
+export { EmbeddedLockError, acquireEmbeddedLock, lockHolder } from './embedded-lock.js';
 export { isConnectionError } from './faults.js';
 
 /** PostgreSQL when DATABASE_URL is set, otherwise PGlite in DATA_DIR/pglite (locked). */
-export async function openDatabase(options: {
-  databaseUrl: string | undefined;
-  dataDir: string;
-}): Promise<Db> {
+export async function openDatabase(
+  options: {
+    databaseUrl: string | undefined;
+    dataDir: string;
+  },
+  open: PgliteCreateOptions & {
+    /** What this process is, named to another that finds the embedded database held. */
+    role?: string;
+  } = {},
+): Promise<Db> {
   if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl);
-  const release = acquireEmbeddedLock(options.dataDir);
+  const release = acquireEmbeddedLock(options.dataDir, open.role);
   try {
     // Everything in DATA_DIR (the secret key, files left by an older version or a copy) too.
     restrictTree(options.dataDir);
-    const db = await openPglite(join(options.dataDir, 'pglite'));
+    const db = await openPglite(join(options.dataDir, 'pglite'), open);
     return {
       ...db,
       close: async () => {

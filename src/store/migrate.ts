@@ -24,15 +24,23 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     }));
 }
 
-/** Applies the migrations not yet applied, each in its own transaction; returns their names. */
+/**
+ * Applies the migrations not yet applied, each in its own transaction; returns their names.
+ * An up-to-date database costs one read: only the versions missing from it take the lock.
+ */
 export async function migrate(db: Db, migrations = listMigrations()): Promise<string[]> {
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version integer PRIMARY KEY,
     name text NOT NULL,
     applied_at timestamptz NOT NULL DEFAULT now()
   )`);
+  const present = new Set(
+    (await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) =>
+      Number(r.version),
+    ),
+  );
   const applied: string[] = [];
-  for (const migration of migrations) {
+  for (const migration of migrations.filter((m) => !present.has(m.version))) {
     const done = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       const rows = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [

@@ -13,7 +13,7 @@ import { makePrivateDir, restrictTree } from './private-files.js';
  * and never given back. 16 MB holds the working set (accounts, keys, usage; the release is
  * read once into the in-memory index) and keeps the process about 130 MiB smaller.
  */
-const POSTGRESQL_CONF = ['shared_buffers = 16MB'];
+export const POSTGRESQL_CONF = ['shared_buffers = 16MB'];
 
 /** How often the data files' modes are tightened again while the database runs. */
 const RESTRICT_EVERY_MS = 60_000;
@@ -22,12 +22,37 @@ const RESTRICT_EVERY_MS = 60_000;
  * Embedded PostgreSQL (PGlite). One connection, so queries are serialised by PGlite itself;
  * a transaction holds it exclusively until it ends.
  */
-export async function openPglite(dataDir: string | undefined): Promise<Db> {
+export interface PgliteCreateOptions {
+  /**
+   * Asked only when the data directory is new: the path of a prepared one's gzipped tarball to
+   * unpack (see data-image.ts); undefined: initdb makes an empty one.
+   */
+  image?: () => Promise<string | undefined>;
+  /** Called once on a database just unpacked from the image, before it is handed out. */
+  onUnpacked?: (db: Db) => Promise<void>;
+}
+
+export async function openPglite(
+  dataDir: string | undefined,
+  options: PgliteCreateOptions = {},
+): Promise<Db> {
   if (dataDir === undefined)
     return wrapPglite(await PGlite.create({ postgresqlconf: POSTGRESQL_CONF }));
   makePrivateDir(dataDir);
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) await initInChildProcess(dataDir);
+  let image: string | undefined;
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    image = await options.image?.();
+    await createInChildProcess(dataDir, image);
+  }
   const db = wrapPglite(await PGlite.create({ dataDir, postgresqlconf: POSTGRESQL_CONF }));
+  if (image !== undefined) {
+    try {
+      await options.onUnpacked?.(db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
   restrictTree(dataDir);
   const sweep = setInterval(() => restrictTree(dataDir), RESTRICT_EVERY_MS);
   sweep.unref();
@@ -42,17 +67,23 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
 }
 
 /**
- * A new data directory is created (initdb) by a short-lived child process: initdb runs a second
- * PostgreSQL in WebAssembly whose compiled code and memory, in this process, kept a first start
- * of the server about 100 MiB larger than every later one.
+ * A new data directory is made by a short-lived child process, initdb or unpacked from `image`:
+ * either runs a second PostgreSQL in WebAssembly whose compiled code and memory, in this process,
+ * kept a first start of the server 70 to 100 MiB larger than every later one.
  */
-async function initInChildProcess(dataDir: string): Promise<void> {
+async function createInChildProcess(dataDir: string, image: string | undefined): Promise<void> {
   const self = fileURLToPath(import.meta.url);
   const script = join(self, '..', `pglite-init${self.endsWith('.ts') ? '.ts' : '.js'}`);
   // The same node flags (the TypeScript loader in tests and development).
   await promisify(execFile)(
     process.execPath,
-    [...process.execArgv, script, dataDir, JSON.stringify(POSTGRESQL_CONF)],
+    [
+      ...process.execArgv,
+      script,
+      dataDir,
+      JSON.stringify(POSTGRESQL_CONF),
+      ...(image === undefined ? [] : [image]),
+    ],
     { timeout: 120_000 },
   );
 }

@@ -201,6 +201,15 @@ describe('salary-api CLI on the embedded database', () => {
     const locked = await runCli(['data', 'status'], { DATA_DIR: dataDir });
     assert.equal(locked.code, 1);
     assert.match(locked.stderr, new RegExp(`in use by process ${process.pid}`));
+    // The server names itself in the lock: the command says so, and what to do.
+    writeFileSync(join(dataDir, 'salary-api.lock'), `${process.pid}\nserver\n`);
+    const held = await runCli(['account', 'list'], { DATA_DIR: dataDir });
+    assert.equal(held.code, 1);
+    assert.match(
+      held.stderr,
+      new RegExp(`held by the running server \\(process ${process.pid}\\)`),
+    );
+    assert.match(held.stderr, /Stop the server first/);
     // A lock left by a dead process is taken over.
     writeFileSync(join(dataDir, 'salary-api.lock'), '999999');
     const stale = await runCli(['data', 'status'], { DATA_DIR: dataDir });

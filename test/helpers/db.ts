@@ -1,39 +1,24 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { BUNDLED_RELEASE } from '../../src/config/index.js';
-import { systemClock } from '../../src/lib/clock.js';
-import { createReleaseService, readReleaseFile } from '../../src/releases/index.js';
-import {
-  listMigrations,
-  migrate,
-  openPglite,
-  openPostgres,
-  type Db,
-} from '../../src/store/index.js';
+import { prepareDatabase, preparedInputs } from '../../src/main/cli-database.js';
+import { migrate, openPglite, openPostgres, type Db } from '../../src/store/index.js';
 
 /**
- * PGlite's first start runs initdb (seconds). Tests share one prepared data directory
- * (migrated, bundled release loaded), built once per content hash in the temp folder, and
- * each test opens its own copy.
+ * PGlite's first start runs initdb (seconds). Tests share one prepared data directory, made as
+ * the build makes the image a first start unpacks (prepareDatabase: migrated, bundled release
+ * loaded), once per hash of the same inputs in the temp folder; each test opens its own copy.
  */
 export async function templateDir(): Promise<string> {
-  const hash = createHash('sha256');
-  for (const m of listMigrations()) hash.update(m.sql);
-  hash.update(readFileSync(BUNDLED_RELEASE));
-  hash.update(
-    readFileSync(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url)),
-  );
-  const dir = join(tmpdir(), `salary-api-pglite-${hash.digest('hex').slice(0, 16)}`);
+  const hash = preparedInputs(BUNDLED_RELEASE);
+  const dir = join(tmpdir(), `salary-api-pglite-${hash.slice(0, 16)}`);
   if (existsSync(join(dir, 'PG_VERSION'))) return dir;
   const building = `${dir}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const db = await openPglite(building);
-  await migrate(db);
-  await createReleaseService({ db, clock: systemClock }).load(
-    await readReleaseFile(BUNDLED_RELEASE),
-  );
+  await prepareDatabase(db, BUNDLED_RELEASE);
   await db.close();
   try {
     renameSync(building, dir);

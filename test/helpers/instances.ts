@@ -37,7 +37,7 @@ export async function startInstance(
       reject(new Error(`no listening line in ${timeoutMs} ms:\n${log}`));
     }, timeoutMs);
     const look = (): void => {
-      const match = /"address":"(http:\/\/[^"]+)".*salary API listening/.exec(log);
+      const match = /salary API listening at (http:\/\/[^;\s"]+)/.exec(log);
       if (match?.[1] !== undefined) {
         clearTimeout(timer);
         resolve(match[1]);

@@ -21,7 +21,7 @@ describe('salary-api serve (a real process on the embedded database)', () => {
       );
       child.stdout?.on('data', (d: Buffer) => {
         log += d.toString();
-        const match = /"address":"(http:\/\/[^"]+)".*salary API listening/.exec(log);
+        const match = /salary API listening at (http:\/\/[^;\s"]+)/.exec(log);
         if (match?.[1] !== undefined) {
           clearTimeout(timer);
           resolve(match[1]);
@@ -29,6 +29,8 @@ describe('salary-api serve (a real process on the embedded database)', () => {
       });
     });
     assert.match(log, /bundled data release loaded/);
+    assert.equal(log.match(/listening/g)?.length, 1, `one start-up line:\n${log}`);
+    assert.match(log, /database: embedded PGlite in .*; limits and caches: in-process/);
     assert.ok(existsSync(join(dataDir, 'salary-api.lock')));
 
     const ready = await fetch(`${address}/ready`);

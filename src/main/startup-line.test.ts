@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { listenText, startupLine } from './startup-line.js';
+
+const embedded = {
+  dataDir: './data',
+  databaseUrl: undefined,
+  redisUrl: undefined,
+  publicBaseUrl: undefined,
+};
+
+describe('startupLine', () => {
+  it('names the address, the embedded database folder, in-process limits and where to go', () => {
+    const line = startupLine(embedded, 'http://127.0.0.1:3000');
+    assert.equal(
+      line,
+      'salary API listening at http://127.0.0.1:3000; ' +
+        `database: embedded PGlite in ${resolve('data', 'pglite')}; ` +
+        'limits and caches: in-process (no REDIS_URL); ' +
+        'open http://127.0.0.1:3000/ (start), http://127.0.0.1:3000/docs (API reference), ' +
+        'http://127.0.0.1:3000/dashboard (account dashboard)',
+    );
+  });
+
+  it('names PostgreSQL and Redis without their passwords or query strings', () => {
+    const line = startupLine(
+      {
+        ...embedded,
+        databaseUrl: 'postgres://api:s3cret@db.internal:5433/salary?sslmode=require&password=x',
+        redisUrl: 'rediss://:r3dis@cache.internal:6380/2',
+      },
+      'http://10.0.0.5:3000',
+    );
+    assert.match(line, /database: PostgreSQL postgres:\/\/api@db\.internal:5433\/salary;/);
+    assert.match(line, /limits and caches: Redis at rediss:\/\/cache\.internal:6380\/2;/);
+    assert.doesNotMatch(line, /s3cret|r3dis|sslmode|password/);
+  });
+
+  it('links the public base URL when one is configured', () => {
+    const line = startupLine(
+      { ...embedded, publicBaseUrl: 'https://api.example.eu/' },
+      'http://127.0.0.1:3000',
+    );
+    assert.match(line, /listening at http:\/\/127\.0\.0\.1:3000;/);
+    assert.match(
+      line,
+      /open https:\/\/api\.example\.eu\/ \(start\), https:\/\/api\.example\.eu\/docs /,
+    );
+  });
+});
+
+describe('listenText', () => {
+  it('says "listening" once however many addresses Fastify reports', () => {
+    const text = listenText(embedded);
+    const lines = ['http://127.0.0.1:3000', 'http://10.0.0.5:3000'].map(text);
+    assert.match(lines[0]!, /^salary API listening at http:\/\/127\.0\.0\.1:3000;/);
+    assert.equal(lines[1], 'also reachable at http://10.0.0.5:3000');
+    assert.equal(lines.join('\n').match(/listening/g)?.length, 1);
+  });
+});

@@ -1,0 +1,44 @@
+import { resolve } from 'node:path';
+import type { Config } from '../config/index.js';
+
+type StartupConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'redisUrl' | 'publicBaseUrl'>;
+
+/**
+ * The server's one start-up line: where it listens, which database and shared store it uses
+ * (no password), and where to go. `address` is a listened address as Fastify gives it.
+ */
+export function startupLine(config: StartupConfig, address: string): string {
+  const base = (config.publicBaseUrl ?? address).replace(/\/$/, '');
+  return (
+    `salary API listening at ${address}; ` +
+    `database: ${describeDatabase(config)}; ` +
+    `limits and caches: ${config.redisUrl === undefined ? 'in-process (no REDIS_URL)' : `Redis at ${withoutSecrets(config.redisUrl)}`}; ` +
+    `open ${base}/ (start), ${base}/docs (API reference), ${base}/dashboard (account dashboard)`
+  );
+}
+
+/**
+ * Fastify's `listenTextResolver`: Fastify logs one line per listened address, so the first is
+ * the start-up line and any other (every interface of 0.0.0.0) only says it is reachable there.
+ */
+export function listenText(config: StartupConfig): (address: string) => string {
+  let first = true;
+  return (address) => {
+    if (!first) return `also reachable at ${address}`;
+    first = false;
+    return startupLine(config, address);
+  };
+}
+
+function describeDatabase(config: StartupConfig): string {
+  if (config.databaseUrl === undefined)
+    return `embedded PGlite in ${resolve(config.dataDir, 'pglite')}`;
+  return `PostgreSQL ${withoutSecrets(config.databaseUrl)}`;
+}
+
+/** `scheme://user@host:port/path`: the password and query (which may hold one) left out. */
+function withoutSecrets(raw: string): string {
+  const url = new URL(raw);
+  const user = url.username === '' ? '' : `${decodeURIComponent(url.username)}@`;
+  return `${url.protocol}//${user}${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+}
