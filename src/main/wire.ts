@@ -213,7 +213,16 @@ export async function createServices(
   });
   const keys = createKeyService({ db, clock, plans, cache });
   const collector = deps.collector ?? bankTransferCollector;
-  const subscriptions = createSubscriptionService({ db, clock, plans, keys, cache, collector });
+  const { seller } = config;
+  const subscriptions = createSubscriptionService({
+    db,
+    clock,
+    plans,
+    keys,
+    cache,
+    collector,
+    seller,
+  });
   const holder = holderId();
   const billing = (everyMs?: number) =>
     runBilling({
@@ -223,6 +232,7 @@ export async function createServices(
       cache,
       collector,
       logger,
+      seller,
       holder,
       ...(everyMs === undefined ? {} : { everyMs }),
     });
@@ -320,7 +330,14 @@ export async function createServer(
   const transport =
     deps.mailTransport ??
     (config.smtpUrl === undefined ? logTransport(logger) : smtpTransport(config.smtpUrl));
-  const notices = createNoticeWorker({ db, clock, transport, from: config.mailFrom, logger });
+  const notices = createNoticeWorker({
+    db,
+    clock,
+    transport,
+    from: config.mailFrom,
+    baseUrl: baseUrlOf(config),
+    logger,
+  });
   if (config.databaseUrl === undefined && db.kind === 'pglite') {
     const released = await releaseAllNoticeClaims(db);
     if (released > 0) logger.info({ notices: released }, 'notices resumed');
