@@ -53,11 +53,15 @@ export function publicAccount(a: repo.AccountRow): PublicAccount {
 }
 
 export interface AccountService {
-  /** `throttle: false` for the operator's CLI; sign-ups over HTTP are limited per address. */
+  /**
+   * `throttle: false` for the operator's CLI; sign-ups over HTTP are limited per address.
+   * `operatorPlan`: the operator creates the account for a customer, on that plan (its name),
+   * and the welcome mail says so instead of inviting a sign-up's choice of plan.
+   */
   signUp(
     input: { email: string; password: string },
     ip: string,
-    options?: { throttle: boolean },
+    options?: { throttle: boolean; operatorPlan?: string },
   ): Promise<{ account: PublicAccount; session: Session }>;
   logIn(input: { email: string; password: string }, ip: string): Promise<Session>;
   logOut(sessionId: string): Promise<void>;
@@ -148,7 +152,7 @@ export function createAccountService(deps: {
   }
 
   return {
-    async signUp({ email: raw, password }, ip, { throttle } = { throttle: true }) {
+    async signUp({ email: raw, password }, ip, { throttle, operatorPlan } = { throttle: true }) {
       const email = normalizeEmail(raw);
       if (!isEmail(email)) {
         throw AppError.invalidParams([{ name: 'email', reason: 'is not a valid e-mail address' }]);
@@ -187,7 +191,16 @@ export function createAccountService(deps: {
           ip,
           at,
         });
-        await enqueueNotice(tx, { accountId: account.id, kind: 'account.welcome' }, at);
+        await enqueueNotice(
+          tx,
+          {
+            accountId: account.id,
+            kind: 'account.welcome',
+            data:
+              operatorPlan === undefined ? {} : { created_by: 'operator', plan_name: operatorPlan },
+          },
+          at,
+        );
         return { account, ...(await newSession(tx, account.id, ip, false)) };
       });
       return {

@@ -20,3 +20,22 @@ export {
 export { listInvoices, findInvoice, balanceOf, ledger } from './repo.js';
 // The SLA's automatic credits go to the same ledger (src/sla).
 export { addLedgerEntry } from './repo.js';
+export {
+  createBillingDetails,
+  detailsProblems,
+  MAX_ADDRESS_LINES,
+  type BillingDetailsInput,
+  type BillingDetailsService,
+  type PublicBillingDetails,
+} from './details.js';
+export { renderInvoicePdf } from './invoice-pdf.js';
+export {
+  countryName,
+  decideVat,
+  EU_VAT,
+  vatNumberProblem,
+  type Party,
+  type Seller,
+  type VatDecision,
+  type VatTreatment,
+} from './vat.js';

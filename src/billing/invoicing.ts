@@ -5,6 +5,7 @@ import type { Queryable } from '../store/index.js';
 import { applyBalance } from './balance.js';
 import type { Period } from './cycle.js';
 import * as repo from './repo.js';
+import { decideVat, vatCents, type Party, type Seller } from './vat.js';
 
 export const DAY_MS = 86_400_000;
 /** Invoices issued at once are due this long after issue. */
@@ -22,14 +23,24 @@ export interface PaymentCollector {
 
 export const bankTransferCollector: PaymentCollector = { collect: async () => 'pending' };
 
+/** The buyer an invoice names: the account's billing details now, if it gave any. */
+export async function buyerOf(db: Queryable, accountId: string): Promise<Party | null> {
+  const d = await repo.findBillingDetails(db, accountId);
+  return d === undefined
+    ? null
+    : { name: d.companyName, address: d.addressLines, country: d.country, vatNumber: d.vatNumber };
+}
+
 /**
- * Issues an invoice: credit on the account's balance is spent on it first (a ledger entry
- * records that), and an invoice with nothing left to pay is paid at once.
+ * Issues an invoice: VAT by the seller's and the buyer's countries (both kept on the invoice
+ * as they are now), then credit on the account's balance is spent on the total first (a ledger
+ * entry records that), and an invoice with nothing left to pay is paid at once.
  */
 export async function issueInvoice(
   tx: Queryable,
   clock: Clock,
   input: {
+    seller: Seller;
     accountId: string;
     lines: repo.InvoiceLine[];
     period: Period;
@@ -39,8 +50,12 @@ export async function issueInvoice(
 ): Promise<repo.InvoiceRow> {
   const now = clock.now();
   const subtotal = input.lines.reduce((sum, l) => sum + l.amountCents, 0);
+  const buyer = await buyerOf(tx, input.accountId);
+  const vat = decideVat(input.seller, buyer);
+  const vatAmount = vatCents(subtotal, vat.rateBp);
+  const total = subtotal + vatAmount;
   const credit = Math.max(0, await repo.balanceOf(tx, input.accountId));
-  const { applied, due } = applyBalance(Math.max(0, subtotal), credit);
+  const { applied, due } = applyBalance(Math.max(0, total), credit);
   const id = prefixedId('in');
   const invoice = await repo.insertInvoice(tx, {
     id,
@@ -56,6 +71,16 @@ export async function issueInvoice(
     paidAt: due === 0 ? now : null,
     renewalPlan: input.renewalPlan,
     lines: input.lines,
+    seller: input.seller,
+    buyer,
+    vat: {
+      treatment: vat.treatment,
+      rateBp: vat.rateBp,
+      country: vat.rateCountry,
+      note: vat.note,
+    },
+    vatCents: vatAmount,
+    totalCents: total,
   });
   await repo.addLedgerEntry(tx, {
     accountId: input.accountId,
@@ -70,8 +95,9 @@ export async function issueInvoice(
       accountId: input.accountId,
       kind: 'invoice.issued',
       data: {
+        invoice_id: id,
         number: invoice.number,
-        total_cents: subtotal,
+        total_cents: total,
         amount_due_cents: due,
         due_at: new Date(input.dueAt).toISOString(),
       },
@@ -86,6 +112,7 @@ export function issuePlanInvoice(
   tx: Queryable,
   clock: Clock,
   input: {
+    seller: Seller;
     accountId: string;
     planName: string;
     amountCents: number;
@@ -96,6 +123,7 @@ export function issuePlanInvoice(
 ): Promise<repo.InvoiceRow> {
   const { period } = input;
   return issueInvoice(tx, clock, {
+    seller: input.seller,
     accountId: input.accountId,
     lines: [
       {
@@ -138,11 +166,25 @@ export function publicInvoice(i: repo.InvoiceRow) {
       period_end: iso(l.periodEnd),
     })),
     subtotal_cents: i.subtotalCents,
+    vat: {
+      treatment: i.vat.treatment,
+      rate_percent: i.vat.rateBp / 100,
+      country: i.vat.country,
+      note: i.vat.note,
+      amount_cents: i.vatCents,
+    },
+    total_cents: i.totalCents,
     balance_applied_cents: i.balanceAppliedCents,
     amount_due_cents: i.amountDueCents,
     created_at: iso(i.createdAt),
     due_at: iso(i.dueAt),
     paid_at: iso(i.paidAt),
+    seller: i.seller === null ? null : publicParty(i.seller),
+    buyer: i.buyer === null ? null : publicParty(i.buyer),
   };
+}
+
+function publicParty(p: Seller | Party) {
+  return { name: p.name, address: p.address, country: p.country, vat_number: p.vatNumber };
 }
 export type PublicInvoice = ReturnType<typeof publicInvoice>;

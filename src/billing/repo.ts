@@ -1,5 +1,6 @@
 import type { PlanId } from '../plans/index.js';
-import type { Queryable } from '../store/index.js';
+import { jsonColumn, type Queryable } from '../store/index.js';
+import { vatCents, type Party, type Seller, type VatTreatment } from './vat.js';
 
 export type SubscriptionStatus = 'active' | 'past_due' | 'canceled';
 
@@ -40,6 +41,14 @@ export interface InvoiceRow {
   paidAt: number | null;
   renewalPlan: PlanId | null;
   lines: InvoiceLine[];
+  /** The seller as configured when the invoice was issued (null: issued before VAT). */
+  seller: Seller | null;
+  /** The account's billing details when the invoice was issued (null: none were given). */
+  buyer: Party | null;
+  vat: { treatment: VatTreatment; rateBp: number; country: string | null; note: string | null };
+  vatCents: number;
+  /** Subtotal plus VAT; the balance is applied to it. */
+  totalCents: number;
 }
 
 const ms = (v: Date | string | null): number | null => (v === null ? null : new Date(v).getTime());
@@ -141,10 +150,19 @@ interface RawInvoice {
   due_at: Date | string;
   paid_at: Date | string | null;
   renewal_plan: string | null;
+  seller: Seller | string | null;
+  buyer: Party | string | null;
+  vat_treatment: string;
+  vat_rate_bp: number | string;
+  vat_country: string | null;
+  vat_note: string | null;
+  vat_cents: number | string;
+  total_cents: number | string;
 }
 
 const INVOICE_COLUMNS =
-  'id, account_id, number, status, period_start, period_end, subtotal_cents, balance_applied_cents, amount_due_cents, created_at, due_at, paid_at, renewal_plan';
+  'id, account_id, number, status, period_start, period_end, subtotal_cents, balance_applied_cents, amount_due_cents, created_at, due_at, paid_at, renewal_plan, ' +
+  'seller, buyer, vat_treatment, vat_rate_bp, vat_country, vat_note, vat_cents, total_cents';
 
 function toInvoice(r: RawInvoice, lines: InvoiceLine[]): InvoiceRow {
   return {
@@ -162,6 +180,16 @@ function toInvoice(r: RawInvoice, lines: InvoiceLine[]): InvoiceRow {
     paidAt: ms(r.paid_at),
     renewalPlan: r.renewal_plan as PlanId | null,
     lines,
+    seller: r.seller === null ? null : jsonColumn(r.seller),
+    buyer: r.buyer === null ? null : jsonColumn(r.buyer),
+    vat: {
+      treatment: r.vat_treatment as VatTreatment,
+      rateBp: Number(r.vat_rate_bp),
+      country: r.vat_country,
+      note: r.vat_note,
+    },
+    vatCents: Number(r.vat_cents),
+    totalCents: Number(r.total_cents),
   };
 }
 
@@ -186,8 +214,10 @@ export async function insertInvoice(
 ): Promise<InvoiceRow> {
   const rows = await db.query<RawInvoice>(
     `INSERT INTO invoices (id, account_id, status, period_start, period_end, subtotal_cents,
-       balance_applied_cents, amount_due_cents, created_at, due_at, paid_at, renewal_plan)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${INVOICE_COLUMNS}`,
+       balance_applied_cents, amount_due_cents, created_at, due_at, paid_at, renewal_plan,
+       seller, buyer, vat_treatment, vat_rate_bp, vat_country, vat_note, vat_cents, total_cents)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+     RETURNING ${INVOICE_COLUMNS}`,
     [
       inv.id,
       inv.accountId,
@@ -201,6 +231,14 @@ export async function insertInvoice(
       iso(inv.dueAt),
       inv.paidAt === null ? null : iso(inv.paidAt),
       inv.renewalPlan,
+      inv.seller === null ? null : JSON.stringify(inv.seller),
+      inv.buyer === null ? null : JSON.stringify(inv.buyer),
+      inv.vat.treatment,
+      inv.vat.rateBp,
+      inv.vat.country,
+      inv.vat.note,
+      inv.vatCents,
+      inv.totalCents,
     ],
   );
   for (const line of inv.lines) await insertLine(db, inv.id, line);
@@ -254,19 +292,25 @@ export async function addCreditLine(
   await insertLine(db, invoice.id, line);
   invoice.lines.push(line);
   invoice.subtotalCents += line.amountCents;
-  invoice.amountDueCents = Math.max(0, invoice.amountDueCents + line.amountCents);
+  const total = invoice.subtotalCents + vatCents(invoice.subtotalCents, invoice.vat.rateBp);
+  invoice.amountDueCents = Math.max(0, invoice.amountDueCents + (total - invoice.totalCents));
+  invoice.vatCents = total - invoice.subtotalCents;
+  invoice.totalCents = total;
   if (invoice.amountDueCents === 0) {
     invoice.status = 'paid';
     invoice.paidAt = at;
   }
   await db.query(
-    'UPDATE invoices SET subtotal_cents = $2, amount_due_cents = $3, status = $4, paid_at = $5 WHERE id = $1',
+    `UPDATE invoices SET subtotal_cents = $2, amount_due_cents = $3, status = $4, paid_at = $5,
+       vat_cents = $6, total_cents = $7 WHERE id = $1`,
     [
       invoice.id,
       invoice.subtotalCents,
       invoice.amountDueCents,
       invoice.status,
       invoice.paidAt === null ? null : iso(invoice.paidAt),
+      invoice.vatCents,
+      invoice.totalCents,
     ],
   );
 }
@@ -340,4 +384,57 @@ export async function ledger(
     invoiceId: r.invoice_id,
     createdAt: ms(r.created_at) as number,
   }));
+}
+
+export interface BillingDetailsRow {
+  accountId: string;
+  companyName: string;
+  addressLines: string[];
+  country: string;
+  vatNumber: string | null;
+  updatedAt: number;
+}
+
+interface RawDetails {
+  account_id: string;
+  company_name: string;
+  address_lines: string[];
+  country: string;
+  vat_number: string | null;
+  updated_at: Date | string;
+}
+
+const toDetails = (r: RawDetails): BillingDetailsRow => ({
+  accountId: r.account_id,
+  companyName: r.company_name,
+  addressLines: r.address_lines,
+  country: r.country,
+  vatNumber: r.vat_number,
+  updatedAt: ms(r.updated_at) as number,
+});
+
+export async function findBillingDetails(
+  db: Queryable,
+  accountId: string,
+): Promise<BillingDetailsRow | undefined> {
+  const rows = await db.query<RawDetails>(
+    'SELECT account_id, company_name, address_lines, country, vat_number, updated_at FROM billing_details WHERE account_id = $1',
+    [accountId],
+  );
+  return rows[0] === undefined ? undefined : toDetails(rows[0]);
+}
+
+export async function saveBillingDetails(
+  db: Queryable,
+  d: BillingDetailsRow,
+): Promise<BillingDetailsRow> {
+  const rows = await db.query<RawDetails>(
+    `INSERT INTO billing_details (account_id, company_name, address_lines, country, vat_number, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (account_id) DO UPDATE SET company_name = $2, address_lines = $3, country = $4,
+       vat_number = $5, updated_at = $6
+     RETURNING account_id, company_name, address_lines, country, vat_number, updated_at`,
+    [d.accountId, d.companyName, d.addressLines, d.country, d.vatNumber, iso(d.updatedAt)],
+  );
+  return toDetails(rows[0] as RawDetails);
 }

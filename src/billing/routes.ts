@@ -4,6 +4,7 @@ import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import type { Db } from '../store/index.js';
+import { MAX_ADDRESS_LINES } from './details.js';
 import { publicInvoice } from './invoicing.js';
 import * as repo from './repo.js';
 import type { SubscriptionService } from './service.js';
@@ -32,6 +33,13 @@ const Line = Type.Object({
   period_start: Type.String({ format: 'date-time' }),
   period_end: Type.String({ format: 'date-time' }),
 });
+const Party = Type.Object({
+  name: Type.String(),
+  address: Type.Array(Type.String()),
+  country: Type.Union([Type.String(), Type.Null()], { description: 'ISO 3166-1 alpha-2.' }),
+  vat_number: Type.Union([Type.String(), Type.Null()]),
+});
+
 const Invoice = Type.Object(
   {
     id: Type.String(),
@@ -41,17 +49,84 @@ const Invoice = Type.Object(
     period_start: Type.String({ format: 'date-time' }),
     period_end: Type.String({ format: 'date-time' }),
     lines: Type.Array(Line),
-    subtotal_cents: Type.Integer(),
+    subtotal_cents: Type.Integer({ description: 'The lines added up, without VAT.' }),
+    vat: Type.Object(
+      {
+        treatment: StringEnum(['standard', 'reverse_charge', 'outside_eu', 'not_charged']),
+        rate_percent: Type.Number({ description: 'The rate charged; 0 unless standard.' }),
+        country: Type.Union([Type.String(), Type.Null()], {
+          description: 'The member state whose rate is charged; null unless standard.',
+        }),
+        note: Type.Union([Type.String(), Type.Null()], {
+          description: 'The sentence the invoice prints about its VAT.',
+        }),
+        amount_cents: Type.Integer(),
+      },
+      { description: 'How VAT is treated (docs/billing.md).' },
+    ),
+    total_cents: Type.Integer({ description: 'Subtotal plus VAT.' }),
     balance_applied_cents: Type.Integer(),
     amount_due_cents: Type.Integer(),
     created_at: Type.String({ format: 'date-time' }),
     due_at: Type.String({ format: 'date-time' }),
     paid_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    seller: Type.Union([Party, Type.Null()], {
+      description: 'The seller as it was when the invoice was issued.',
+    }),
+    buyer: Type.Union([Party, Type.Null()], {
+      description:
+        'The account’s billing details when the invoice was issued; null when none were given.',
+    }),
   },
   { $id: 'Invoice' },
 );
 
-export const billingSchemas = [Subscription, Invoice];
+const BillingDetails = Type.Object(
+  {
+    company_name: Type.String(),
+    address_lines: Type.Array(Type.String()),
+    country: Type.String({ description: 'ISO 3166-1 alpha-2 (Greece is GR).' }),
+    vat_number: Type.Union([Type.String(), Type.Null()]),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'BillingDetails' },
+);
+
+const BillingDetailsBody = Type.Object(
+  {
+    company_name: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The company invoiced (or your own name when buying privately).',
+      examples: ['Example Analytics GmbH'],
+    }),
+    address_lines: Type.Array(Type.String({ maxLength: 120 }), {
+      minItems: 1,
+      maxItems: MAX_ADDRESS_LINES,
+      description: 'Street, postal code and city, one line each.',
+      examples: [['Friedrichstraße 1', '10117 Berlin']],
+    }),
+    country: Type.String({
+      pattern: '^[A-Za-z]{2}$',
+      description: 'ISO 3166-1 alpha-2 country code; Greece is GR.',
+      examples: ['DE'],
+    }),
+    vat_number: Type.Optional(
+      Type.Union([Type.String({ maxLength: 30 }), Type.Null()], {
+        description:
+          'The VAT identification number with its country prefix (EL for Greece), e.g. DE123456789; spaces, dots and hyphens are ignored. Checked against the form of the country’s numbers. Empty or null: none.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const billingSchemas = [Subscription, Invoice, BillingDetails];
+
+/** PDF when Accept names it, JSON otherwise. */
+function wantsPdf(accept: string | undefined): boolean {
+  return accept !== undefined && /\bapplication\/pdf\b/i.test(accept);
+}
 
 export const billingRoutes: FastifyPluginAsyncTypebox<{
   subscriptions: SubscriptionService;
@@ -166,23 +241,70 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         operationId: 'getInvoice',
         tags,
-        summary: 'One invoice',
-        description: 'Another account’s invoice is 404.',
+        summary: 'One invoice, as JSON or as a PDF',
+        description:
+          'With `Accept: application/pdf` the invoice as a PDF document to book: seller and buyer as they were when it was issued, number, dates, lines, VAT and total. Otherwise JSON. Another account’s invoice is 404.',
         params: Type.Object({ id: Type.String({ pattern: '^in_[A-Za-z0-9_-]{1,40}$' }) }),
-        response: { 200: Type.Ref('Invoice'), ...problemResponses(400, 401, 403, 404) },
+        response: {
+          200: {
+            description: 'The invoice.',
+            content: {
+              'application/json': { schema: Type.Ref('Invoice') },
+              'application/pdf': { schema: { type: 'string', format: 'binary' } },
+            },
+          },
+          ...problemResponses(400, 401, 403, 404),
+        },
       },
       config: read,
     },
-    async (request) => {
-      const invoice = await repo.findInvoice(
-        db,
-        request.params.id,
-        request.principal.accountId as string,
-      );
-      if (invoice === undefined)
-        throw new AppError('NOT_FOUND', `No invoice ${request.params.id} on this account.`);
-      return publicInvoice(invoice);
+    async (request, reply) => {
+      const accountId = request.principal.accountId as string;
+      if (!wantsPdf(request.headers.accept))
+        return subscriptions.invoice(accountId, request.params.id);
+      const pdf = await subscriptions.invoicePdf(accountId, request.params.id);
+      return reply
+        .header('content-type', 'application/pdf')
+        .header('content-disposition', `attachment; filename="${pdf.fileName}"`)
+        .header('cache-control', 'private, no-store')
+        .send(Buffer.from(pdf.bytes));
     },
+  );
+
+  app.get(
+    '/api/v1/account/billing-details',
+    {
+      schema: {
+        operationId: 'getBillingDetails',
+        tags,
+        summary: 'Billing details: who invoices are made out to',
+        description:
+          'Company name, address, country and VAT number; `null` when none were given (invoices then name the account and charge VAT as for a consumer in the seller’s country).',
+        response: {
+          200: Type.Union([Type.Ref('BillingDetails'), Type.Null()]),
+          ...problemResponses(401, 403),
+        },
+      },
+      config: read,
+    },
+    async (request) => subscriptions.details.get(request.principal.accountId as string),
+  );
+
+  app.put(
+    '/api/v1/account/billing-details',
+    {
+      schema: {
+        operationId: 'setBillingDetails',
+        tags,
+        summary: 'Set the billing details',
+        description:
+          'Applies to invoices issued from now on; an issued invoice keeps the details it was issued with. The VAT number must have the form of the country’s numbers with its prefix; a business in another EU country than the seller’s is invoiced without VAT under the reverse charge (docs/billing.md).',
+        body: BillingDetailsBody,
+        response: { 200: Type.Ref('BillingDetails'), ...problemResponses(400, 401, 403, 413, 415) },
+      },
+      config: write,
+    },
+    async (request) => subscriptions.details.set(request.principal, request.body, request.ip),
   );
 
   app.get(

@@ -18,6 +18,7 @@ import {
 } from './invoicing.js';
 import * as repo from './repo.js';
 import { planOf, type Plans } from './service.js';
+import type { Seller } from './vat.js';
 
 /** Renewal invoices are issued this long before the period they charge for. */
 export const ADVANCE_INVOICE_MS = 7 * DAY_MS;
@@ -47,6 +48,8 @@ export async function runBilling(deps: {
   cache: CredentialCache;
   collector: PaymentCollector;
   logger: Logger;
+  /** Who the invoices are from (the operator's SELLER_* settings). */
+  seller: Seller;
   /** Lease holder: this instance. */
   holder?: string;
   /** Scheduled run: skipped when any instance ran billing less than this long ago. */
@@ -78,12 +81,12 @@ export async function runBilling(deps: {
 
 async function settleAccount(
   tx: Queryable,
-  deps: { clock: Clock; plans: Plans },
+  deps: { clock: Clock; plans: Plans; seller: Seller },
   accountId: string,
   now: number,
   result: BillingRunResult,
 ): Promise<AccountRow | undefined> {
-  const { clock, plans } = deps;
+  const { clock, plans, seller } = deps;
   let account = await findAccount(tx, accountId, true);
   let sub = await repo.findSubscription(tx, accountId, true);
   if (account === undefined || sub === undefined || sub.status === 'canceled') return undefined;
@@ -152,6 +155,7 @@ async function settleAccount(
       const plan = planOf(plans, account, nextPlan);
       invoices.push(
         await issueInvoice(tx, clock, {
+          seller,
           accountId,
           lines: [
             {
@@ -195,6 +199,7 @@ async function settleAccount(
     const period: Period = cycleAt(sub.anchorAt, sub.periodEnd);
     invoices.push(
       await issuePlanInvoice(tx, clock, {
+        seller,
         accountId,
         planName: plan.name,
         amountCents: plan.priceCents ?? 0,

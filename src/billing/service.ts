@@ -23,7 +23,10 @@ import {
   type PublicInvoice,
 } from './invoicing.js';
 import { upgradeCharge } from './proration.js';
+import { createBillingDetails } from './details.js';
+import { renderInvoicePdf } from './invoice-pdf.js';
 import * as repo from './repo.js';
+import type { Seller } from './vat.js';
 
 export type Plans = Readonly<Record<PlanId, Plan>>;
 
@@ -34,6 +37,8 @@ export interface BillingDeps {
   keys: KeyService;
   cache: CredentialCache;
   collector: PaymentCollector;
+  /** Who the invoices are from (the operator's SELLER_* settings). */
+  seller: Seller;
 }
 
 export interface PublicSubscription {
@@ -89,7 +94,7 @@ export function operatorPrincipal(accountId: string, plan: Plan): Principal {
 
 /** Changes of plan an account makes itself, and the operator's contract changes. */
 export function createSubscriptionService(deps: BillingDeps) {
-  const { db, clock, plans, keys, cache, collector } = deps;
+  const { db, clock, plans, keys, cache, collector, seller } = deps;
 
   async function lockAccount(tx: Queryable, accountId: string): Promise<AccountRow> {
     const account = await findAccount(tx, accountId, true);
@@ -154,8 +159,32 @@ export function createSubscriptionService(deps: BillingDeps) {
     );
   }
 
+  /** One invoice of the account; another account's is as unknown as a missing one. */
+  async function invoiceOf(accountId: string, invoiceId: string): Promise<repo.InvoiceRow> {
+    const invoice = await repo.findInvoice(db, invoiceId, accountId);
+    if (invoice === undefined)
+      throw new AppError('NOT_FOUND', `No invoice ${invoiceId} on this account.`);
+    return invoice;
+  }
+
   return {
     markPaid,
+
+    /** The account's billing details, which invoices issued from now on name as the buyer. */
+    details: createBillingDetails({ db, clock }),
+
+    async invoice(accountId: string, invoiceId: string): Promise<PublicInvoice> {
+      return publicInvoice(await invoiceOf(accountId, invoiceId));
+    },
+
+    /** The invoice as a PDF, with the seller and buyer it was issued with. */
+    async invoicePdf(
+      accountId: string,
+      invoiceId: string,
+    ): Promise<{ bytes: Uint8Array; fileName: string }> {
+      const invoice = await invoiceOf(accountId, invoiceId);
+      return { bytes: await renderInvoicePdf(invoice), fileName: `invoice-${invoice.number}.pdf` };
+    },
 
     async view(accountId: string): Promise<PublicSubscription> {
       const account = await findAccount(db, accountId);
@@ -207,6 +236,7 @@ export function createSubscriptionService(deps: BillingDeps) {
           account = await updateAccount(tx, accountId, { plan: target, status: 'active' }, at);
           invoices.push(
             await issuePlanInvoice(tx, clock, {
+              seller,
               accountId,
               planName: next.name,
               amountCents: next.priceCents ?? 0,
@@ -276,6 +306,7 @@ export function createSubscriptionService(deps: BillingDeps) {
           if (lines.length > 0)
             invoices.push(
               await issueInvoice(tx, clock, {
+                seller,
                 accountId,
                 lines,
                 period: { start: now, end: period.end },

@@ -65,6 +65,52 @@ describe('loadConfig', () => {
   });
 });
 
+describe('seller settings', () => {
+  it('default to an unregistered seller and read the SELLER_* variables', () => {
+    assert.deepEqual(loadConfig({}).seller, {
+      name: 'Salary data API',
+      address: [],
+      country: null,
+      vatNumber: null,
+    });
+    const config = loadConfig({
+      SELLER_NAME: 'Salary Data Europe B.V.',
+      SELLER_ADDRESS: 'Keizersgracht 1; 1015 CJ Amsterdam',
+      SELLER_COUNTRY: 'nl',
+      SELLER_VAT_NUMBER: 'NL 8123.4567.8B01',
+    });
+    assert.deepEqual(config.seller, {
+      name: 'Salary Data Europe B.V.',
+      address: ['Keizersgracht 1', '1015 CJ Amsterdam'],
+      country: 'NL',
+      vatNumber: 'NL812345678B01',
+    });
+  });
+
+  it('refuses a country outside the EU, a VAT number of the wrong form or without a country', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    assert.match(
+      problems({ SELLER_COUNTRY: 'US' }).join(),
+      /SELLER_COUNTRY must be the code of an EU member state/,
+    );
+    assert.match(
+      problems({ SELLER_COUNTRY: 'DE', SELLER_VAT_NUMBER: 'DE1' }).join(),
+      /SELLER_VAT_NUMBER is not of the form of a VAT number of Germany \(for example DE123456789\)/,
+    );
+    assert.match(
+      problems({ SELLER_VAT_NUMBER: 'DE123456789' }).join(),
+      /SELLER_VAT_NUMBER needs SELLER_COUNTRY/,
+    );
+  });
+});
+
 describe('baseUrlOf', () => {
   it('is PUBLIC_BASE_URL without its trailing slash, else the listening address as a URL', () => {
     assert.equal(

@@ -3,6 +3,8 @@ import { Cron } from 'croner';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parsePlanOverrides, type PlanOverrides } from '../plans/index.js';
+import type { Seller } from '../billing/vat.js';
+import { parseSeller } from './seller.js';
 import { parseTrustProxy } from './trust-proxy.js';
 
 /** Everything the process is configured with, parsed once at start and frozen. */
@@ -61,6 +63,8 @@ export interface Config {
   readonly slaHeartbeatMs: number;
   /** How often a running export renews its 30-minute lease (the upload heartbeat). */
   readonly exportHeartbeatMs: number;
+  /** The operator as invoices name it (SELLER_*); its VAT number decides whether VAT is charged. */
+  readonly seller: Seller;
 }
 
 export const BUNDLED_RELEASE = fileURLToPath(
@@ -206,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     noticePollMs: int('NOTICE_POLL_MS', 1000, 0, 600_000),
     slaHeartbeatMs: int('SLA_HEARTBEAT_SECONDS', 60, 0, 600) * 1000,
     exportHeartbeatMs: int('EXPORT_HEARTBEAT_MS', 600_000, 100, 900_000),
+    seller: parseSeller(str, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

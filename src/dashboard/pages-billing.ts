@@ -1,5 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ledger, listInvoices, publicInvoice, upgradeCharge } from '../billing/index.js';
+import {
+  EU_VAT,
+  ledger,
+  listInvoices,
+  MAX_ADDRESS_LINES,
+  publicInvoice,
+  upgradeCharge,
+  type PublicBillingDetails,
+} from '../billing/index.js';
+import { AppError } from '../errors/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import { flashOf, type DashboardTools } from './context.js';
 import { markup, type Html } from './html.js';
@@ -29,7 +38,63 @@ export function changePreview(
   return { kind: 'downgrade', dueNowCents: 0, effective: period.end };
 }
 
-const DONE: Record<string, string> = { changed: 'The plan change is recorded.' };
+const DONE: Record<string, string> = {
+  changed: 'The plan change is recorded.',
+  details: 'The billing details are saved; invoices issued from now on are made out to them.',
+};
+
+/** The form's current values: what was saved, or what was just sent and refused. */
+interface DetailsValues {
+  company_name: string;
+  address_lines: string;
+  country: string;
+  vat_number: string;
+}
+
+function detailsValues(d: PublicBillingDetails | null): DetailsValues {
+  return {
+    company_name: d?.company_name ?? '',
+    address_lines: d?.address_lines.join('\n') ?? '',
+    country: d?.country ?? '',
+    vat_number: d?.vat_number ?? '',
+  };
+}
+
+function detailsForm(csrf: string, v: DetailsValues): Html {
+  return markup`<form method="post" action="${BASE}/billing/details" class="stack" id="billing-details">
+    <input type="hidden" name="_csrf" value="${csrf}" />
+    <label for="company_name">Company name (or your own name)</label>
+    <input
+      id="company_name"
+      name="company_name"
+      maxlength="200"
+      autocomplete="organization"
+      required
+      value="${v.company_name}"
+    />
+    <label for="address_lines">Address: street, postal code and city, one per line</label>
+    <textarea id="address_lines" name="address_lines" rows="${MAX_ADDRESS_LINES}" cols="40" required>
+${v.address_lines}</textarea
+    >
+    <label for="country">Country (ISO code, e.g. DE; Greece is GR)</label>
+    <input
+      id="country"
+      name="country"
+      maxlength="2"
+      size="4"
+      list="eu-countries"
+      autocomplete="country"
+      required
+      value="${v.country}"
+    />
+    <datalist id="eu-countries">
+      ${EU_VAT.map((c) => markup`<option value="${c.code}">${c.name}</option>`)}
+    </datalist>
+    <label for="vat_number">VAT number with its country prefix (optional, e.g. DE123456789)</label>
+    <input id="vat_number" name="vat_number" maxlength="30" value="${v.vat_number}" />
+    <button type="submit">Save the billing details</button>
+  </form>`;
+}
 
 export function billingPages(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
@@ -38,14 +103,15 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { flash?: Flash; top?: Html } = {},
+    extra: { flash?: Flash; top?: Html; details?: DetailsValues } = {},
   ) {
     const { principal, page: ctx } = request.dashboard;
     const accountId = principal.accountId as string;
-    const [sub, invoices, entries] = await Promise.all([
+    const [sub, invoices, entries, details] = await Promise.all([
       deps.subscriptions.view(accountId),
       listInvoices(deps.db, accountId),
       ledger(deps.db, accountId),
+      deps.subscriptions.details.get(accountId),
     ]);
     const plan = principal.plan;
     // The selector starts on the plan the account has, so the form never suggests a change.
@@ -98,8 +164,10 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
                     <th scope="col">Number</th>
                     <th scope="col">Date</th>
                     <th scope="col">Lines</th>
+                    <th scope="col" class="num">Total</th>
                     <th scope="col" class="num">Due</th>
                     <th scope="col">Status</th>
+                    <th scope="col">Document</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -117,9 +185,21 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
                             </ul>
                             ${i.balance_applied_cents === 0 ? '' : markup`<p>Balance applied: ${euros(-i.balance_applied_cents)}</p>`}
                           </td>
+                          <td class="num">
+                            ${euros(i.total_cents)}
+                            ${i.vat.amount_cents === 0 ? '' : markup`<br /><span class="muted">incl. ${euros(i.vat.amount_cents)} VAT</span>`}
+                          </td>
                           <td class="num">${euros(i.amount_due_cents)}</td>
                           <td>
                             ${i.status}${i.status === 'open' && i.due_at !== null ? markup`, due ${time(i.due_at)}` : ''}
+                          </td>
+                          <td>
+                            <a
+                              href="${BASE}/billing/invoices/${i.id}/pdf"
+                              download="invoice-${i.number}.pdf"
+                              aria-label="Download PDF of invoice ${i.number}"
+                              >Download PDF</a
+                            >
                           </td>
                         </tr>`,
                     )}
@@ -127,6 +207,14 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
               </table>
             </div>`
       }
+      <h2>Billing details</h2>
+      <p>
+        Invoices are made out to these details: a business with a VAT number in another EU country
+        than ours is invoiced without VAT (reverse charge); otherwise VAT is charged at the rate of
+        your country.
+        ${details === null ? markup`<strong>None given yet.</strong>` : ''}
+      </p>
+      ${detailsForm(ctx.csrf, extra.details ?? detailsValues(details))}
       <h2>Balance ledger</h2>
       ${
         entries.length === 0
@@ -171,6 +259,57 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
       200,
       done === undefined ? {} : { flash: { kind: 'ok', text: done } },
     );
+  });
+
+  app.post('/dashboard/billing/details', async (request, reply) => {
+    const body = (request.body as Record<string, unknown> | undefined) ?? {};
+    const field = (name: string): string => {
+      const v = body[name];
+      return typeof v === 'string' ? v : '';
+    };
+    const sent: DetailsValues = {
+      company_name: field('company_name').slice(0, 200),
+      address_lines: field('address_lines').slice(0, 1000),
+      country: field('country').slice(0, 2),
+      vat_number: field('vat_number').slice(0, 30),
+    };
+    const lines = sent.address_lines.split(/\r?\n/).filter((l) => l.trim() !== '');
+    try {
+      if (lines.length > MAX_ADDRESS_LINES)
+        throw new AppError(
+          'INVALID_PARAMETER',
+          `The address has at most ${MAX_ADDRESS_LINES} lines (street, postal code and city).`,
+        );
+      await deps.subscriptions.details.set(
+        request.dashboard.principal,
+        {
+          company_name: sent.company_name,
+          address_lines: lines.map((l) => l.slice(0, 120)),
+          country: sent.country,
+          vat_number: sent.vat_number,
+        },
+        request.ip,
+      );
+      return tools.redirect(reply, '/billing?done=details');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, { flash, details: sent });
+    }
+  });
+
+  // The invoice document, with the session of the dashboard (the API needs a bearer token).
+  app.get('/dashboard/billing/invoices/:id/pdf', async (request, reply) => {
+    const id = (request.params as { id: string }).id;
+    const pdf = await deps.subscriptions.invoicePdf(
+      request.dashboard.principal.accountId as string,
+      /^in_[A-Za-z0-9_-]{1,40}$/.test(id) ? id : 'in_none',
+    );
+    return reply
+      .code(200)
+      .header('content-type', 'application/pdf')
+      .header('content-disposition', `attachment; filename="${pdf.fileName}"`)
+      .header('cache-control', 'private, no-store')
+      .send(Buffer.from(pdf.bytes));
   });
 
   // Step one: what the change costs and when it applies; nothing is changed yet.

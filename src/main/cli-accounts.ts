@@ -79,6 +79,7 @@ export async function accountCommand(
       const password = flags.password ?? randomBytes(18).toString('base64url');
       const { account } = await s.accounts.signUp({ email: flags.email, password }, 'cli', {
         throttle: false,
+        operatorPlan: s.plans[plan].name,
       });
       let apiKey: string | undefined;
       if (plan !== 'free') {

@@ -31,12 +31,14 @@ export function commandServices(
   });
   const keys = createKeyService({ db, clock, plans, cache });
   const collector = bankTransferCollector;
+  const { seller } = config;
   return {
     plans,
     accounts: createAccountService({ db, clock, sessions: cache }),
     keys,
-    subscriptions: createSubscriptionService({ db, clock, plans, keys, cache, collector }),
-    billing: () => runBilling({ db, clock, plans, cache, collector, logger, holder: holderId() }),
+    subscriptions: createSubscriptionService({ db, clock, plans, keys, cache, collector, seller }),
+    billing: () =>
+      runBilling({ db, clock, plans, cache, collector, logger, seller, holder: holderId() }),
     /** Tells the running instances once that credentials changed, if they did. */
     async announce(): Promise<void> {
       if (announced) await bus.publish('credentials');

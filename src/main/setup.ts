@@ -108,7 +108,16 @@ export async function createServices(
   });
   const keys = createKeyService({ db, clock, plans, cache });
   const collector = deps.collector ?? bankTransferCollector;
-  const subscriptions = createSubscriptionService({ db, clock, plans, keys, cache, collector });
+  const { seller } = config;
+  const subscriptions = createSubscriptionService({
+    db,
+    clock,
+    plans,
+    keys,
+    cache,
+    collector,
+    seller,
+  });
   const holder = holderId();
   const billing = (everyMs?: number) =>
     runBilling({
@@ -118,6 +127,7 @@ export async function createServices(
       cache,
       collector,
       logger,
+      seller,
       holder,
       ...(everyMs === undefined ? {} : { everyMs }),
     });

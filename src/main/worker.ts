@@ -46,7 +46,14 @@ export async function createWorker(core: Core, deps: Pick<ProcessDeps, 'mailTran
   const transport =
     deps.mailTransport ??
     (config.smtpUrl === undefined ? logTransport(logger) : smtpTransport(config.smtpUrl));
-  const notices = createNoticeWorker({ db, clock, transport, from: config.mailFrom, logger });
+  const notices = createNoticeWorker({
+    db,
+    clock,
+    transport,
+    from: config.mailFrom,
+    baseUrl: core.issuer,
+    logger,
+  });
   // Export files are written in a worker thread of their own (runs go one at a time), so an
   // export never holds the main thread that serves lookups.
   const exportRenderer = new RenderPool(1);

@@ -150,6 +150,8 @@ export interface NoticeRow {
   status: string;
   attempts: number;
   lastError: string | null;
+  /** What the template renders. */
+  data: Record<string, unknown>;
 }
 
 export async function listNotices(db: Queryable, accountId?: string): Promise<NoticeRow[]> {
@@ -160,8 +162,9 @@ export async function listNotices(db: Queryable, accountId?: string): Promise<No
     status: string;
     attempts: number;
     last_error: string | null;
+    data: Record<string, unknown> | string;
   }>(
-    `SELECT id, account_id, kind, status, attempts, last_error FROM notices
+    `SELECT id, account_id, kind, status, attempts, last_error, data FROM notices
      WHERE $1::text IS NULL OR account_id = $1 ORDER BY created_at, id`,
     [accountId ?? null],
   );
@@ -172,5 +175,6 @@ export async function listNotices(db: Queryable, accountId?: string): Promise<No
     status: r.status,
     attempts: r.attempts,
     lastError: r.last_error,
+    data: jsonColumn(r.data),
   }));
 }

@@ -10,9 +10,12 @@ export type NoticeCategory = 'account' | 'billing' | 'security' | 'technical' | 
 export interface Template {
   category: NoticeCategory;
   subject(d: NoticeData): string;
-  /** Paragraphs of the body, after the greeting. */
-  body(d: NoticeData): string[];
+  /** Paragraphs of the body, after the greeting; `link` makes a path an absolute URL. */
+  body(d: NoticeData, link: Link): string[];
 }
+
+/** A path of this server (`/dashboard/billing`) as the absolute URL a mail links to. */
+type Link = (path: string) => string;
 
 type NoticeData = Readonly<Record<string, unknown>>;
 
@@ -27,6 +30,11 @@ const money = (d: NoticeData, key: string): string => {
   return `${(v / 100).toFixed(2)} ${currency}`;
 };
 const day = (d: NoticeData, key: string): string => str(d, key).slice(0, 10);
+/** An id as it may stand in a path (anything else is dropped rather than linked). */
+const idOf = (d: NoticeData, key: string): string => {
+  const v = str(d, key);
+  return /^[A-Za-z0-9_-]{1,64}$/.test(v) ? v : '';
+};
 const list = (d: NoticeData, key: string): string[] => {
   const v = d[key];
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
@@ -36,111 +44,131 @@ export const TEMPLATES = {
   'account.welcome': {
     category: 'account',
     subject: () => 'Welcome to the salary data API',
-    body: () => [
-      'Your account is ready. Sign in to the dashboard or the API to create API keys and choose a plan.',
-      'API keys are shown once, when you create them; we never send them by e-mail.',
-    ],
+    body: (d, link) =>
+      str(d, 'created_by') === 'operator'
+        ? [
+            `We set up your account on the ${str(d, 'plan_name') || 'Free'} plan. Sign in to the dashboard with this e-mail address and the password we gave you, and choose a password of your own under Account: ${link('/dashboard/account')}`,
+            str(d, 'plan_name') === '' || str(d, 'plan_name') === 'Free'
+              ? `Your plan, invoices and billing details are in the dashboard: ${link('/dashboard/billing')}`
+              : `Your first API key was handed to you with the account. Further keys, usage, invoices and billing details are in the dashboard: ${link('/dashboard')}`,
+            `Getting started and the API reference: ${link('/docs')}`,
+            'API keys are shown once, when they are created; we never send them by e-mail.',
+          ]
+        : [
+            `Your account is ready, on the Free plan. Sign in to the dashboard to see your usage, and choose a paid plan there when you need keys, more requests or more formats: ${link('/dashboard/billing')}`,
+            `Getting started and the API reference: ${link('/docs')}`,
+            'API keys are shown once, when you create them; we never send them by e-mail.',
+          ],
   },
   'subscription.confirmed': {
     category: 'billing',
     subject: (d) => `Your ${str(d, 'plan_name')} subscription is active`,
-    body: (d) => [
+    body: (d, link) => [
       `Thank you for subscribing to the ${str(d, 'plan_name')} plan. Your subscription is active now.`,
-      `The first invoice covers the period up to ${day(d, 'period_end')}.`,
-      'Your API keys are listed in the dashboard; a new key is shown only once, when it is created, and is never sent by e-mail.',
+      `The first invoice covers the period up to ${day(d, 'period_end')}. Your invoices, and the company details they are made out to, are in the dashboard: ${link('/dashboard/billing')}`,
+      `Your API keys are listed in the dashboard (${link('/dashboard/keys')}); a new key is shown only once, when it is created, and is never sent by e-mail.`,
     ],
   },
   'invoice.issued': {
     category: 'billing',
     subject: (d) => `Invoice ${str(d, 'number')} issued`,
-    body: (d) => [
-      `Invoice ${str(d, 'number')} of ${money(d, 'total_cents')} was issued; ${money(d, 'amount_due_cents')} is due by ${day(d, 'due_at')}.`,
-      'You can read and download it in the dashboard or at GET /api/v1/billing/invoices.',
-    ],
+    body: (d, link) => {
+      const id = idOf(d, 'invoice_id');
+      return [
+        `Invoice ${str(d, 'number')} of ${money(d, 'total_cents')} was issued; ${money(d, 'amount_due_cents')} is due by ${day(d, 'due_at')}.`,
+        id === ''
+          ? `Your invoices are in the dashboard: ${link('/dashboard/billing')}`
+          : `Download it as a PDF: ${link(`/dashboard/billing/invoices/${id}/pdf`)} (after signing in), or from the API with GET ${link(`/api/v1/invoices/${id}`)} and the header Accept: application/pdf. All invoices: ${link('/dashboard/billing')}`,
+      ];
+    },
   },
   'invoice.overdue': {
     category: 'billing',
     subject: () => 'Payment overdue',
-    body: (d) => [
+    body: (d, link) => [
       `Payment of invoice ${list(d, 'invoice_numbers').join(', ')} is overdue.`,
       `Please pay by ${day(d, 'grace_ends_at')}; after that date the account moves to the Free plan and keys beyond the Free plan's limit are revoked.`,
+      `Your invoices: ${link('/dashboard/billing')}`,
     ],
   },
   'subscription.payment_failed': {
     category: 'billing',
     subject: () => 'Your account moved to the Free plan',
-    body: (d) => [
+    body: (d, link) => [
       `The overdue invoice was not paid within the grace period, so the account moved from the ${str(d, 'from_plan')} plan to the Free plan.`,
-      'Subscribe again at any time from the dashboard once the overdue invoice is settled.',
+      `Subscribe again at any time in the dashboard once the overdue invoice is settled: ${link('/dashboard/billing')}`,
     ],
   },
   'plan.change_scheduled': {
     category: 'billing',
     subject: (d) => `Plan change to ${str(d, 'to_plan')} scheduled`,
-    body: (d) => [
+    body: (d, link) => [
       `Your plan changes from ${str(d, 'from_plan')} to ${str(d, 'to_plan')} on ${day(d, 'effective_at')}, at the end of the current period.`,
-      'Until then the current plan applies. You can undo the change in the dashboard before that date.',
+      `Until then the current plan applies. You can undo the change in the dashboard before that date: ${link('/dashboard/billing')}`,
     ],
   },
   'plan.changed': {
     category: 'billing',
     subject: (d) => `Your plan is now ${str(d, 'to_plan')}`,
-    body: (d) => [`Your plan changed from ${str(d, 'from_plan')} to ${str(d, 'to_plan')}.`],
+    body: (d, link) => [
+      `Your plan changed from ${str(d, 'from_plan')} to ${str(d, 'to_plan')}.`,
+      `Your plan and invoices: ${link('/dashboard/billing')}`,
+    ],
   },
   'keys.revoked_by_downgrade': {
     category: 'security',
     subject: () => 'API keys revoked after a plan change',
-    body: (d) => [
+    body: (d, link) => [
       `The ${str(d, 'to_plan')} plan allows fewer API keys, so these keys were revoked and no longer work: ${list(d, 'key_ids').join(', ')}.`,
-      'The most recently created keys were kept.',
+      `The most recently created keys were kept: ${link('/dashboard/keys')}`,
     ],
   },
   'keys.rotation_grace_ending': {
     category: 'technical',
     subject: (d) => `API key "${str(d, 'key_name')}" stops working soon`,
-    body: (d) => [
+    body: (d, link) => [
       `The key "${str(d, 'key_name')}" (${str(d, 'key_prefix')}…) was replaced by a rotation and stops working at ${str(d, 'expires_at')}.`,
-      'Move every client to the new key before then.',
+      `Move every client to the new key before then. Your keys: ${link('/dashboard/keys')}`,
     ],
   },
   'webhooks.endpoint_disabled': {
     category: 'technical',
     subject: () => 'Webhook endpoint disabled',
-    body: (d) => [
+    body: (d, link) => [
       `The webhook endpoint ${str(d, 'url')} (${str(d, 'webhook_id')}) was disabled: ${str(d, 'reason')}.`,
-      'Fix the receiver, then enable the endpoint again with PATCH /api/v1/webhooks/{id}.',
+      `Fix the receiver, then enable the endpoint again in the dashboard (${link('/dashboard/webhooks')}) or with PATCH ${link(`/api/v1/webhooks/${idOf(d, 'webhook_id')}`)}.`,
     ],
   },
   'export.failed': {
     category: 'technical',
     subject: () => 'A data export failed',
-    body: (d) => [
+    body: (d, link) => [
       `The export ${str(d, 'export_id')} failed: ${str(d, 'reason')}.`,
-      'You can start it again; the failed run was not charged.',
+      `You can start it again; the failed run was not charged. Its runs: GET ${link(`/api/v1/exports/${idOf(d, 'export_id')}/runs`)}`,
     ],
   },
   'sla.credit_issued': {
     category: 'billing',
     subject: () => 'Service credit issued',
-    body: (d) => [
+    body: (d, link) => [
       `Availability in ${str(d, 'month')} was ${str(d, 'availability')}, below the ${str(d, 'target')} in your plan, so a credit of ${money(d, 'amount_cents')} was added to your balance.`,
-      'It is taken off your next invoice.',
+      `It is taken off your next invoice. Availability by month: ${link('/dashboard/sla')}; your balance: ${link('/dashboard/billing')}`,
     ],
   },
   'password.changed': {
     category: 'security',
     subject: () => 'Your password was changed',
-    body: (d) => [
+    body: (d, link) => [
       `The password of your account was changed at ${str(d, 'at')} from the address ${str(d, 'ip')}. Every other session of the account was signed out.`,
-      'If you did not do this, contact support at once and revoke your API keys.',
+      `If you did not do this, contact support at once and revoke your API keys: ${link('/dashboard/keys')}`,
     ],
   },
   'sessions.new_address': {
     category: 'security',
     subject: () => 'New sign-in to your account',
-    body: (d) => [
+    body: (d, link) => [
       `Your account was signed in to from an address not seen before (${str(d, 'ip')}) at ${str(d, 'at')}.`,
-      'If this was not you, change your password and revoke your sessions and keys.',
+      `If this was not you, change your password and revoke your sessions and keys: ${link('/dashboard/account')}`,
     ],
   },
   'support.request': {
@@ -182,22 +210,31 @@ const escapeHtml = (s: string): string =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-/** The message of a notice; `name` greets the account (its name, or its e-mail address). */
+/** Links in the HTML part: each absolute http(s) URL of the text (escaped already). */
+const linkify = (escaped: string): string =>
+  escaped.replace(/https?:\/\/[^\s<>"']+[^\s<>"'.,;:)]/g, (url) => `<a href="${url}">${url}</a>`);
+
+/**
+ * The message of a notice; `name` greets the account (its name, or its e-mail address).
+ * `baseUrl` is the server's public URL, which the links in the message start with.
+ */
 export function renderNotice(
   kind: NoticeKind,
   data: NoticeData,
   name: string | null,
+  baseUrl: string,
 ): RenderedMessage {
   const t: Template = TEMPLATES[kind];
+  const base = baseUrl.replace(/\/$/, '');
   const paragraphs = [
     ...(name === null ? [] : [`Hello ${name},`]),
-    ...t.body(data),
-    '— Salary data API',
+    ...t.body(data, (path) => `${base}${path}`),
+    `— Salary data API · ${base}/dashboard`,
   ];
   const text = paragraphs.join('\n\n') + '\n';
   const html =
     '<!doctype html><html><body>' +
-    paragraphs.map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`).join('') +
+    paragraphs.map((p) => `<p>${linkify(escapeHtml(p)).replace(/\n/g, '<br>')}</p>`).join('') +
     '</body></html>';
   return { subject: t.subject(data).replace(/[\r\n]+/g, ' '), text, html };
 }

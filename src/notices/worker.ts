@@ -61,6 +61,8 @@ export function createNoticeWorker(deps: {
   clock: Clock;
   transport: MailTransport;
   from: string;
+  /** The server's public URL: links in messages start with it. */
+  baseUrl: string;
   logger: Logger;
   random?: () => number;
 }): NoticeWorker {
@@ -80,7 +82,7 @@ export function createNoticeWorker(deps: {
       const mail: OutgoingMail = {
         from: deps.from,
         to,
-        ...renderNotice(n.kind, n.data, name),
+        ...renderNotice(n.kind, n.data, name, deps.baseUrl),
         messageId: `<${n.id}@${domain}>`,
       };
       try {

@@ -49,6 +49,7 @@ describe('notices claimed by two instances on one PostgreSQL', { skip: !availabl
         clock,
         transport: smtpTransport(smtp.url),
         from: 'notices@salary.example',
+        baseUrl: 'https://api.salary.example',
         logger: silent,
       }),
     );

@@ -43,6 +43,8 @@ const NEEDS: Record<string, Need> = {
   'GET /api/v1/invoices': ['account', 'billing:read'],
   'GET /api/v1/invoices/{id}': ['account', 'billing:read'],
   'GET /api/v1/balance': ['account', 'billing:read'],
+  'GET /api/v1/account/billing-details': ['account', 'billing:read'],
+  'PUT /api/v1/account/billing-details': ['account', 'billing:write'],
   'GET /api/v1/usage': ['account', 'usage:read'],
   'POST /api/v1/support/requests': ['account', 'account:write'],
   'GET /api/v1/account/contacts': ['account', 'account:read'],

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { BUNDLED_RELEASE, loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { imageFor, openConfiguredDatabase } from '../../src/main/cli-database.js';
-import { ensureRelease } from '../../src/main/wire.js';
+import { ensureRelease } from '../../src/releases/index.js';
 import { createReleaseService } from '../../src/releases/index.js';
 import {
   findDataImage,

@@ -1,0 +1,182 @@
+import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
+// The standard-font text helpers the compliance reports use (no domain in them).
+import { drawable, wrap } from '../compliance/pdf-text.js';
+import type { InvoiceRow } from './repo.js';
+import { countryName, formatRate, type Party, type Seller } from './vat.js';
+
+const A4: [number, number] = [595.28, 841.89];
+const MARGIN = 50;
+const SIZE = 9;
+const GREY = rgb(0.35, 0.35, 0.35);
+
+/** €1,234.50 (a hyphen for the minus: the standard fonts have no minus sign). */
+export function pdfMoney(cents: number): string {
+  const euros = (Math.abs(cents) / 100).toLocaleString('en-US', {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  });
+  return `${cents < 0 ? '-' : ''}€${euros}`;
+}
+
+const STATUS: Record<InvoiceRow['status'], string> = {
+  open: 'Open',
+  paid: 'Paid',
+  void: 'Void',
+  uncollectible: 'Uncollectible',
+};
+
+const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+function partyLines(p: Seller | Party): string[] {
+  const country = p.country === null ? [] : [countryName(p.country) ?? p.country];
+  return [
+    ...p.address,
+    ...country,
+    ...(p.vatNumber === null ? [] : [`VAT number: ${p.vatNumber}`]),
+  ];
+}
+
+/**
+ * The invoice as a one-page A4 PDF (more pages for many lines), with the standard Helvetica
+ * fonts: seller and buyer as they were at issue, number and dates, lines, VAT and total.
+ */
+export async function renderInvoicePdf(invoice: InvoiceRow): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.setTitle(`Invoice ${invoice.number}`);
+  doc.setCreationDate(new Date(invoice.createdAt));
+  const regular = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const right = A4[0] - MARGIN;
+  let page: PDFPage = doc.addPage(A4);
+  let y = A4[1] - MARGIN;
+
+  const text = (
+    s: string,
+    x: number,
+    at: number,
+    font = regular,
+    size = SIZE,
+    color = rgb(0, 0, 0),
+  ) => page.drawText(drawable(font, s), { x, y: at, size, font, color });
+  const textRight = (s: string, x: number, at: number, font = regular, size = SIZE) => {
+    const shown = drawable(font, s);
+    page.drawText(shown, { x: x - font.widthOfTextAtSize(shown, size), y: at, size, font });
+  };
+  const block = (lines: string[], x: number, top: number, width: number, font: PDFFont) => {
+    let at = top;
+    for (const line of lines)
+      for (const part of wrap(font, drawable(font, line), SIZE, width)) {
+        text(part, x, at, font);
+        at -= SIZE * 1.4;
+      }
+    return at;
+  };
+
+  const seller = invoice.seller;
+  text('Invoice', MARGIN, y - 20, bold, 20);
+  if (seller !== null) text(seller.name, A4[0] / 2 + 40, y - 8, bold);
+  const sellerBottom = block(
+    seller === null ? [] : partyLines(seller),
+    A4[0] / 2 + 40,
+    y - 8 - SIZE * 1.4,
+    right - (A4[0] / 2 + 40),
+    regular,
+  );
+  y = Math.min(y - 40, sellerBottom) - 20;
+
+  text('Bill to', MARGIN, y, bold);
+  const buyer = invoice.buyer;
+  const buyerBottom = block(
+    buyer === null
+      ? [`Account ${invoice.accountId}`, '(no billing details were given)']
+      : [buyer.name, ...partyLines(buyer)],
+    MARGIN,
+    y - SIZE * 1.5,
+    A4[0] / 2 - MARGIN,
+    regular,
+  );
+  const facts: [string, string][] = [
+    ['Invoice number', String(invoice.number)],
+    ['Issue date', day(invoice.createdAt)],
+    ['Due date', day(invoice.dueAt)],
+    ['Service period', `${day(invoice.periodStart)} to ${day(invoice.periodEnd)}`],
+    ['Status', invoice.paidAt === null ? STATUS[invoice.status] : `Paid on ${day(invoice.paidAt)}`],
+  ];
+  let factY = y;
+  for (const [label, value] of facts) {
+    text(label, A4[0] / 2 + 40, factY, bold);
+    text(value, A4[0] / 2 + 140, factY);
+    factY -= SIZE * 1.5;
+  }
+  y = Math.min(buyerBottom, factY) - 24;
+
+  const columns = { description: MARGIN, period: 330, amount: right };
+  const rule = (at: number) =>
+    page.drawLine({
+      start: { x: MARGIN, y: at },
+      end: { x: right, y: at },
+      thickness: 0.5,
+      color: GREY,
+    });
+  text('Description', columns.description, y, bold);
+  text('Period', columns.period, y, bold);
+  textRight('Amount', columns.amount, y, bold);
+  rule(y - 5);
+  y -= 20;
+  for (const line of invoice.lines) {
+    const parts = wrap(regular, drawable(regular, line.description), SIZE, 270);
+    if (y - parts.length * SIZE * 1.4 < MARGIN + 160) {
+      page = doc.addPage(A4);
+      y = A4[1] - MARGIN;
+    }
+    text(`${day(line.periodStart)} to ${day(line.periodEnd)}`, columns.period, y);
+    textRight(pdfMoney(line.amountCents), columns.amount, y);
+    for (const part of parts) {
+      text(part, columns.description, y);
+      y -= SIZE * 1.4;
+    }
+    y -= 4;
+  }
+  rule(y + 6);
+  y -= 10;
+
+  const vatLabel =
+    invoice.vat.treatment === 'standard'
+      ? `VAT ${formatRate(invoice.vat.rateBp)}${invoice.vat.country === null ? '' : ` (${countryName(invoice.vat.country) ?? invoice.vat.country})`}`
+      : invoice.vat.treatment === 'reverse_charge'
+        ? 'VAT (reverse charge)'
+        : 'VAT';
+  const totals: [string, number, PDFFont][] = [
+    ['Subtotal (without VAT)', invoice.subtotalCents, regular],
+    [vatLabel, invoice.vatCents, regular],
+    ['Total', invoice.totalCents, bold],
+    ...(invoice.balanceAppliedCents === 0
+      ? []
+      : ([['Credit from the balance', -invoice.balanceAppliedCents, regular]] as [
+          string,
+          number,
+          PDFFont,
+        ][])),
+    ['Amount due', invoice.amountDueCents, bold],
+  ];
+  for (const [label, cents, font] of totals) {
+    text(label, 330, y, font);
+    textRight(pdfMoney(cents), columns.amount, y, font);
+    y -= SIZE * 1.6;
+  }
+  y -= 14;
+  const note =
+    invoice.vat.note ?? 'No VAT was charged on this invoice (issued before VAT was recorded).';
+  y = block([note, 'All amounts in euro (EUR).'], MARGIN, y, right - MARGIN, regular);
+
+  const footer = seller === null ? '' : seller.name;
+  const pages = doc.getPages();
+  pages.forEach((p, i) => {
+    const line = drawable(
+      regular,
+      `${footer}${footer === '' ? '' : ' · '}Invoice ${invoice.number} · page ${i + 1} of ${pages.length}`,
+    );
+    p.drawText(line, { x: MARGIN, y: MARGIN / 2, size: 7, font: regular, color: GREY });
+  });
+  return doc.save();
+}

@@ -1,0 +1,41 @@
+import {
+  euVatCountry,
+  EU_VAT,
+  normalizeVatNumber,
+  vatNumberProblem,
+  type Seller,
+} from '../billing/vat.js';
+
+export const DEFAULT_SELLER_NAME = 'Salary data API';
+
+/**
+ * The operator as its invoices name it: SELLER_NAME, SELLER_ADDRESS (lines separated by `;`),
+ * SELLER_COUNTRY (an EU member state) and SELLER_VAT_NUMBER (of that country's form). Without
+ * a VAT number invoices charge no VAT (docs/billing.md).
+ */
+export function parseSeller(str: (name: string) => string | undefined, problems: string[]): Seller {
+  const country = str('SELLER_COUNTRY')?.toUpperCase() ?? null;
+  if (country !== null && euVatCountry(country) === undefined)
+    problems.push(
+      `SELLER_COUNTRY must be the code of an EU member state (${EU_VAT.map((c) => c.code).join(', ')}; got "${country}")`,
+    );
+  const raw = str('SELLER_VAT_NUMBER');
+  const vatNumber = raw === undefined ? null : normalizeVatNumber(raw);
+  if (vatNumber !== null) {
+    if (country === null) problems.push('SELLER_VAT_NUMBER needs SELLER_COUNTRY');
+    else if (euVatCountry(country) !== undefined) {
+      const problem = vatNumberProblem(country, vatNumber);
+      if (problem !== undefined) problems.push(`SELLER_VAT_NUMBER ${problem} (got "${raw}")`);
+    }
+  }
+  const address = (str('SELLER_ADDRESS') ?? '')
+    .split(/[;\n]/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  return Object.freeze({
+    name: str('SELLER_NAME') ?? DEFAULT_SELLER_NAME,
+    address: Object.freeze(address) as string[],
+    country,
+    vatNumber,
+  });
+}
