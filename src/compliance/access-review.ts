@@ -102,9 +102,12 @@ export function createAccessReviews(deps: {
             expires_at: Time;
             revoked_at: Time;
             replaced_by: string | null;
+            rotated_from: string | null;
           }>(
-            `SELECT id, name, prefix, scopes, allowlist, created_at, last_used_at, expires_at, revoked_at, replaced_by
-             FROM api_keys WHERE account_id = $1 AND created_at < $3
+            `SELECT id, name, prefix, scopes, allowlist, created_at, last_used_at, expires_at, revoked_at, replaced_by,
+                    (SELECT o.id FROM api_keys o WHERE o.account_id = k.account_id AND o.replaced_by = k.id
+                     LIMIT 1) AS rotated_from
+             FROM api_keys k WHERE account_id = $1 AND created_at < $3
                AND (revoked_at IS NULL OR revoked_at >= $2) AND (expires_at IS NULL OR expires_at >= $2)
              ORDER BY created_at, id`,
             [accountId, period.from, period.to],
@@ -142,12 +145,14 @@ export function createAccessReviews(deps: {
             enabled: boolean;
             created_at: Time;
           }>(
-            'SELECT id, url, events, enabled, created_at FROM webhook_endpoints WHERE account_id = $1 ORDER BY created_at, id',
-            [accountId],
+            `SELECT id, url, events, enabled, created_at FROM webhook_endpoints
+             WHERE account_id = $1 AND created_at < $2 ORDER BY created_at, id`,
+            [accountId, period.to],
           ),
           db.query<{ id: string; name: string; destination: unknown; created_at: Time }>(
-            'SELECT id, name, destination, created_at FROM exports WHERE account_id = $1 ORDER BY created_at, id',
-            [accountId],
+            `SELECT id, name, destination, created_at FROM exports
+             WHERE account_id = $1 AND created_at < $2 ORDER BY created_at, id`,
+            [accountId, period.to],
           ),
           db.query<{ action: string; n: number | string }>(
             `SELECT action, count(*) AS n FROM audit_log
@@ -158,9 +163,6 @@ export function createAccessReviews(deps: {
         ]);
       const a = account[0];
       if (a === undefined) throw new AppError('NOT_FOUND', 'The account no longer exists.');
-      const rotatedFrom = new Map(
-        keys.filter((k) => k.replaced_by !== null).map((k) => [k.replaced_by as string, k.id]),
-      );
       const actions: Record<string, number> = {};
       let total = 0;
       for (const e of entries) {
@@ -197,7 +199,7 @@ export function createAccessReviews(deps: {
           created_at: iso(k.created_at)!,
           age_days: ageDays(k.created_at, at)!,
           last_used_at: iso(k.last_used_at),
-          rotated_from: rotatedFrom.get(k.id) ?? null,
+          rotated_from: k.rotated_from,
           replaced_by: k.replaced_by,
           expires_at: iso(k.expires_at),
           revoked_at: iso(k.revoked_at),
