@@ -5,19 +5,21 @@ import { prefixedId } from '../lib/ids.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { assertFormatAllowed, assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
-import { DeliveryError } from './delivery-error.js';
 import * as repo from './repo.js';
 import { nextOccurrence, scheduleProblem } from './schedule.js';
-import { probeSftp, type SftpTarget } from './sftp.js';
-import { announce } from './webhook-destination.js';
+import type { SftpTarget } from './sftp.js';
+import { testDestination, type DestinationTestAnswer } from './destination-test.js';
 import type { DownloadLinks } from './download-link.js';
 import { findExportFile, type ExportFile } from './files.js';
 import {
   checkTargetUrl,
   generateSigningSecret,
   targetHostRefusal,
+  TEST_SEND_RULE,
+  throttleAccount,
   type WebhookSender,
 } from '../webhooks/index.js';
+import type { RateLimiter } from '../limits/index.js';
 import type {
   DestinationInput,
   DestinationSecret,
@@ -134,6 +136,8 @@ export function createExportService(deps: {
   sender: WebhookSender;
   /** Checks the signed links of webhook destinations' files. */
   links: DownloadLinks;
+  /** The shared limiter: destination tests' allowance, and the quota manual runs spend. */
+  limiter: RateLimiter;
 }) {
   const { db, clock, box, plans, allowPrivateTargets } = deps;
 
@@ -346,38 +350,30 @@ export function createExportService(deps: {
     },
 
     /**
-     * Checks a destination without exporting. SFTP: connect, host key, write and remove a
-     * file. Webhook: a signed `export.test` ping, signed with a one-off secret that the answer
-     * returns (the export's own secret is made when the export is created).
+     * Checks a destination without exporting (see destination-test.ts), within the account's
+     * test-send allowance shared with webhook test sends. SFTP: connect, host key, write and
+     * remove a file. Webhook: a signed `export.test` ping, signed with a one-off secret that
+     * the answer returns (the export's own secret is made when the export is created).
+     * `exportId`: the export being edited, whose saved host may hear its host key named.
      */
     async testDestination(
       principal: Principal,
       input: DestinationInput,
-    ): Promise<{ ok: boolean; error: string | null; secret?: string }> {
-      accountOf(principal);
+      exportId?: string,
+    ): Promise<{ answer: DestinationTestAnswer; detail: string | null }> {
+      const accountId = accountOf(principal);
+      const saved = exportId === undefined ? undefined : await mustFind(accountId, exportId);
       const { destination, secretEnc, secret } = destinationOf(input);
-      try {
-        if (destination.type === 'webhook') {
-          await announce(
-            deps.sender,
-            destination.url,
-            secret!,
-            prefixedId('msg_test'),
-            'export.test',
-            { message: 'A test of an export destination from the salary API.' },
-            clock.now(),
-            allowPrivateTargets,
-          );
-          return { ok: true, error: null, secret: secret! };
-        }
-        const target = sftpTarget(box, { destination, secretEnc, id: 'test' } as repo.ExportRow);
-        await probeSftp(target, allowPrivateTargets);
-        return { ok: true, error: null };
-      } catch (error) {
-        if (error instanceof DeliveryError)
-          return { ok: false, error: error.message, ...(secret === undefined ? {} : { secret }) };
-        throw error;
-      }
+      await throttleAccount(deps.limiter, clock, accountId, TEST_SEND_RULE, 'test sends');
+      const savedHost = saved?.destination.type === 'sftp' ? saved.destination.host : null;
+      return testDestination(
+        { sender: deps.sender, allowPrivateTargets, nowMs: clock.now() },
+        destination,
+        destination.type === 'webhook'
+          ? { secret: secret! }
+          : { sftp: sftpTarget(box, { destination, secretEnc, id: 'test' } as repo.ExportRow) },
+        savedHost,
+      );
     },
   };
 }

@@ -459,6 +459,7 @@ export async function createServer(
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     sender,
     links: exportLinks,
+    limiter,
   });
   // Export files are written in a worker thread of their own (runs go one at a time), so an
   // export never holds the main thread that serves lookups.
