@@ -20,6 +20,7 @@ import {
   type WebhookSender,
 } from '../webhooks/index.js';
 import type { RateLimiter } from '../limits/index.js';
+import { runQuota } from './quota.js';
 import type {
   DestinationInput,
   DestinationSecret,
@@ -138,6 +139,8 @@ export function createExportService(deps: {
   links: DownloadLinks;
   /** The shared limiter: destination tests' allowance, and the quota manual runs spend. */
   limiter: RateLimiter;
+  /** What a request to an endpoint spends, as its route declares it (a run: its bulk one). */
+  costOf: (endpoint: string) => number;
 }) {
   const { db, clock, box, plans, allowPrivateTargets } = deps;
 
@@ -145,6 +148,16 @@ export function createExportService(deps: {
     assertPlanHas(plans, principal.plan, (p) => p.scheduledExports, 'Scheduled exports');
     if (principal.accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in first.');
     return principal.accountId;
+  }
+
+  const quota = runQuota({ limiter: deps.limiter, clock, costOf: deps.costOf });
+
+  function oneAtATime(id: string, pending: repo.RunRow): AppError {
+    return new AppError(
+      'CONFLICT',
+      `Export ${id} already has a manual run ${pending.status} (${pending.id}); one manual run at a time, so run it again once that one has ended.`,
+      { extensions: { run_id: pending.id } },
+    );
   }
 
   function invalid(name: string, reason: string): AppError {
@@ -303,22 +316,38 @@ export function createExportService(deps: {
       await repo.deleteExport(db, accountId, id);
     },
 
-    /** Queues a run now, beside the schedule (it does not move the next occurrence). */
+    /**
+     * Queues a run now, beside the schedule (it does not move the next occurrence). One manual
+     * run at a time per export (409 while one is queued or running), and the run spends the
+     * account's quota as the bulk request it equals, now: refused (429) it queues nothing.
+     */
     async runNow(principal: Principal, id: string): Promise<PublicRun> {
       const row = await mustFind(accountOf(principal), id);
+      const pending = await repo.pendingManualRun(db, row.id);
+      if (pending !== undefined) throw oneAtATime(id, pending);
+      const charge = await quota.charge(principal.limitBucket, principal.plan, row.query);
+      if (!charge.allowed) throw charge.error;
       const at = new Date(clock.now());
-      const run = await repo.insertRun(
-        db,
-        {
-          id: prefixedId('run'),
-          exportId: row.id,
-          accountId: row.accountId,
-          trigger: 'manual',
-          scheduledAt: at,
-        },
-        at,
-      );
-      return publicRun(run!);
+      try {
+        const run = await repo.insertRun(
+          db,
+          {
+            id: prefixedId('run'),
+            exportId: row.id,
+            accountId: row.accountId,
+            trigger: 'manual',
+            scheduledAt: at,
+          },
+          at,
+        );
+        return publicRun(run!);
+      } catch (error) {
+        await charge.release();
+        // Another request queued one in between (the database keeps one per export).
+        const raced = await repo.pendingManualRun(db, row.id);
+        if (raced !== undefined) throw oneAtATime(id, raced);
+        throw error;
+      }
     },
 
     async runs(principal: Principal, id: string): Promise<PublicRun[]> {

@@ -460,6 +460,7 @@ export async function createServer(
     sender,
     links: exportLinks,
     limiter,
+    costOf: (endpoint) => quotaEndpoints.costOf(endpoint),
   });
   // Export files are written in a worker thread of their own (runs go one at a time), so an
   // export never holds the main thread that serves lookups.
@@ -481,6 +482,8 @@ export async function createServer(
       sender,
       links: exportLinks,
       pool: exportRenderer,
+      limiter,
+      costOf: (endpoint) => quotaEndpoints.costOf(endpoint),
     }),
     ...(metrics === undefined
       ? {}

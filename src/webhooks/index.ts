@@ -8,12 +8,7 @@ export {
   type WebhookService,
   type PublicEndpoint,
 } from './service.js';
-export {
-  TEST_SEND_RULE,
-  REDELIVERY_RULE,
-  throttleAccount,
-  untilTimeout,
-} from './test-send.js';
+export { TEST_SEND_RULE, REDELIVERY_RULE, throttleAccount, untilTimeout } from './test-send.js';
 export { createWebhookWorker, LEASE_MS, type WebhookWorker } from './worker.js';
 export {
   createHttpSender,

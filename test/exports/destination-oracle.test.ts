@@ -32,7 +32,7 @@ async function sshServer(): Promise<{ port: number; server: ssh2.Server }> {
     client.on('authentication', (ctx) => ctx.reject());
     client.on('error', () => undefined);
   });
-  const port = await listening(server as unknown as Server);
+  const port = await listening(server);
   return { port, server };
 }
 
@@ -104,7 +104,10 @@ describe('export destination tests are no port-scan oracle', () => {
       assert.equal(res.status, 200, `${what}: ${res.body}`);
       assert.ok(took >= TIMEOUT_MS - 20 && took < LATEST_MS, `${what}: ${took} ms`);
       assert.equal(res.json().ok, false);
-      assert.doesNotMatch(res.body, /ECONN|refused|handshake|SHA256:[A-Za-z0-9+/]{40}|127\.0\.0\.1/);
+      assert.doesNotMatch(
+        res.body,
+        /ECONN|refused|handshake|SHA256:[A-Za-z0-9+/]{40}|127\.0\.0\.1/,
+      );
       answers.add(res.body);
     }
     assert.equal(answers.size, 1, [...answers].join('\n'));
