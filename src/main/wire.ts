@@ -58,6 +58,7 @@ import {
   type Redis,
 } from '../store/index.js';
 import {
+  AddressCounts,
   admittedFromUsage,
   seedFromUsage,
   createUsageService,
@@ -384,8 +385,16 @@ export async function createServer(
         );
     }
   });
-  const recorder = new UsageRecorder(db, logger, (target) =>
-    touchKeys(target, cache.takeLastUsed()),
+  // Without Redis, anonymous callers' counts are kept in the database too (across a restart).
+  const addressCounts =
+    limiter instanceof MemoryRateLimiter
+      ? new AddressCounts({ clock, limiter, secretKey })
+      : undefined;
+  const recorder = new UsageRecorder(
+    db,
+    logger,
+    (target) => touchKeys(target, cache.takeLastUsed()),
+    addressCounts,
   );
   recorder.start(config.usageFlushMs);
   // Shared counters lost with a Redis restart are rebuilt from the usage instances wrote,
@@ -579,6 +588,9 @@ export async function createServer(
   if (limiter instanceof MemoryRateLimiter) {
     const seeded = await seedFromUsage(db, quotaEndpoints, limiter, clock.now());
     if (seeded > 0) logger.info({ accounts: seeded }, "limit counters raised to today's usage");
+    const addresses = await addressCounts?.seed(db);
+    if (addresses !== undefined && addresses > 0)
+      logger.info({ addresses }, 'anonymous limit counters kept from before the restart');
   }
   const gate = shutdownGate(app.server);
   return {

@@ -23,6 +23,8 @@ CREATE TABLE limit_address_counts (
   bucket_hash text NOT NULL,
   rule text NOT NULL,
   window_start timestamptz NOT NULL,
+  window_end timestamptz NOT NULL,
   units bigint NOT NULL,
   PRIMARY KEY (window_start, rule, bucket_hash)
 );
+CREATE INDEX limit_address_counts_end ON limit_address_counts (window_end);
