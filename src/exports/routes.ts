@@ -88,7 +88,8 @@ const Name = Type.String({ minLength: 1, maxLength: 100 });
 const Schedule = Type.String({
   minLength: 9,
   maxLength: 100,
-  description: 'A 5-field cron expression, e.g. `0 6 * * 1` (Mondays 06:00).',
+  description:
+    'A 5-field cron expression, e.g. `0 6 * * 1` (Mondays 06:00); at most hourly, so the minute field is one minute.',
 });
 const Timezone = Type.String({
   minLength: 1,
@@ -355,9 +356,13 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         operationId: 'runExport',
         tags,
         summary: 'Run an export now',
-        description: 'Queues a run beside the schedule; follow it with the run’s id.',
+        description:
+          'Queues a run beside the schedule; follow it with the run’s id. The run spends the account’s request quota as the bulk request it equals: with no room left, 429 with Retry-After and nothing is queued. One manual run at a time per export: 409 (with its `run_id`) while one is queued or running.',
         params: Params,
-        response: { 202: Type.Ref('ExportRun'), ...problemResponses(400, 401, 403, 404) },
+        response: {
+          202: Type.Ref('ExportRun'),
+          ...problemResponses(400, 401, 403, 404, 409, 429),
+        },
       },
       config: write,
     },
