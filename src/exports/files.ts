@@ -1,6 +1,8 @@
 import { Readable, Writable } from 'node:stream';
 import type { ByteRange } from '../http/byte-range.js';
 import type { Db, Queryable } from '../store/index.js';
+import { DeliveryError } from './delivery-error.js';
+import { EXPORT_STORAGE_CAP_BYTES } from './types.js';
 
 /** A webhook-destination export's file, kept until `expiresAt`. */
 export interface ExportFile {
@@ -26,10 +28,16 @@ export const FILE_PART_BYTES = 256 * 1024;
  * Where attempt `attempt` of run `runId` writes its file, a part at a time (each insert waited
  * for: backpressure). The file counts only once recorded by saveExportFile.
  */
-export function exportFileWriter(db: Db, runId: string, attempt: number): Writable {
+export function exportFileWriter(
+  db: Db,
+  runId: string,
+  attempt: number,
+  capBytes = EXPORT_STORAGE_CAP_BYTES,
+): Writable {
   let parts: Buffer[] = [];
   let held = 0;
   let seq = 0;
+  let total = 0;
   const insert = async (content: Buffer) => {
     await db.query(
       'INSERT INTO export_file_parts (run_id, attempt, seq, content) VALUES ($1, $2, $3, $4)',
@@ -51,6 +59,16 @@ export function exportFileWriter(db: Db, runId: string, attempt: number): Writab
     ]));
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
+      total += chunk.length;
+      if (total > capBytes) {
+        done(
+          new DeliveryError(
+            `the file is larger than the ${capBytes / 1024 ** 3} GiB of export files an account may keep`,
+            false,
+          ),
+        );
+        return;
+      }
       parts.push(chunk);
       held += chunk.length;
       const work = held >= FILE_PART_BYTES ? clear().then(flush) : clear();
@@ -66,12 +84,13 @@ export function exportFileWriter(db: Db, runId: string, attempt: number): Writab
 
 /**
  * Records (or, on a retried run, replaces) a run's file, whose parts `attempt` wrote; the parts
- * of the run's other attempts go.
+ * of the run's other attempts go, and the account's oldest files beyond the cap.
  */
 export async function saveExportFile(
   db: Db,
   f: Omit<ExportFile, 'open'> & { attempt: number },
   at: Date,
+  capBytes = EXPORT_STORAGE_CAP_BYTES,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query(
@@ -95,7 +114,37 @@ export async function saveExportFile(
       f.runId,
       f.attempt,
     ]);
+    await dropBeyondCap(tx, f.accountId, f.runId, at, capBytes);
   });
+}
+
+/**
+ * Keeps the account's export files within `capBytes`: counting from `keep` (the file just
+ * written) and then the newest, the files past the cap go with their parts, so the oldest are
+ * dropped first, and those past their 7 days before any other.
+ */
+async function dropBeyondCap(
+  tx: Queryable,
+  accountId: string,
+  keep: string,
+  now: Date,
+  capBytes: number,
+): Promise<void> {
+  await tx.query(
+    `WITH beyond AS (
+       SELECT run_id FROM (
+         SELECT run_id, sum(bytes) OVER (
+           ORDER BY run_id = $2 DESC, expires_at > $3 DESC, created_at DESC, run_id DESC
+         ) AS kept
+         FROM export_files WHERE account_id = $1
+       ) f
+       WHERE kept > $4 AND run_id <> $2
+     ), files AS (
+       DELETE FROM export_files WHERE run_id IN (SELECT run_id FROM beyond)
+     )
+     DELETE FROM export_file_parts WHERE run_id IN (SELECT run_id FROM beyond)`,
+    [accountId, keep, now.toISOString(), capBytes],
+  );
 }
 
 /**

@@ -245,6 +245,19 @@ export async function insertRun(
   return rows[0] === undefined ? undefined : toRun(rows[0]);
 }
 
+/** The export's manual run that is queued or running, if any (at most one is). */
+export async function pendingManualRun(
+  db: Queryable,
+  exportId: string,
+): Promise<RunRow | undefined> {
+  const rows = await db.query<RunDbRow>(
+    `SELECT ${RUN_COLUMNS} FROM export_runs
+     WHERE export_id = $1 AND trigger = 'manual' AND status IN ('queued', 'running') LIMIT 1`,
+    [exportId],
+  );
+  return rows[0] === undefined ? undefined : toRun(rows[0]);
+}
+
 export async function findRun(
   db: Queryable,
   accountId: string,

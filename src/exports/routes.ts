@@ -88,7 +88,8 @@ const Name = Type.String({ minLength: 1, maxLength: 100 });
 const Schedule = Type.String({
   minLength: 9,
   maxLength: 100,
-  description: 'A 5-field cron expression, e.g. `0 6 * * 1` (Mondays 06:00).',
+  description:
+    'A 5-field cron expression, e.g. `0 6 * * 1` (Mondays 06:00); at most hourly, so the minute field is one minute.',
 });
 const Timezone = Type.String({
   minLength: 1,
@@ -165,8 +166,20 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         tags,
         summary: 'Check a destination without exporting',
         description:
-          'SFTP: connects, checks the host key, authenticates, writes and removes a small file. Webhook: sends a signed `export.test` event, signed with a one-off secret given in the answer. The answer says whether it worked and, if not, why.',
-        body: Type.Object({ destination: DestinationSchema }, { additionalProperties: false }),
+          'SFTP: connects, checks the host key, authenticates, writes and removes a small file. Webhook: sends a signed `export.test` event, signed with a one-off secret given in the answer. A failure is answered when the test’s timeout (15 s) ends, whatever happened: an SFTP server that could not be reached (refused, reset, timed out, another protocol, another host key) reads the same in every case, the reason being logged for the operator only; a host-key mismatch is named, with the key the server showed, only for the host saved on the export given as `export_id`. At most 30 tests an hour per account, shared with webhook test sends; then 429 with Retry-After.',
+        body: Type.Object(
+          {
+            destination: DestinationSchema,
+            export_id: Type.Optional(
+              Type.String({
+                pattern: '^exp_[A-Za-z0-9_-]{1,40}$',
+                description:
+                  'The export being edited: a host-key mismatch on the host saved on it names the key the server showed.',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
         response: {
           200: Type.Object({
             ok: Type.Boolean(),
@@ -175,12 +188,26 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
               Type.String({ description: 'Webhook: the one-off secret that signed the ping.' }),
             ),
           }),
-          ...problemResponses(400, 401, 403),
+          ...problemResponses(400, 401, 403, 404, 429),
         },
       },
       config: write,
     },
-    async (request) => exports.testDestination(request.principal, request.body.destination),
+    async (request) => {
+      const { destination, export_id: exportId } = request.body;
+      const { answer, detail } = await exports.testDestination(
+        request.principal,
+        destination,
+        exportId,
+      );
+      // The reason of a failure is the operator's to read, never the caller's.
+      if (!answer.ok)
+        request.log.info(
+          { destination: destination.type, reason: detail },
+          'export destination test failed',
+        );
+      return answer;
+    },
   );
 
   app.get(
@@ -329,9 +356,13 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         operationId: 'runExport',
         tags,
         summary: 'Run an export now',
-        description: 'Queues a run beside the schedule; follow it with the run’s id.',
+        description:
+          'Queues a run beside the schedule; follow it with the run’s id. The run spends the account’s request quota as the bulk request it equals: with no room left, 429 with Retry-After and nothing is queued. One manual run at a time per export: 409 (with its `run_id`) while one is queued or running.',
         params: Params,
-        response: { 202: Type.Ref('ExportRun'), ...problemResponses(400, 401, 403, 404) },
+        response: {
+          202: Type.Ref('ExportRun'),
+          ...problemResponses(400, 401, 403, 404, 409, 429),
+        },
       },
       config: write,
     },

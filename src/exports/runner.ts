@@ -8,7 +8,9 @@ import { AppError } from '../errors/index.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
 import type { Clock } from '../lib/clock.js';
-import type { Plan, PlanId } from '../plans/index.js';
+import { applyContract, type Plan, type PlanId } from '../plans/index.js';
+import type { RateLimiter } from '../limits/index.js';
+import { runQuota, type RunCharge } from './quota.js';
 import {
   salaryFileStream,
   withSchemaFields,
@@ -99,8 +101,13 @@ export function createRunner(deps: {
   links: DownloadLinks;
   /** Writes file formats off the main thread, as the rows come. */
   pool: RenderPool;
+  /** The shared limiter scheduled runs spend the account's quota on. */
+  limiter: RateLimiter;
+  /** What a request to an endpoint spends, as its route declares it (a run: its bulk one). */
+  costOf: (endpoint: string) => number;
 }) {
   const { db, clock, box, salary, plans } = deps;
+  const quota = runQuota({ limiter: deps.limiter, clock, costOf: deps.costOf });
 
   async function content(e: ExportRow): Promise<{ stream: Readable; rows: () => number }> {
     const account = await findAccount(db, e.accountId);
@@ -214,6 +221,16 @@ export function createRunner(deps: {
   }
 
   return {
+    /** Spends the account's quota (its plan as its contract sets it) as the run's bulk request. */
+    async charge(e: ExportRow): Promise<RunCharge> {
+      const account = await findAccount(db, e.accountId);
+      const plan =
+        account === undefined ? undefined : applyContract(plans[account.plan], account.contract);
+      // No account (deleted meanwhile): nothing to charge; the delivery says why it fails.
+      if (plan === undefined) return { allowed: true, release: () => Promise.resolve() };
+      return quota.charge(`acct:${e.accountId}`, plan, e.query);
+    },
+
     async deliver(e: ExportRow, run: RunRow): Promise<Delivered> {
       if (e.destination.type === 'webhook')
         return deliverByWebhook(e as ExportRow & { destination: { type: 'webhook' } }, run);

@@ -4,6 +4,9 @@ function cronOf(schedule: string, timezone: string): Cron {
   return new Cron(schedule, { timezone, paused: true, mode: '5-part' });
 }
 
+/** The shortest time between two runs of a schedule: an export runs at most hourly. */
+export const MIN_SCHEDULE_INTERVAL_MS = 3_600_000;
+
 /** Why a schedule or time zone is refused, or null when both are usable. */
 export function scheduleProblem(schedule: string, timezone: string): string | null {
   try {
@@ -18,7 +21,19 @@ export function scheduleProblem(schedule: string, timezone: string): string | nu
   } catch (error) {
     return (error as Error).message;
   }
+  // One minute of the hour: two occurrences are at least an hour apart.
+  if (!/^\d{1,2}$/.test(schedule.trim().split(/\s+/)[0] ?? ''))
+    return 'runs more often than hourly: an export runs at most once an hour (the minimum interval is 1 hour), so the minute field must be a single minute, e.g. `0 * * * *` (hourly) or `0 6 * * 1` (Mondays 06:00)';
   return null;
+}
+
+/**
+ * The next occurrence to queue after `occurrence`: the first at least the minimum interval
+ * later (a schedule stored before the bound may name several minutes of an hour).
+ */
+export function followingOccurrence(schedule: string, timezone: string, occurrence: Date): Date {
+  const earliest = new Date(occurrence.getTime() + MIN_SCHEDULE_INTERVAL_MS - 1);
+  return nextOccurrence(schedule, timezone, earliest);
 }
 
 /** The first occurrence strictly after `after`, in the schedule's time zone (DST-aware). */

@@ -5,19 +5,22 @@ import { prefixedId } from '../lib/ids.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { assertFormatAllowed, assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
-import { DeliveryError } from './delivery-error.js';
 import * as repo from './repo.js';
 import { nextOccurrence, scheduleProblem } from './schedule.js';
-import { probeSftp, type SftpTarget } from './sftp.js';
-import { announce } from './webhook-destination.js';
+import type { SftpTarget } from './sftp.js';
+import { testDestination, type DestinationTestAnswer } from './destination-test.js';
 import type { DownloadLinks } from './download-link.js';
 import { findExportFile, type ExportFile } from './files.js';
 import {
   checkTargetUrl,
   generateSigningSecret,
   targetHostRefusal,
+  TEST_SEND_RULE,
+  throttleAccount,
   type WebhookSender,
 } from '../webhooks/index.js';
+import type { RateLimiter } from '../limits/index.js';
+import { runQuota } from './quota.js';
 import type {
   DestinationInput,
   DestinationSecret,
@@ -134,6 +137,10 @@ export function createExportService(deps: {
   sender: WebhookSender;
   /** Checks the signed links of webhook destinations' files. */
   links: DownloadLinks;
+  /** The shared limiter: destination tests' allowance, and the quota manual runs spend. */
+  limiter: RateLimiter;
+  /** What a request to an endpoint spends, as its route declares it (a run: its bulk one). */
+  costOf: (endpoint: string) => number;
 }) {
   const { db, clock, box, plans, allowPrivateTargets } = deps;
 
@@ -141,6 +148,16 @@ export function createExportService(deps: {
     assertPlanHas(plans, principal.plan, (p) => p.scheduledExports, 'Scheduled exports');
     if (principal.accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in first.');
     return principal.accountId;
+  }
+
+  const quota = runQuota({ limiter: deps.limiter, clock, costOf: deps.costOf });
+
+  function oneAtATime(id: string, pending: repo.RunRow): AppError {
+    return new AppError(
+      'CONFLICT',
+      `Export ${id} already has a manual run ${pending.status} (${pending.id}); one manual run at a time, so run it again once that one has ended.`,
+      { extensions: { run_id: pending.id } },
+    );
   }
 
   function invalid(name: string, reason: string): AppError {
@@ -299,22 +316,38 @@ export function createExportService(deps: {
       await repo.deleteExport(db, accountId, id);
     },
 
-    /** Queues a run now, beside the schedule (it does not move the next occurrence). */
+    /**
+     * Queues a run now, beside the schedule (it does not move the next occurrence). One manual
+     * run at a time per export (409 while one is queued or running), and the run spends the
+     * account's quota as the bulk request it equals, now: refused (429) it queues nothing.
+     */
     async runNow(principal: Principal, id: string): Promise<PublicRun> {
       const row = await mustFind(accountOf(principal), id);
+      const pending = await repo.pendingManualRun(db, row.id);
+      if (pending !== undefined) throw oneAtATime(id, pending);
+      const charge = await quota.charge(principal.limitBucket, principal.plan, row.query);
+      if (!charge.allowed) throw charge.error;
       const at = new Date(clock.now());
-      const run = await repo.insertRun(
-        db,
-        {
-          id: prefixedId('run'),
-          exportId: row.id,
-          accountId: row.accountId,
-          trigger: 'manual',
-          scheduledAt: at,
-        },
-        at,
-      );
-      return publicRun(run!);
+      try {
+        const run = await repo.insertRun(
+          db,
+          {
+            id: prefixedId('run'),
+            exportId: row.id,
+            accountId: row.accountId,
+            trigger: 'manual',
+            scheduledAt: at,
+          },
+          at,
+        );
+        return publicRun(run!);
+      } catch (error) {
+        await charge.release();
+        // Another request queued one in between (the database keeps one per export).
+        const raced = await repo.pendingManualRun(db, row.id);
+        if (raced !== undefined) throw oneAtATime(id, raced);
+        throw error;
+      }
     },
 
     async runs(principal: Principal, id: string): Promise<PublicRun[]> {
@@ -359,38 +392,30 @@ export function createExportService(deps: {
     },
 
     /**
-     * Checks a destination without exporting. SFTP: connect, host key, write and remove a
-     * file. Webhook: a signed `export.test` ping, signed with a one-off secret that the answer
-     * returns (the export's own secret is made when the export is created).
+     * Checks a destination without exporting (see destination-test.ts), within the account's
+     * test-send allowance shared with webhook test sends. SFTP: connect, host key, write and
+     * remove a file. Webhook: a signed `export.test` ping, signed with a one-off secret that
+     * the answer returns (the export's own secret is made when the export is created).
+     * `exportId`: the export being edited, whose saved host may hear its host key named.
      */
     async testDestination(
       principal: Principal,
       input: DestinationInput,
-    ): Promise<{ ok: boolean; error: string | null; secret?: string }> {
-      accountOf(principal);
+      exportId?: string,
+    ): Promise<{ answer: DestinationTestAnswer; detail: string | null }> {
+      const accountId = accountOf(principal);
+      const saved = exportId === undefined ? undefined : await mustFind(accountId, exportId);
       const { destination, secretEnc, secret } = destinationOf(input);
-      try {
-        if (destination.type === 'webhook') {
-          await announce(
-            deps.sender,
-            destination.url,
-            secret!,
-            prefixedId('msg_test'),
-            'export.test',
-            { message: 'A test of an export destination from the salary API.' },
-            clock.now(),
-            allowPrivateTargets,
-          );
-          return { ok: true, error: null, secret: secret! };
-        }
-        const target = sftpTarget(box, { destination, secretEnc, id: 'test' } as repo.ExportRow);
-        await probeSftp(target, allowPrivateTargets);
-        return { ok: true, error: null };
-      } catch (error) {
-        if (error instanceof DeliveryError)
-          return { ok: false, error: error.message, ...(secret === undefined ? {} : { secret }) };
-        throw error;
-      }
+      await throttleAccount(deps.limiter, clock, accountId, TEST_SEND_RULE, 'test sends');
+      const savedHost = saved?.destination.type === 'sftp' ? saved.destination.host : null;
+      return testDestination(
+        { sender: deps.sender, allowPrivateTargets, nowMs: clock.now() },
+        destination,
+        destination.type === 'webhook'
+          ? { secret: secret! }
+          : { sftp: sftpTarget(box, { destination, secretEnc, id: 'test' } as repo.ExportRow) },
+        savedHost,
+      );
     },
   };
 }

@@ -19,6 +19,22 @@ export interface SftpTarget {
 
 const CONNECT_TIMEOUT_MS = 20_000;
 
+/**
+ * A failure before the server proved to be the SSH server the destination names (its host key
+ * checked): no address, refused, reset, timed out, another protocol, or another host key
+ * (`seenHostKey`, set only when the SSH handshake got as far as showing one).
+ */
+export class UnverifiedServerError extends DeliveryError {
+  constructor(
+    message: string,
+    retry: boolean,
+    readonly seenHostKey: string | null = null,
+  ) {
+    super(message, retry);
+    this.name = 'UnverifiedServerError';
+  }
+}
+
 /** OpenSSH's fingerprint of a host key: `SHA256:` and the unpadded base64 of its hash. */
 export function hostKeyFingerprint(key: Buffer): string {
   return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
@@ -32,11 +48,11 @@ async function resolveTarget(host: string, allowPrivate: boolean): Promise<strin
   try {
     ({ address } = await lookup(host));
   } catch {
-    throw new DeliveryError(`${host} does not resolve`, true);
+    throw new UnverifiedServerError(`${host} does not resolve`, true);
   }
   const refusal = allowPrivate ? null : addressRefusal(address);
   if (refusal !== null)
-    throw new DeliveryError(`${refusal}; only public addresses are allowed`, false);
+    throw new UnverifiedServerError(`${refusal}; only public addresses are allowed`, false);
   return address;
 }
 
@@ -48,20 +64,46 @@ export async function withSftp<T>(
   target: SftpTarget,
   allowPrivate: boolean,
   work: (sftp: SFTPWrapper) => Promise<T>,
+  connectTimeoutMs = CONNECT_TIMEOUT_MS,
 ): Promise<T> {
   const address = await resolveTarget(target.host, allowPrivate);
   const client = new Client();
-  let hostKeyMismatch: string | null = null;
+  let seenHostKey: string | null = null;
+  let verified = false;
   try {
     const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
       client.on('error', (error: Error & { level?: string }) => {
-        if (hostKeyMismatch !== null) reject(new DeliveryError(hostKeyMismatch, false));
+        if (seenHostKey !== null && !verified)
+          reject(
+            new UnverifiedServerError(
+              `the server's host key ${seenHostKey} does not match host_key_sha256`,
+              false,
+              seenHostKey,
+            ),
+          );
+        else if (!verified)
+          reject(
+            new UnverifiedServerError(
+              error.level === 'client-timeout'
+                ? 'the connection timed out'
+                : `connection failed: ${error.message}`,
+              true,
+            ),
+          );
         else if (error.level === 'client-authentication')
           reject(new DeliveryError('the server refused the username and credential', true));
         else if (error.level === 'client-timeout')
           reject(new DeliveryError('the connection timed out', true));
         else reject(new DeliveryError(`connection failed: ${error.message}`, true));
       });
+      // A connection closed before the session is ready, with no error, ends the wait too.
+      client.once('close', () =>
+        reject(
+          verified
+            ? new DeliveryError('the server closed the connection', true)
+            : new UnverifiedServerError('the connection closed before the handshake', true),
+        ),
+      );
       client.on('ready', () => {
         client.sftp((error, channel) => {
           if (error !== undefined)
@@ -75,15 +117,14 @@ export async function withSftp<T>(
         username: target.username,
         ...(target.password !== undefined ? { password: target.password } : {}),
         ...(target.privateKey !== undefined ? { privateKey: target.privateKey } : {}),
-        readyTimeout: CONNECT_TIMEOUT_MS,
+        readyTimeout: connectTimeoutMs,
         keepaliveInterval: 10_000,
         keepaliveCountMax: 3,
         tryKeyboard: false,
         hostVerifier: (key: Buffer) => {
-          const seen = hostKeyFingerprint(key);
-          if (samePrint(seen, target.hostKeySha256)) return true;
-          hostKeyMismatch = `the server's host key ${seen} does not match host_key_sha256`;
-          return false;
+          seenHostKey = hostKeyFingerprint(key);
+          verified = samePrint(seenHostKey, target.hostKeySha256);
+          return verified;
         },
       });
     });
@@ -149,20 +190,47 @@ export async function uploadFile(
   return finalPath;
 }
 
-/** Checks a destination without exporting: connects, writes and removes a small file. */
-export async function probeSftp(target: SftpTarget, allowPrivate: boolean): Promise<void> {
-  await withSftp(target, allowPrivate, async (sftp) => {
-    const path = posix.join(target.path, `.salary-api-test-${Date.now()}`);
-    try {
-      await call((cb) =>
-        sftp.writeFile(path, 'salary-api destination test\n', (e) => cb(e ?? null)),
-      );
-      await call((cb) => sftp.unlink(path, (e) => cb(e ?? null)));
-    } catch (error) {
-      throw new DeliveryError(
-        `could not write to ${target.path}: ${(error as Error).message}`,
-        true,
-      );
-    }
+/**
+ * Checks a destination without exporting: connects, writes and removes a small file, all within
+ * `timeoutMs` (beyond it, a DeliveryError; an UnverifiedServerError before the host key).
+ */
+export async function probeSftp(
+  target: SftpTarget,
+  allowPrivate: boolean,
+  timeoutMs: number,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let ready = false;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const why = `the test did not finish within ${timeoutMs / 1000} s`;
+      reject(ready ? new DeliveryError(why, true) : new UnverifiedServerError(why, true));
+    }, timeoutMs);
   });
+  const work = withSftp(
+    target,
+    allowPrivate,
+    async (sftp) => {
+      ready = true;
+      const path = posix.join(target.path, `.salary-api-test-${Date.now()}`);
+      try {
+        await call((cb) =>
+          sftp.writeFile(path, 'salary-api destination test\n', (e) => cb(e ?? null)),
+        );
+        await call((cb) => sftp.unlink(path, (e) => cb(e ?? null)));
+      } catch (error) {
+        throw new DeliveryError(
+          `could not write to ${target.path}: ${(error as Error).message}`,
+          true,
+        );
+      }
+    },
+    timeoutMs,
+  );
+  work.catch(() => undefined); // a failure after the deadline is no one's concern
+  try {
+    await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -87,6 +87,12 @@ export type SftpDestination = Extract<PublicDestination, { type: 'sftp' }>;
 export type DestinationSecret =
   { password: string } | { private_key: string } | { webhook_secret: string };
 
+/**
+ * The most bytes of export files an account keeps at once: a new file past it drops the
+ * account's oldest files first (those past their 7 days before any other).
+ */
+export const EXPORT_STORAGE_CAP_BYTES = 2 * 1024 ** 3;
+
 /** How long a webhook destination's file stays downloadable. */
 export const EXPORT_FILE_TTL_MS = 7 * 24 * 3_600_000;
 

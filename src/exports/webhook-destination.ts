@@ -1,5 +1,11 @@
 import type { SecretBox } from '../lib/secret-box.js';
-import { checkTargetUrl, payloadOf, signedHeaders, type WebhookSender } from '../webhooks/index.js';
+import {
+  checkTargetUrl,
+  payloadOf,
+  signedHeaders,
+  type SendResult,
+  type WebhookSender,
+} from '../webhooks/index.js';
 import { DeliveryError } from './delivery-error.js';
 import type { ExportRow } from './repo.js';
 import type { DestinationSecret } from './types.js';
@@ -28,12 +34,25 @@ export async function announce(
 ): Promise<void> {
   const check = checkTargetUrl(url, allowPrivate);
   if (!check.ok) throw new DeliveryError(`the destination URL is refused: ${check.reason}`, false);
+  const result = await sendSigned(sender, url, secret, messageId, type, data, nowMs);
+  if (!result.ok)
+    throw new DeliveryError(`the receiver did not accept the announcement: ${result.error}`, true);
+}
+
+/** One signed event through the webhooks' sender, whatever the answer (checked URL). */
+export function sendSigned(
+  sender: WebhookSender,
+  url: string,
+  secret: string,
+  messageId: string,
+  type: string,
+  data: unknown,
+  nowMs: number,
+): Promise<SendResult> {
   const body = payloadOf(type, new Date(nowMs).toISOString(), data);
-  const result = await sender.send({
+  return sender.send({
     url,
     headers: signedHeaders([secret], messageId, Math.floor(nowMs / 1000), body),
     body,
   });
-  if (!result.ok)
-    throw new DeliveryError(`the receiver did not accept the announcement: ${result.error}`, true);
 }

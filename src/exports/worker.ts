@@ -8,7 +8,7 @@ import { DeliveryError } from './delivery-error.js';
 import * as repo from './repo.js';
 import { purgeExpiredExportFiles } from './files.js';
 import { completedData, type createRunner, type Delivered } from './runner.js';
-import { latestOccurrence, nextOccurrence } from './schedule.js';
+import { followingOccurrence, latestOccurrence } from './schedule.js';
 
 /** Waits before attempts 2–5: five attempts over about an hour, then the run fails. */
 export const RUN_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000] as const;
@@ -18,6 +18,8 @@ export const RUN_LEASE_MS = 30 * 60_000;
 /** While a run goes on, its lease is moved on this often (a third of the lease). */
 export const RUN_HEARTBEAT_MS = RUN_LEASE_MS / 3;
 const DUE_EXPORTS_PER_PASS = 100;
+/** How a scheduled run's error starts when the account's quota had no room for it. */
+export const QUOTA_EXCEEDED = 'quota_exceeded';
 /** An `export.failed` being sent is not sent by another instance for this long (15 s deadline). */
 const FAILURE_NOTICE_LEASE_MS = 5 * 60_000;
 
@@ -88,7 +90,7 @@ export function createExportWorker(deps: {
     const now = new Date(clock.now());
     for (const e of await repo.dueExports(db, now, DUE_EXPORTS_PER_PASS)) {
       const occurrence = latestOccurrence(e.schedule, e.timezone, new Date(e.nextRunAt), now);
-      const following = nextOccurrence(e.schedule, e.timezone, occurrence);
+      const following = followingOccurrence(e.schedule, e.timezone, occurrence);
       await db.transaction(async (tx) => {
         // Only the instance that moves the schedule on queues the occurrence.
         if (!(await repo.advanceSchedule(tx, e.id, e.nextRunAt, following))) return;
@@ -112,6 +114,12 @@ export function createExportWorker(deps: {
     let done: Delivered | null = null;
     const started = performance.now();
     try {
+      // A scheduled run spends the quota once, at its first attempt (a manual one did when asked).
+      if (run.trigger === 'schedule' && run.attempts === 1) {
+        const charge = await runner.charge(e);
+        if (!charge.allowed)
+          throw new DeliveryError(`${QUOTA_EXCEEDED}: ${charge.error.detail}`, false);
+      }
       done = await withHeartbeat(run, () => runner.deliver(e, run));
       outcome = {
         status: 'succeeded',

@@ -9,7 +9,7 @@ export {
   type RateLimiter,
   type LimitBaseline,
 } from './limiter.js';
-export { MemoryRateLimiter } from './memory-limiter.js';
+export { MemoryRateLimiter, type StartingCount } from './memory-limiter.js';
 export { rateLimitHeaders } from './headers.js';
 export { LIMIT_WINDOWS, planRules } from './rules.js';
 export { RedisRateLimiter } from './redis-limiter.js';

@@ -16,6 +16,12 @@ interface Counter {
 const SWEEP_EVERY_MS = 60_000;
 
 /**
+ * The count a counter starts a window from, when a previous process already admitted requests
+ * of that bucket in it (0: none). Asked once per counter and window, synchronously.
+ */
+export type StartingCount = (bucket: string, rule: LimitRule, windowStart: number) => number;
+
+/**
  * The in-process limiter: exact for one instance. Counters live until their window ends and
  * are swept once a minute, so memory follows the number of active buckets.
  */
@@ -27,6 +33,26 @@ export class MemoryRateLimiter implements RateLimiter {
    */
   readonly #buckets = new Map<string, Map<string, Counter>>();
   #nextSweep = 0;
+  #startingCount: StartingCount | undefined;
+
+  /** From now on, a new counter starts from `count` (see StartingCount). */
+  startFrom(count: StartingCount): void {
+    this.#startingCount = count;
+  }
+
+  /** A window's new counter: from what a previous process counted, or from zero. */
+  #fresh(bucket: string, rule: LimitRule, start: number): Counter {
+    const count = this.#startingCount?.(bucket, rule, start) ?? 0;
+    return { windowStart: start, windowEnd: start + rule.windowMs, count };
+  }
+
+  /** The live counters of the buckets whose name starts with `prefix`. */
+  *counters(prefix: string): Generator<{ bucket: string; rule: string } & Readonly<Counter>> {
+    for (const [bucket, rules] of this.#buckets) {
+      if (!bucket.startsWith(prefix)) continue;
+      for (const [rule, counter] of rules) yield { bucket, rule, ...counter };
+    }
+  }
 
   #counter(bucket: string, rule: string): Counter | undefined {
     return this.#buckets.get(bucket)?.get(rule);
@@ -59,7 +85,7 @@ export class MemoryRateLimiter implements RateLimiter {
       const start = windowStart(now, rule.windowMs);
       let counter = this.#counter(bucket, rule.name);
       if (counter === undefined || counter.windowStart !== start) {
-        counter = { windowStart: start, windowEnd: start + rule.windowMs, count: 0 };
+        counter = this.#fresh(bucket, rule, start);
         this.#set(bucket, rule.name, counter);
       }
       counters.push(counter);
@@ -100,8 +126,12 @@ export class MemoryRateLimiter implements RateLimiter {
     let refusedEnd: number | undefined;
     for (const rule of rules) {
       const start = windowStart(now, rule.windowMs);
-      const counter = this.#counter(bucket, rule.name);
-      const count = counter !== undefined && counter.windowStart === start ? counter.count : 0;
+      let counter = this.#counter(bucket, rule.name);
+      if (counter === undefined || counter.windowStart !== start) {
+        counter = this.#fresh(bucket, rule, start);
+        if (counter.count > 0) this.#set(bucket, rule.name, counter);
+      }
+      const count = counter.count;
       const end = start + rule.windowMs;
       if (count >= rule.limit && refusedEnd === undefined) refusedEnd = end;
       states.push({ rule, remaining: Math.max(0, rule.limit - count), resetAt: end });
@@ -116,10 +146,12 @@ export class MemoryRateLimiter implements RateLimiter {
   /** Raises the count of `rule` in the window containing `now` to at least `count`. */
   raiseSync(bucket: string, rule: LimitRule, now: number, count: number): void {
     const start = windowStart(now, rule.windowMs);
-    const counter = this.#counter(bucket, rule.name);
-    if (counter === undefined || counter.windowStart !== start)
-      this.#set(bucket, rule.name, { windowStart: start, windowEnd: start + rule.windowMs, count });
-    else counter.count = Math.max(counter.count, count);
+    let counter = this.#counter(bucket, rule.name);
+    if (counter === undefined || counter.windowStart !== start) {
+      counter = this.#fresh(bucket, rule, start);
+      this.#set(bucket, rule.name, counter);
+    }
+    counter.count = Math.max(counter.count, count);
   }
 
   /** Number of live counters (for metrics and tests of the sweep). */

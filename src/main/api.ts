@@ -18,9 +18,9 @@ import {
 import { Heartbeat } from '../sla/index.js';
 import { createSupportService } from '../support/index.js';
 import {
+  AddressCounts,
   admittedFromUsage,
   createUsageService,
-  QuotaEndpoints,
   seedFromUsage,
   UsageRecorder,
 } from '../usage/index.js';
@@ -68,13 +68,21 @@ export async function createApi(core: Core) {
   core.onTopic('credentials', () => oauth.refresh());
   core.onTopic('enterprise', () => customEndpointRegistry.refresh());
 
-  const recorder = new UsageRecorder(db, logger, (target) =>
-    touchKeys(target, cache.takeLastUsed()),
+  // Without Redis, anonymous callers' counts are kept in the database too (across a restart).
+  const addressCounts =
+    limiter instanceof MemoryRateLimiter
+      ? new AddressCounts({ clock, limiter, secretKey: core.secretKey })
+      : undefined;
+  const recorder = new UsageRecorder(
+    db,
+    logger,
+    (target) => touchKeys(target, cache.takeLastUsed()),
+    addressCounts,
   );
   recorder.start(config.usageFlushMs);
   // Shared counters lost with a Redis restart are rebuilt from the usage instances wrote,
   // weighted by the costs the routes declare (filled as buildApp registers them).
-  const quotaEndpoints = new QuotaEndpoints();
+  const { quotaEndpoints } = core;
   if (limiter instanceof RedisRateLimiter)
     limiter.reconcileWith(admittedFromUsage(db, recorder, quotaEndpoints));
   core.sla.counter.start(config.usageFlushMs);
@@ -159,6 +167,9 @@ export async function createApi(core: Core) {
   if (limiter instanceof MemoryRateLimiter) {
     const seeded = await seedFromUsage(db, quotaEndpoints, limiter, clock.now());
     if (seeded > 0) logger.info({ accounts: seeded }, "limit counters raised to today's usage");
+    const addresses = await addressCounts?.seed(db);
+    if (addresses !== undefined && addresses > 0)
+      logger.info({ addresses }, 'anonymous limit counters kept from before the restart');
   }
 
   return {

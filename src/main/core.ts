@@ -13,6 +13,7 @@ import { createReleaseService, ensureRelease } from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
 import { createSlaService, createStatusService, SlaCounter } from '../sla/index.js';
 import type { Db } from '../store/index.js';
+import { QuotaEndpoints } from '../usage/index.js';
 import {
   accountEventPublisher,
   createHttpSender,
@@ -91,6 +92,10 @@ export async function createCore(config: Config, deps: ProcessDeps) {
   const issuer = baseUrlOf(config);
   const exportBox = createSecretBox(secretKey, 'export-destinations');
   const exportLinks = createDownloadLinks(secretKey, issuer);
+  // Each route's declared quota cost, filled as the API role registers its routes; an export
+  // run spends what its bulk route declares (1 when this process serves no routes).
+  const quotaEndpoints = new QuotaEndpoints();
+  const costOf = (endpoint: string): number => quotaEndpoints.costOf(endpoint);
   const exports = createExportService({
     db,
     clock,
@@ -99,6 +104,8 @@ export async function createCore(config: Config, deps: ProcessDeps) {
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     sender,
     links: exportLinks,
+    limiter,
+    costOf,
   });
   // Uptime SLA (docs/sla.md): per-interval counts flushed like usage, the month close.
   const slaCounter = new SlaCounter(db, logger);
@@ -159,6 +166,8 @@ export async function createCore(config: Config, deps: ProcessDeps) {
     exportBox,
     exportLinks,
     exports,
+    quotaEndpoints,
+    costOf,
     sla,
     slaHolder,
     onTopic,

@@ -74,6 +74,8 @@ export async function createWorker(core: Core, deps: Pick<ProcessDeps, 'mailTran
       sender: core.sender,
       links: core.exportLinks,
       pool: exportRenderer,
+      limiter: core.limiter,
+      costOf: core.costOf,
     }),
     ...(metrics === undefined
       ? {}

@@ -82,7 +82,7 @@ export function admittedFromUsage(
  * declared cost), so that a restarted process does not hand every account a fresh quota for
  * the rest of the window. One query at start-up; both windows are raised for every account
  * with usage today, whichever its plan counts in (a counter no rule reads costs nothing).
- * Address buckets (anonymous Free callers) have no usage rows and start from zero.
+ * Address buckets (anonymous Free callers) are kept apart, by AddressCounts.
  */
 export async function seedFromUsage(
   db: Queryable,

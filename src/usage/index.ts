@@ -3,3 +3,4 @@ export { UsageRecorder } from './recorder.js';
 export { createUsageService, type UsageQuota, type UsageService } from './service.js';
 export type { UsageColumn, UsageRow } from './repo.js';
 export { usageRoutes } from './routes.js';
+export { AddressCounts } from './address-counts.js';

@@ -1,6 +1,7 @@
 import type { Logger } from '../lib/logger.js';
 import { HOUR_MS, windowStart } from '../limits/index.js';
 import type { Db } from '../store/index.js';
+import type { AddressCounts } from './address-counts.js';
 import { addUsage, type UsageRow } from './repo.js';
 
 /** Request counts by account ('' for anonymous), key (''), endpoint, status and UTC hour. */
@@ -54,6 +55,8 @@ export class UsageRecorder {
     private readonly logger: Logger,
     /** Also written with each flush (e.g. keys' last-used times). */
     private readonly alsoOnFlush: (db: Db) => Promise<void> = async () => undefined,
+    /** The anonymous callers' limit counts, written in the usage's transaction. */
+    private readonly addresses?: AddressCounts,
   ) {}
 
   record(
@@ -94,10 +97,13 @@ export class UsageRecorder {
     const batch = this.#counts;
     this.#counts = new Map();
     this.#inFlight = [...batch].flatMap(([accountId, byKey]) => [...rowsOf(accountId, byKey)]);
+    const addresses = this.addresses?.batch();
     try {
       await this.db.transaction(async (tx) => {
         await addUsage(tx, this.#inFlight);
+        await addresses?.write(tx);
       });
+      addresses?.commit();
       this.#inFlight = [];
       this.#flushedAt = Date.now();
       await this.alsoOnFlush(this.db);

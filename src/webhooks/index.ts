@@ -5,15 +5,15 @@ export {
   serviceEventPublisher,
   EVENT_TYPES,
   SECRET_ROTATION_GRACE_MS,
-  TEST_SEND_RULE,
-  REDELIVERY_RULE,
   type WebhookService,
   type PublicEndpoint,
 } from './service.js';
+export { TEST_SEND_RULE, REDELIVERY_RULE, throttleAccount, untilTimeout } from './test-send.js';
 export { createWebhookWorker, LEASE_MS, type WebhookWorker } from './worker.js';
 export {
   createHttpSender,
   SEND_TIMEOUT_MS,
+  NO_RESPONSE,
   type WebhookSender,
   type SendResult,
 } from './sender.js';

@@ -4,7 +4,7 @@ import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
 import type { SecretBox } from '../lib/secret-box.js';
-import { HOUR_MS, type LimitRule, type RateLimiter } from '../limits/index.js';
+import type { LimitRule, RateLimiter } from '../limits/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { checkTargetUrl } from './address-guard.js';
@@ -13,6 +13,7 @@ import * as repo from './repo.js';
 import type { SendResult, WebhookSender } from './sender.js';
 import { userAgentFor } from './sender.js';
 import { generateSigningSecret, signedHeaders } from './signature.js';
+import { REDELIVERY_RULE, TEST_SEND_RULE, throttleAccount, untilTimeout } from './test-send.js';
 
 /** The event kinds an endpoint can subscribe to. */
 export const EVENT_TYPES = [
@@ -52,17 +53,6 @@ export interface TestResult {
   duration_ms: number | null;
   error: string | null;
 }
-
-/**
- * Sends on demand go to any public host and port the customer names, so they are throttled per
- * account (in the shared limiter): enough to debug a receiver, too few to scan with.
- */
-export const TEST_SEND_RULE: LimitRule = { name: 'webhook-tests', limit: 30, windowMs: HOUR_MS };
-export const REDELIVERY_RULE: LimitRule = {
-  name: 'webhook-redeliveries',
-  limit: 100,
-  windowMs: HOUR_MS,
-};
 
 export function publicEndpoint(e: repo.EndpointRow): PublicEndpoint {
   return {
@@ -117,15 +107,8 @@ export function createWebhookService(deps: {
   const { db, clock, plans, box, sender, limiter } = deps;
   const publish = webhookPublisher(plans, clock);
 
-  async function throttle(accountId: string, rule: LimitRule, what: string): Promise<void> {
-    const decision = await limiter.consume(`acct:${accountId}`, [rule], clock.now());
-    if (decision.allowed) return;
-    throw AppError.tooManyAttempts(
-      `At most ${rule.limit} ${what} per hour per account; try again in ${decision.retryAfterSeconds} s.`,
-      decision.retryAfterSeconds,
-      { limit: rule.limit },
-    );
-  }
+  const throttle = (accountId: string, rule: LimitRule, what: string): Promise<void> =>
+    throttleAccount(limiter, clock, accountId, rule, what);
 
   const accountOf = (p: Principal): string => {
     if (p.accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in or use an API key.');
@@ -316,13 +299,8 @@ export function createWebhookService(deps: {
         ),
         body,
       });
-      if (result.statusCode === null) {
-        // Without a response, answer when the send timeout would have ended whatever happened
-        // (refused at once, or nothing until the timeout): the answer's own latency must not
-        // tell a closed port from a filtered one.
-        const left = sender.timeoutMs - (performance.now() - started);
-        if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
-      }
+      // Without a response, answer when the send timeout would have ended whatever happened.
+      if (result.statusCode === null) await untilTimeout(started, sender.timeoutMs);
       return {
         ok: result.ok,
         status_code: result.statusCode,

@@ -1,0 +1,61 @@
+import { AppError } from '../errors/index.js';
+import type { Clock } from '../lib/clock.js';
+import {
+  HOUR_MS,
+  planRules,
+  rateLimitHeaders,
+  type LimitDecision,
+  type RateLimiter,
+} from '../limits/index.js';
+import type { Plan } from '../plans/index.js';
+import type { ExportQuery } from './types.js';
+
+/** The bulk endpoint a run's selection equals (as usage and the routes name it). */
+export function bulkEndpointOf(query: ExportQuery): string {
+  if (query.kind === 'job') return 'GET /api/v1/bulk/countries';
+  if (query.kind === 'country') return 'GET /api/v1/bulk/jobs';
+  return 'GET /api/v1/bulk/archive';
+}
+
+export type RunCharge =
+  | { allowed: true; release(): Promise<void> }
+  | { allowed: false; error: AppError; decision: LimitDecision };
+
+/**
+ * A run spends the account's request quota as the bulk request it equals: the same limiter,
+ * the plan's own rules (src/limits) and the cost the bulk route declares (`costOf`, read from
+ * the routes as they are registered), so a run refused here is refused as that request would be.
+ */
+export function runQuota(deps: {
+  limiter: RateLimiter;
+  clock: Clock;
+  /** What a request to an endpoint spends, as its route declares it. */
+  costOf: (endpoint: string) => number;
+}) {
+  const { limiter, clock } = deps;
+  return {
+    async charge(bucket: string, plan: Plan, query: ExportQuery): Promise<RunCharge> {
+      const rules = planRules(plan);
+      if (rules.length === 0) return { allowed: true, release: () => Promise.resolve() };
+      const cost = Math.max(1, deps.costOf(bulkEndpointOf(query)));
+      const now = clock.now();
+      const decision = await limiter.consume(bucket, rules, now, cost);
+      if (decision.allowed)
+        return { allowed: true, release: () => limiter.release(bucket, rules, now, cost) };
+      const allowance = decision.states
+        .map((s) => `${s.rule.limit} requests per ${s.rule.windowMs === HOUR_MS ? 'hour' : 'day'}`)
+        .join(' and ');
+      const error = new AppError(
+        'RATE_LIMITED',
+        `The ${plan.name} plan allows ${allowance}; an export run counts as the bulk request it equals (${cost}), and the limit resets in ${decision.retryAfterSeconds} s.`,
+        {
+          headers: rateLimitHeaders(decision, now),
+          extensions: { retry_after: decision.retryAfterSeconds, plan: plan.id },
+        },
+      );
+      return { allowed: false, error, decision };
+    },
+  };
+}
+
+export type RunQuota = ReturnType<typeof runQuota>;
