@@ -83,6 +83,7 @@ import {
 } from '../custom-endpoints/index.js';
 import { licenseeDocuments, licenseRoutes, type LicenseRegistry } from '../licensing/index.js';
 import { createSalaryResponder } from '../salary/index.js';
+import { createPayPositionService, positionRoutes } from '../salary/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -361,6 +362,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     downloads,
     renderer,
     files,
+    labelling,
+  });
+  await app.register(positionRoutes, {
+    positions: createPayPositionService({ salary: deps.salary, plans: deps.plans }),
+    consumeQuota,
     labelling,
   });
   await app.register(accountRoutes, {
