@@ -84,6 +84,7 @@ import {
 import { licenseeDocuments, licenseRoutes, type LicenseRegistry } from '../licensing/index.js';
 import { createSalaryResponder } from '../salary/index.js';
 import { createPayPositionService, positionRoutes } from '../salary/index.js';
+import { mcpRoutes } from '../mcp/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -422,6 +423,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   await app.register(licenseRoutes, { registry: deps.licenses, clock: deps.clock });
+  await app.register(mcpRoutes, {
+    salary: deps.salary,
+    plans: deps.plans,
+    labelling,
+    spendQuota,
+    recorder: deps.recorder,
+    clock: deps.clock,
+    quotaEndpoints: deps.quotaEndpoints,
+    sla: deps.sla?.counter,
+    baseUrl: baseUrlOf(config),
+    authorizationServer: deps.oauthAuthority.issuer,
+  });
   // The customer dashboard (issue 14): server-rendered pages over the same services.
   await app.register(dashboardRoutes, {
     accounts: deps.accounts,

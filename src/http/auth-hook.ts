@@ -110,7 +110,8 @@ const MALFORMED_AUTHORIZATION = unauthenticated(
   'invalid_request',
 );
 
-function admit(
+/** The allowlist and scope checks of a resolved caller on a route (401 when none resolved). */
+export function admit(
   ip: string,
   route: AuthenticatedRoute,
   principal: Principal | undefined,

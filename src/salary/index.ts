@@ -45,3 +45,5 @@ export {
 export { BANDS, percentileOf, type Band } from './position-model.js';
 export { PositionQuerySchema, PositionResponseSchema, positionRoutes } from './position-routes.js';
 export { labelled } from './respond.js';
+export { applySchema } from './custom-schema.js';
+export { salaryTable } from './table.js';
