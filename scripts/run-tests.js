@@ -1,4 +1,4 @@
-// Runs every *.test.ts under src/ and test/ with node:test through tsx.
+// Runs every *.test.ts under src/, test/ and the TypeScript client (clients/typescript/) with node:test through tsx.
 // Node 20's --test does not expand globs, so the files are listed here.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 function collect(dir, out) {
   for (const name of readdirSync(dir)) {
+    if (name === 'node_modules') continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) collect(path, out);
     else if (name.endsWith('.test.ts')) out.push(path);
@@ -14,7 +15,7 @@ function collect(dir, out) {
 }
 
 const filter = process.argv.slice(2);
-const files = ['src', 'test']
+const files = ['src', 'test', 'clients/typescript']
   .flatMap((dir) => collect(dir, []))
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
   .sort();

@@ -74,6 +74,8 @@ import {
 } from '../custom-endpoints/index.js';
 import { licenseeDocuments, licenseRoutes, type LicenseRegistry } from '../licensing/index.js';
 import { createSalaryResponder } from '../salary/index.js';
+import { createPayPositionService, positionRoutes } from '../salary/index.js';
+import { mcpRoutes } from '../mcp/index.js';
 
 import '../http/route-config.js';
 
@@ -280,6 +282,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     files,
     labelling,
   });
+  await app.register(positionRoutes, {
+    positions: createPayPositionService({ salary: deps.salary, plans: deps.plans }),
+    consumeQuota,
+    labelling,
+  });
   await app.register(accountRoutes, {
     accounts: deps.accounts,
     db: deps.db,
@@ -333,6 +340,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   await app.register(licenseRoutes, { registry: deps.licenses, clock: deps.clock });
+  await app.register(mcpRoutes, {
+    salary: deps.salary,
+    plans: deps.plans,
+    labelling,
+    spendQuota,
+    recorder: deps.recorder,
+    clock: deps.clock,
+    quotaEndpoints: deps.quotaEndpoints,
+    sla: deps.sla?.counter,
+    baseUrl: baseUrlOf(config),
+    authorizationServer: deps.oauthAuthority.issuer,
+  });
   // The customer dashboard: server-rendered pages over the same services.
   await app.register(dashboardRoutes, {
     accounts: deps.accounts,

@@ -38,7 +38,8 @@ const JobsResponse = Type.Object({
   levels: Type.Array(Type.Object({ id: Type.String(), description: Type.String() })),
 });
 
-const countries = {
+/** The body of GET /api/v1/countries (also the MCP tool list_countries). */
+export const COUNTRY_LIST = {
   data: COUNTRIES.map((c) => ({
     code: c.code,
     name: c.name,
@@ -47,7 +48,8 @@ const countries = {
     eurostat_code: c.eurostatCode,
   })).sort((a, b) => a.code.localeCompare(b.code)),
 };
-const jobs = {
+/** The body of GET /api/v1/jobs (also the MCP tool list_jobs). */
+export const JOB_LIST = {
   data: JOBS.map((j) => ({
     slug: j.slug,
     title: j.title,
@@ -80,7 +82,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
     },
     async (request, reply) => {
       if (!(await opts.consumeQuota(request, reply))) return reply;
-      return countries;
+      return COUNTRY_LIST;
     },
   );
   app.get(
@@ -99,7 +101,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
     },
     async (request, reply) => {
       if (!(await opts.consumeQuota(request, reply))) return reply;
-      return jobs;
+      return JOB_LIST;
     },
   );
 };

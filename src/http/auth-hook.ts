@@ -117,13 +117,21 @@ const MALFORMED_AUTHORIZATION = unauthenticated(
   'invalid_request',
 );
 
+/** A resolved credential, or the 401 to answer when none resolved. */
 function admit(
   ip: string,
   route: AuthenticatedRoute,
   principal: Principal | undefined,
   invalid: AppError,
 ): Admitted {
-  if (principal === undefined) return invalid;
+  return principal === undefined ? invalid : checkAccess(ip, route, principal);
+}
+
+/**
+ * The allowlist (403) and scope (403) checks of a known caller on a route; any way in that
+ * answers a route's twin (the MCP tools) checks with this.
+ */
+export function checkAccess(ip: string, route: AuthenticatedRoute, principal: Principal): Admitted {
   const bound = principal.kind !== 'session' || route.access === 'data';
   if (bound && principal.allowlists.some((list) => !list.matches(ip))) {
     return new AppError(

@@ -34,3 +34,15 @@ export {
 export { SalaryMetaSchema, SalaryRecordSchema, type SalaryMeta } from './schemas.js';
 export { SALARY_COLUMNS } from './table.js';
 export { EXTRA_FIELDS } from './fields.js';
+export {
+  createPayPositionService,
+  type PayPosition,
+  type PayPositionQuery,
+  type PayPositionResult,
+  type PayPositionService,
+} from './position.js';
+export { BANDS, percentileOf, type Band } from './position-model.js';
+export { PositionQuerySchema, PositionResponseSchema, positionRoutes } from './position-routes.js';
+export { labelled } from './respond.js';
+export { applySchema } from './custom-schema.js';
+export { salaryTable } from './table.js';

@@ -19,6 +19,7 @@ const NEEDS: Record<string, Need> = {
   'GET /api/v1/jobs': ['data', 'salary:read'],
   'GET /api/v1/salary': ['data', 'salary:read'],
   'GET /api/v1/salary/history': ['data', 'salary:read'],
+  'GET /api/v1/salary/position': ['data', 'salary:read'],
   'GET /api/v1/bulk/countries': ['data', 'bulk:read'],
   'GET /api/v1/bulk/jobs': ['data', 'bulk:read'],
   'GET /api/v1/bulk/archive': ['data', 'bulk:read'],
