@@ -1,6 +1,5 @@
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
-// The standard-font text helpers the compliance reports use (no domain in them).
-import { drawable, wrap } from '../compliance/pdf-text.js';
+import { drawable, wrap } from '../formats/pdf-text.js';
 import type { InvoiceRow } from './repo.js';
 import { countryName, formatRate, type Party, type Seller } from './vat.js';
 

@@ -1,5 +1,5 @@
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
-import { drawable, wrap } from './pdf-text.js';
+import { drawable, wrap } from '../formats/pdf-text.js';
 
 /** A report as headed sections of text lines, laid out on A4 pages. */
 export interface ReportDocument {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { pageTexts, samplePdf } from '../../test/helpers/pdf.js';
-import { drawable } from './pdf-text.js';
+import { drawable } from '../formats/pdf-text.js';
 import { stampPdf } from './stamp.js';
 
 describe('stamping', () => {

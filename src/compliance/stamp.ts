@@ -1,5 +1,5 @@
 import { degrees, PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
-import { drawable, wrap } from './pdf-text.js';
+import { drawable, wrap } from '../formats/pdf-text.js';
 
 const MARGIN = 18;
 const MAX_SIZE = 8;

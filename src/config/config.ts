@@ -3,7 +3,7 @@ import { Cron } from 'croner';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parsePlanOverrides, type PlanOverrides } from '../plans/index.js';
-import type { Seller } from '../billing/vat.js';
+import type { Seller } from './eu-vat.js';
 import { parseSeller } from './seller.js';
 import { parseTrustProxy } from './trust-proxy.js';
 

@@ -4,7 +4,7 @@ import {
   normalizeVatNumber,
   vatNumberProblem,
   type Seller,
-} from '../billing/vat.js';
+} from './eu-vat.js';
 
 export const DEFAULT_SELLER_NAME = 'Salary data API';
 

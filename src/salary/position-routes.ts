@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { COUNTRY_CODES } from '../catalog/countries.js';
-import { JOB_SLUGS, LEVELS } from '../catalog/jobs.js';
+import { COUNTRY_CODES } from '../catalog/index.js';
+import { JOB_SLUGS, LEVELS } from '../catalog/index.js';
 import { MEDIA_TYPES, renderTable } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { ConsumeQuota } from '../http/quota.js';

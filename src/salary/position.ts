@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/index.js';
-import { COUNTRIES } from '../catalog/countries.js';
-import { JOBS } from '../catalog/jobs.js';
+import { COUNTRIES } from '../catalog/index.js';
+import { JOBS } from '../catalog/index.js';
 import { AppError } from '../errors/index.js';
 import type { Column, Row, Table } from '../formats/index.js';
 import { assertPlanHas, type Format, type Plan, type PlanId } from '../plans/index.js';
