@@ -1,5 +1,4 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   LogController,
@@ -67,7 +66,6 @@ import { AccessLog } from './access-log.js';
 import { authenticateByRoute, authenticator } from './auth-hook.js';
 import { AJV_OPTIONS, FastLookup } from './fast-lookup.js';
 import { lookupServer } from './lookup-server.js';
-import { docsRoutes } from './docs-routes.js';
 import { healthRoutes, type ReadinessCheck } from './health-routes.js';
 import { openApiOptions } from './openapi.js';
 import { ProblemSchema } from './openapi-responses.js';
@@ -83,6 +81,7 @@ import {
 } from '../custom-endpoints/index.js';
 import { licenseeDocuments, licenseRoutes, type LicenseRegistry } from '../licensing/index.js';
 import { createSalaryResponder } from '../salary/index.js';
+import { siteRoutes } from '../site/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -343,11 +342,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   licenseeDocuments(app, deps.licenses);
   await app.register(swagger, openApiOptions(config));
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 
   const consumeQuota = quotaEnforcer(spendQuota);
   await app.register(healthRoutes, { checks: deps.readiness, data: deps.data });
-  await app.register(docsRoutes);
+  await app.register(siteRoutes, {
+    ...deps,
+    publicBaseUrl: config.publicBaseUrl?.replace(/\/$/, ''),
+  });
   await app.register(catalogRoutes, { consumeQuota });
   const downloads = new DownloadGate();
   app.decorate('downloads', downloads);

@@ -59,7 +59,7 @@ export function shutdownGate(server: Server): {
 }
 
 function refuse(req: IncomingMessage, res: ServerResponse): void {
-  const type = problemType('SHUTTING_DOWN');
+  const type = problemType('SHUTTING_DOWN', '');
   const body = JSON.stringify({
     type,
     title: ERROR_CODES.SHUTTING_DOWN.title,
