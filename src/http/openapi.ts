@@ -26,11 +26,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         version: PACKAGE_VERSION,
         description:
           'Gross annual pay percentiles for the 27 EU member states and 21 job categories, per seniority level and year. Every figure is modelled from published statistics (Eurostat, national statistical offices, ECB); each response names its data release, method and sources ([methodology](/methodology)). Errors are RFC 9457 problem+json; each `type` is a page explaining the error ([error codes](/errors)).\n\nStart with the [quick start](/docs/quick-start); changes and the versioning policy are in the [changelog](/docs/changelog). The salary lookup and the catalogues need no key on the Free plan.',
-        contact: {
-          name: 'API support',
-          email: 'support@salary-api.eu',
-          url: 'https://salary-api.eu',
-        },
+        contact: { name: 'API support', email: 'support@salary-api.eu' },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: baseUrlOf(config) }],

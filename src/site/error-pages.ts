@@ -86,7 +86,7 @@ export function errorPage(input: {
     <h2>What to do</h2>
     <p>${entry.action}</p>
     <h2>Example</h2>
-    <pre><code>${JSON.stringify(example, null, 2)}</code></pre>
+    <pre tabindex="0"><code>${JSON.stringify(example, null, 2)}</code></pre>
     <p class="note">
       Quote the <code>request_id</code> (also the <code>X-Request-Id</code> header) when you write
       to support.

@@ -22,7 +22,12 @@ export function homePage(input: HomeInput): string {
   const { brand, release } = input;
   const years = release === undefined ? '' : `${release.firstYear}–${release.currentYear}`;
   const publishers = [
-    ...new Set((release?.header.sources ?? []).map((s) => s.publisher.replace(/ \(.*$/, ''))),
+    ...new Set(
+      (release?.header.sources ?? [])
+        .flatMap((s) => s.publisher.split(';'))
+        .map((p) => p.replace(/\(.*?\)/g, '').trim())
+        .filter((p) => p !== '' && !/^derived/i.test(p)),
+    ),
   ];
   const call = `curl "${input.origin}/api/v1/salary?${EXAMPLE_QUERY}"`;
   const body = html`
@@ -82,6 +87,7 @@ export function homePage(input: HomeInput): string {
         ? html`<p class="note">The example answer appears here once a data release is loaded.</p>`
         : html`<pre
             aria-label="Example answer"
+            tabindex="0"
           ><code>${JSON.stringify(input.example, null, 2)}</code></pre>`
     }
 

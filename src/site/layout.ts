@@ -80,7 +80,7 @@ th,td{border:1px solid var(--line);padding:.35rem .6rem;text-align:left;vertical
 th{background:var(--soft)}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em;background:var(--soft);padding:.05rem .25rem;border-radius:3px}
-pre{background:#0f1722;color:#e8edf3;padding:1rem;border-radius:6px;overflow-x:auto;font-size:.85rem;line-height:1.45}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#0f1722;color:#e8edf3;padding:1rem;border-radius:6px;overflow-x:auto;font-size:.85rem;line-height:1.45}
 pre code{background:none;padding:0;color:inherit}
 .plans{display:grid;grid-template-columns:repeat(auto-fit,minmax(13rem,1fr));gap:1rem;margin:1rem 0}
 .plan{border:1px solid var(--line);border-radius:8px;padding:1rem 1.2rem}

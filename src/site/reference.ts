@@ -6,6 +6,22 @@ import { escapeHtml } from './html.js';
 
 const REFERENCE_PATH = '/docs/';
 
+/** The renderer's light theme with text colours that meet WCAG AA contrast on its backgrounds. */
+const READABLE_COLOURS = `body.light-mode, .light-mode .light-mode {
+  --scalar-color-2: #4d4d4d; --scalar-color-3: #595959; --scalar-color-accent: #0b5cad;
+  --scalar-color-blue: #0b5cad; --scalar-color-green: #0f6b2b; --scalar-color-orange: #8a4600;
+  --scalar-color-yellow: #6d5200; --scalar-color-red: #b3261e; --scalar-color-purple: #6b3fa0;
+  --scalar-sidebar-color-2: #4d4d4d; --scalar-sidebar-search-color: #4d4d4d;
+}`;
+
+/** The renderer's copy buttons have an icon only: each gets a name screen readers announce. */
+const LABEL_COPY_BUTTONS = `<script>
+new MutationObserver(() => {
+  for (const button of document.querySelectorAll('button.scalar-code-copy:not([aria-label])'))
+    button.setAttribute('aria-label', 'Copy to the clipboard');
+}).observe(document.body, { childList: true, subtree: true });
+</script>`;
+
 /**
  * The API reference at /docs: Scalar's renderer, its script served from the npm package (no
  * CDN, no fonts or calls elsewhere), reading the OpenAPI document of /api/v1/openapi.json (which
@@ -25,9 +41,14 @@ export async function registerReference(
       withDefaultFonts: false,
       telemetry: false,
       mcp: { disabled: true },
+      agent: { disabled: true },
       hideClientButton: true,
+      // Only the samples of the document itself (curl, fetch, requests: x-codeSamples).
+      hiddenClients: true,
       showDeveloperTools: 'never',
-      defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+      forceDarkModeState: 'light',
+      hideDarkModeToggle: true,
+      customCss: READABLE_COLOURS,
       _integration: null,
     },
   });
@@ -39,6 +60,7 @@ export async function registerReference(
     const brand = brandOf(licenses, request.headers.host);
     const page = payload
       .replace('<html>', '<html lang="en">')
+      .replace('</body>', `${LABEL_COPY_BUTTONS}</body>`)
       .replace(/<title>[^<]*<\/title>/, `<title>API reference · ${escapeHtml(brand.name)}</title>`);
     done(null, page);
   });
