@@ -1,5 +1,4 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { accountRoutes, AccountSchema, SessionSchema } from '../accounts/routes.js';
@@ -57,7 +56,6 @@ import { AccessLog } from '../http/access-log.js';
 import { DownloadGate } from '../http/download-gate.js';
 import { observeResponses, type ResponseObserver } from '../http/responses.js';
 import { authenticateByRoute, authenticator } from '../http/auth-hook.js';
-import { docsRoutes } from '../http/docs-routes.js';
 import { healthRoutes, type ReadinessCheck } from '../http/health-routes.js';
 import { openApiOptions } from '../http/openapi.js';
 import { ProblemSchema } from '../http/openapi-responses.js';
@@ -76,6 +74,7 @@ import { licenseeDocuments, licenseRoutes, type LicenseRegistry } from '../licen
 import { createSalaryResponder } from '../salary/index.js';
 import { createPayPositionService, positionRoutes } from '../salary/index.js';
 import { mcpRoutes } from '../mcp/index.js';
+import { siteRoutes } from '../site/index.js';
 
 import '../http/route-config.js';
 
@@ -259,14 +258,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   licenseeDocuments(app, deps.licenses);
   await app.register(swagger, openApiOptions(config));
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 
   const consumeQuota = quotaEnforcer(spendQuota);
   await app.register(healthRoutes, {
     checks: deps.readiness,
     release: () => deps.data.index?.release.version ?? null,
   });
-  await app.register(docsRoutes);
+  await app.register(siteRoutes, {
+    ...deps,
+    publicBaseUrl: config.publicBaseUrl?.replace(/\/$/, ''),
+  });
   await app.register(catalogRoutes, { consumeQuota });
   const downloads = new DownloadGate();
   app.decorate('downloads', downloads);

@@ -1,2 +1,2 @@
 export { AppError, isAppError, type InvalidParam, type AppErrorOptions } from './app-error.js';
-export { ERROR_CODES, problemType, type ErrorCode, DOCS_BASE } from './codes.js';
+export { ERROR_CODES, errorCodeOfSlug, errorSlug, problemType, type ErrorCode } from './codes.js';

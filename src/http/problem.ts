@@ -5,6 +5,12 @@ import { isConnectionError } from '../store/index.js';
 export const PROBLEM_JSON = 'application/problem+json';
 const DEPENDENCY_RETRY_AFTER = 5;
 
+/** The base of the problem `type` URIs answered to a request. */
+export function problemBaseOf(request: FastifyRequest): string | null {
+  const decide = request.server.problemTypeBase;
+  return decide === undefined ? `${request.protocol}://${request.host}` : decide(request);
+}
+
 interface AjvError {
   instancePath: string;
   keyword: string;
@@ -33,7 +39,7 @@ export function sendProblem(
     .headers(appError.headers)
     .type(PROBLEM_JSON)
     .serializer(JSON.stringify)
-    .send(problemDocument(appError, request.url, request.id));
+    .send(problemDocument(appError, request.url, request.id, problemBaseOf(request)));
 }
 
 /**
@@ -46,7 +52,7 @@ export function sendRefusal(request: FastifyRequest, reply: FastifyReply, error:
     .code(error.status)
     .headers(error.headers)
     .type(PROBLEM_JSON)
-    .send(problemJson(error, request.url, request.id));
+    .send(problemJson(error, request.url, request.id, problemBaseOf(request)));
 }
 
 /** Longest client text (a path, a parser's message quoting it) an error document repeats. */
@@ -57,9 +63,17 @@ export function echoed(text: string): string {
   return text.length <= MAX_ECHO ? text : `${text.slice(0, MAX_ECHO)}…`;
 }
 
-/** The RFC 9457 document of an error. */
-export function problemDocument(error: AppError, url: string, requestId: string): object {
-  const type = problemType(error.code);
+/**
+ * The RFC 9457 document of an error;
+ * `base` is where its `type` page is (see problemBaseOf), '' for a path relative to the request.
+ */
+export function problemDocument(
+  error: AppError,
+  url: string,
+  requestId: string,
+  base: string | null,
+): object {
+  const type = problemType(error.code, base);
   const mark = url.indexOf('?');
   return {
     type,
@@ -69,7 +83,7 @@ export function problemDocument(error: AppError, url: string, requestId: string)
     instance: echoed(mark === -1 ? url : url.slice(0, mark)),
     code: error.code,
     request_id: requestId,
-    doc_url: type,
+    ...(base === null ? {} : { doc_url: type }),
     ...error.extensions,
   };
 }
@@ -80,6 +94,7 @@ const REQUEST_ID_MARK = 'request-id-5b0e6c1f9d2a4c7e';
 /** The serialized document of an error and path, split around its request id. */
 interface SerializedProblem {
   readonly instance: string;
+  readonly base: string | null;
   readonly head: string;
   readonly tail: string;
 }
@@ -92,14 +107,24 @@ const serialized = new WeakMap<AppError, SerializedProblem>();
  * 429 reused within its second) then costs two string concatenations. The request id is the
  * server's own (`req_` and hex), which needs no escaping.
  */
-export function problemJson(error: AppError, url: string, requestId: string): string {
+export function problemJson(
+  error: AppError,
+  url: string,
+  requestId: string,
+  base: string | null,
+): string {
   const mark = url.indexOf('?');
   const instance = mark === -1 ? url : url.slice(0, mark);
   let known = serialized.get(error);
-  if (known === undefined || known.instance !== instance) {
-    const json = JSON.stringify(problemDocument(error, instance, REQUEST_ID_MARK));
+  if (known === undefined || known.instance !== instance || known.base !== base) {
+    const json = JSON.stringify(problemDocument(error, instance, REQUEST_ID_MARK, base));
     const at = json.indexOf(`"${REQUEST_ID_MARK}"`) + 1;
-    known = { instance, head: json.slice(0, at), tail: json.slice(at + REQUEST_ID_MARK.length) };
+    known = {
+      instance,
+      base,
+      head: json.slice(0, at),
+      tail: json.slice(at + REQUEST_ID_MARK.length),
+    };
     serialized.set(error, known);
   }
   return known.head + requestId + known.tail;

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { AmbientTransaction } from '../store/index.js';
 import type { Principal, RouteAuth } from '../auth/index.js';
 import type { DownloadGate } from './download-gate.js';
@@ -37,6 +38,8 @@ declare module 'fastify' {
     idempotency: { scope: string; key: string; tx: AmbientTransaction } | null;
   }
   interface FastifyInstance {
+    /** The base URL of problem `type` URIs for a request; null: no link. Default: its origin. */
+    problemTypeBase?: (request: FastifyRequest) => string | null;
     /** The graceful shutdown: draining, then refusing (503) until the server has closed. */
     shutdown: ShutdownGate;
     /** The cap on large files generated at once. */

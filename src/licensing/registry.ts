@@ -40,6 +40,14 @@ export class LicenseRegistry {
     return this.#labels.get(accountId) ?? null;
   }
 
+  /** A host name mapped to the account (the first in name order), if any. */
+  hostOf(accountId: string): string | undefined {
+    let first: string | undefined;
+    for (const [host, owner] of this.#hosts)
+      if (owner === accountId && (first === undefined || host < first)) first = host;
+    return first;
+  }
+
   /** The licence of the account a Host header is mapped to (the port ignored), if any. */
   licenseOfHost(host: string | undefined): LicenseRow | undefined {
     if (host === undefined || this.#hosts.size === 0) return undefined;

@@ -16,6 +16,8 @@ export interface ToolCaller {
   readonly principal: Principal;
   readonly ip: string;
   readonly requestId: string;
+  /** Where problem `type` pages are for this request (problemBaseOf). */
+  readonly problemBase: string | null;
 }
 
 export interface ToolRunnerDeps {
@@ -102,7 +104,7 @@ export function toolRunner(deps: ToolRunnerDeps): ToolRunner {
         (error: unknown): CallToolResult => {
           if (!(error instanceof AppError)) throw error;
           status = error.status;
-          return refusal(error, entry.path, caller.requestId);
+          return refusal(error, entry.path, caller);
         },
       )
       .finally(settle);
@@ -113,12 +115,15 @@ export function toolRunner(deps: ToolRunnerDeps): ToolRunner {
  * A refusal as a tool error: the problem's sentence first (it names the plan, the scope or the
  * limit and when it resets), then the problem document the REST twin would have answered.
  */
-function refusal(error: AppError, path: string, requestId: string): CallToolResult {
+function refusal(error: AppError, path: string, caller: ToolCaller): CallToolResult {
   return {
     isError: true,
     content: [
       { type: 'text', text: error.detail },
-      { type: 'text', text: JSON.stringify(problemDocument(error, path, requestId)) },
+      {
+        type: 'text',
+        text: JSON.stringify(problemDocument(error, path, caller.requestId, caller.problemBase)),
+      },
     ],
   };
 }

@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthenticatedRoute } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
-import { PROBLEM_JSON, problemDocument } from '../http/problem.js';
+import { PROBLEM_JSON, problemBaseOf, problemDocument } from '../http/problem.js';
 import { DPOP_ALGS } from '../oauth/index.js';
 import type { SpendQuota } from '../http/quota.js';
 import type { Clock } from '../lib/clock.js';
@@ -123,7 +123,12 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
     MCP_PATH,
     { schema: { hide: true }, config: { auth: MCP_AUTH, idempotency: false } },
     async (request, reply) => {
-      const caller = { principal: request.principal, ip: request.ip, requestId: request.id };
+      const caller = {
+        principal: request.principal,
+        ip: request.ip,
+        requestId: request.id,
+        problemBase: problemBaseOf(request),
+      };
       const server = mcpServer(tools, run, caller);
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
       reply.hijack();
@@ -144,7 +149,9 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
           'An unexpected error occurred; it has been logged with the request id.',
         );
         reply.raw.writeHead(500, { 'content-type': PROBLEM_JSON });
-        reply.raw.end(JSON.stringify(problemDocument(problem, MCP_PATH, request.id)));
+        reply.raw.end(
+          JSON.stringify(problemDocument(problem, MCP_PATH, request.id, problemBaseOf(request))),
+        );
       }
     },
   );

@@ -590,7 +590,11 @@ function checkResponse(
     assert.ok(code in ERROR_CODES, `known code ${String(code)}`);
     assert.equal(ERROR_CODES[code].status, status, `${code} has status ${status}`);
     assert.equal(ERROR_CODES[code].title, problem.title);
-    assert.equal(problem.type, problemType(code), 'the type URI of the code');
+    assert.equal(
+      problem.type,
+      problemType(code, 'http://localhost:80'),
+      'the type URI of the code',
+    );
     return;
   }
   if (status >= 300) {

@@ -53,7 +53,7 @@ describe('catalogue, operations and API description', () => {
   });
 
   it('serves the methodology as Markdown', async () => {
-    const res = await t.app.inject('/methodology');
+    const res = await t.app.inject('/methodology.md');
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/markdown/);
     assert.match(res.body, /modelled/i);
@@ -84,6 +84,6 @@ describe('catalogue, operations and API description', () => {
   it('serves the interactive docs page', async () => {
     const res = await t.app.inject('/docs/');
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /swagger-ui/i);
+    assert.match(res.body, /API reference/);
   });
 });

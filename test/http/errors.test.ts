@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { ERROR_CODES, problemType } from '../../src/errors/index.js';
+import { ERROR_CODES, errorSlug, problemType } from '../../src/errors/index.js';
 import { unstorableText } from '../../src/http/text-guard.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
@@ -13,7 +13,7 @@ describe('error registry', () => {
     for (const [code, { status, title }] of Object.entries(ERROR_CODES)) {
       const row = new RegExp(`^\\|\\s*${code}\\s*\\|\\s*${status}\\s*\\|\\s*${title}\\s*\\|$`, 'm');
       assert.match(doc, row, `table row for ${code}`);
-      const anchor = problemType(code as keyof typeof ERROR_CODES).split('#')[1];
+      const anchor = errorSlug(code as keyof typeof ERROR_CODES);
       assert.ok(doc.includes(`\n## ${anchor}\n`), `section ## ${anchor}`);
     }
     const rows = doc.match(/^\|\s*[A-Z_]+\s*\|\s*\d{3}\s*\|/gm) ?? [];
@@ -94,7 +94,10 @@ describe('problem+json for framework errors', () => {
       assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
       const body = res.json();
       assert.equal(body.code, c.code);
-      assert.equal(body.type, problemType(c.code as keyof typeof ERROR_CODES));
+      assert.equal(
+        body.type,
+        problemType(c.code as keyof typeof ERROR_CODES, 'http://localhost:80'),
+      );
       assert.equal(body.status, c.status);
       assert.equal(typeof body.detail, 'string');
       assert.equal(body.request_id, res.headers['x-request-id']);

@@ -15,6 +15,7 @@ const NEEDS: Record<string, Need> = {
   'GET /health': 'public',
   'GET /ready': 'public',
   'GET /methodology': 'public',
+  'GET /methodology.md': 'public',
   'GET /api/v1/countries': ['data', 'salary:read'],
   'GET /api/v1/jobs': ['data', 'salary:read'],
   'GET /api/v1/salary': ['data', 'salary:read'],

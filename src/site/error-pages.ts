@@ -1,0 +1,101 @@
+import { ERROR_CODES, errorSlug, type ErrorCode } from '../errors/index.js';
+import type { Brand } from './brand.js';
+import { html, type Html } from './html.js';
+import { page } from './layout.js';
+import { renderMarkdown } from './markdown.js';
+
+/** The `## slug` sections of docs/errors.md (what each error means), rendered. */
+export function errorMeanings(markdown: string): Map<string, Html> {
+  const meanings = new Map<string, Html>();
+  for (const part of markdown.split(/^## /m).slice(1)) {
+    const end = part.indexOf('\n');
+    meanings.set(part.slice(0, end).trim(), renderMarkdown(part.slice(end + 1)));
+  }
+  return meanings;
+}
+
+const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
+
+export function errorIndexPage(brand: Brand): string {
+  const rows = [...CODES].sort((a, b) => ERROR_CODES[a].status - ERROR_CODES[b].status);
+  const body = html` <h1>Error codes</h1>
+    <p class="lead">
+      Every error is an RFC 9457 problem document (<code>application/problem+json</code>). Its
+      <code>type</code> is the address of the page explaining it; its <code>code</code> is the same
+      kind as a constant to match on.
+    </p>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col" class="num">Status</th>
+          <th scope="col">Code</th>
+          <th scope="col">Title</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (code) =>
+            html`<tr>
+              <td class="num">${ERROR_CODES[code].status}</td>
+              <td>
+                <a href="/errors/${errorSlug(code)}"><code>${code}</code></a>
+              </td>
+              <td>${ERROR_CODES[code].title}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
+  return page({
+    brand,
+    title: 'Error codes',
+    description: 'Every error the API answers, with what it means and what to do.',
+    current: 'errors',
+    body,
+  });
+}
+
+export function errorPage(input: {
+  brand: Brand;
+  code: ErrorCode;
+  meaning: Html | undefined;
+  type: string;
+}): string {
+  const { code } = input;
+  const entry = ERROR_CODES[code];
+  const example = {
+    type: input.type,
+    title: entry.title,
+    status: entry.status,
+    detail: '…',
+    instance: '/api/v1/…',
+    code,
+    request_id: 'req_…',
+  };
+  const body = html` <p class="note"><a href="/errors">Error codes</a> › ${code}</p>
+    <h1>${entry.title}</h1>
+    <dl class="facts">
+      <dt>HTTP status</dt>
+      <dd>${entry.status}</dd>
+      <dt>Code</dt>
+      <dd><code>${code}</code></dd>
+      <dt>Type</dt>
+      <dd><code>${input.type}</code></dd>
+    </dl>
+    <h2>What it means</h2>
+    ${input.meaning ?? html`<p>${entry.title}.</p>`}
+    <h2>What to do</h2>
+    <p>${entry.action}</p>
+    <h2>Example</h2>
+    <pre tabindex="0"><code>${JSON.stringify(example, null, 2)}</code></pre>
+    <p class="note">
+      Quote the <code>request_id</code> (also the <code>X-Request-Id</code> header) when you write
+      to support.
+    </p>`;
+  return page({
+    brand: input.brand,
+    title: `${entry.title} (${code})`,
+    description: `${code}: what the error means and what to do.`,
+    current: 'errors',
+    body,
+  });
+}

@@ -1,0 +1,123 @@
+import { COUNTRIES, JOBS, LEVELS } from '../catalog/index.js';
+import type { Plan, PlanId } from '../plans/index.js';
+import type { ReleaseRow } from '../releases/index.js';
+import type { Brand } from './brand.js';
+import { html } from './html.js';
+import { page } from './layout.js';
+import { planFacts, priceText } from './plans-view.js';
+
+/** The lookup the front page shows, answered live from the loaded release. */
+export const EXAMPLE_QUERY = 'country=DE&job=software-engineer&level=mid';
+
+export interface HomeInput {
+  brand: Brand;
+  origin: string;
+  plans: readonly Plan[];
+  release: ReleaseRow | undefined;
+  /** The example lookup's JSON answer; undefined while no release is loaded. */
+  example: unknown;
+}
+
+export function homePage(input: HomeInput): string {
+  const { brand, release } = input;
+  const years = release === undefined ? '' : `${release.firstYear}–${release.currentYear}`;
+  const publishers = [
+    ...new Set(
+      (release?.header.sources ?? [])
+        .flatMap((s) => s.publisher.split(';'))
+        .map((p) => p.replace(/\(.*?\)/g, '').trim())
+        .filter((p) => p !== '' && !/^derived/i.test(p)),
+    ),
+  ];
+  const call = `curl "${input.origin}/api/v1/salary?${EXAMPLE_QUERY}"`;
+  const body = html`
+    <h1>${brand.name}</h1>
+    <p class="lead">
+      Gross annual pay for ${COUNTRIES.length} EU member states and ${JOBS.length} job categories at
+      ${LEVELS.length} seniority levels, with percentiles, for every year from
+      ${years || 'the loaded data release'}. Every figure is modelled from official statistics, and
+      every answer says how.
+    </p>
+    <p class="links">
+      <a class="primary" href="/dashboard/sign-up">Sign up</a>
+      <a href="/docs/quick-start">Quick start</a>
+      <a href="/docs">API reference</a>
+      <a href="/methodology">Methodology</a>
+      <a href="/status">Service status</a>
+    </p>
+
+    <h2>What the data is</h2>
+    <dl class="facts">
+      <dt>Figures</dt>
+      <dd>
+        Gross annual pay, full-time equivalent, in euros (and the local currency): 25th percentile,
+        median and 75th percentile, more on request.
+      </dd>
+      <dt>Coverage</dt>
+      <dd>
+        ${COUNTRIES.length} countries × ${JOBS.length} job categories (ISCO-08) × ${LEVELS.length}
+        levels (${LEVELS.join(', ')})${years === '' ? '' : `, ${years}`}.
+      </dd>
+      <dt>Sources</dt>
+      <dd>
+        ${publishers.length > 0 ? publishers.join(', ') : 'Eurostat, national statistical offices and the ECB'}.
+        <a href="/methodology">How the figures are made</a>.
+      </dd>
+      <dt>Honesty</dt>
+      <dd>
+        No figure is survey microdata. Each record carries its <code>basis</code> (published,
+        interpolated or projected) and a <code>confidence</code>.
+      </dd>
+      ${
+        release === undefined
+          ? ''
+          : html`<dt>Data release</dt>
+              <dd>
+                ${release.version}, current year ${release.currentYear}, last published year
+                ${release.lastPublishedYear}.
+              </dd>`
+      }
+    </dl>
+
+    <h2>Try it</h2>
+    <p>The Free plan needs no key. This is the live answer of the call below:</p>
+    <pre><code>${call}</code></pre>
+    ${
+      input.example === undefined
+        ? html`<p class="note">The example answer appears here once a data release is loaded.</p>`
+        : html`<pre
+            aria-label="Example answer"
+            tabindex="0"
+          ><code>${JSON.stringify(input.example, null, 2)}</code></pre>`
+    }
+
+    <h2>Plans</h2>
+    <div class="plans">
+      ${input.plans.map(
+        (plan) =>
+          html`<section class="plan" aria-labelledby="plan-${plan.id}">
+            <h3 id="plan-${plan.id}">${plan.name}</h3>
+            <p class="price">${priceText(plan)}</p>
+            <ul>
+              ${planFacts(plan).map((fact) => html`<li>${fact}</li>`)}
+            </ul>
+          </section>`,
+      )}
+    </div>
+    <p>
+      Paid plans start at once from the <a href="/dashboard/sign-up">dashboard</a>; upgrades take
+      effect immediately and are billed pro rata. Enterprise terms are set by contract.
+    </p>
+  `;
+  return page({
+    brand,
+    title: brand.name,
+    description: `Salary data API: gross pay percentiles for ${COUNTRIES.length} EU countries and ${JOBS.length} job categories.`,
+    current: 'home',
+    body,
+  });
+}
+
+export function orderedPlans(plans: Readonly<Record<PlanId, Plan>>): Plan[] {
+  return Object.values(plans).sort((a, b) => a.rank - b.rank);
+}

@@ -1,0 +1,2 @@
+export { siteRoutes, type SiteDeps } from './routes.js';
+export { PRODUCT_NAME } from './brand.js';

@@ -1,0 +1,211 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Principal } from '../auth/index.js';
+import { AppError, errorCodeOfSlug, problemType } from '../errors/index.js';
+import type { LicenseRegistry } from '../licensing/index.js';
+import type { Plan, PlanId } from '../plans/index.js';
+import type { SalaryDataStore, SalaryIndex, SalaryService } from '../salary/index.js';
+import { brandOf } from './brand.js';
+import { packageVersion, readDoc, readOptionalDoc } from './documents.js';
+import { errorIndexPage, errorMeanings, errorPage } from './error-pages.js';
+import { EXAMPLE_QUERY, homePage, orderedPlans } from './home.js';
+import { page, PAGE_CSP } from './layout.js';
+import { renderMarkdown } from './markdown.js';
+import { methodologyPage, validationHtml } from './methodology.js';
+import { registerReference } from './reference.js';
+
+export interface SiteDeps {
+  /** PUBLIC_BASE_URL without a trailing slash; undefined: each request's own origin. */
+  publicBaseUrl: string | undefined;
+  plans: Readonly<Record<PlanId, Plan>>;
+  salary: SalaryService;
+  data: SalaryDataStore;
+  licenses: LicenseRegistry;
+}
+
+/** Where the quick start's examples point; replaced by the address the page is read at. */
+const EXAMPLE_ORIGIN = 'http://localhost:3000';
+
+function originOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+/**
+ * The public pages: the front page, the API reference with its quick start and changelog, the
+ * methodology and one page per error code. It also decides the base of every problem `type`
+ * (so it is registered at the root, not encapsulated).
+ */
+const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
+  const { licenses } = deps;
+  const anonymous: Principal = {
+    kind: 'anonymous',
+    plan: deps.plans.free,
+    accountId: null,
+    keyId: null,
+    sessionId: null,
+    scopes: null,
+    allowlists: [],
+    responseSchema: null,
+    limitBucket: 'site',
+  };
+  const methodologyMarkdown = readDoc('methodology.md');
+  const validationMarkdown = readOptionalDoc('validation.md');
+  const methodology = renderMarkdown(methodologyMarkdown);
+  const validation = validationHtml(validationMarkdown);
+  const meanings = errorMeanings(readDoc('errors.md'));
+  const quickStart = readDoc('quick-start.md');
+  const version = packageVersion();
+  const changelog = renderMarkdown(readDoc('changelog.md').replaceAll('{{version}}', version));
+
+  /** Where this server's pages are for a request: a licensee's host itself, else PUBLIC_BASE_URL. */
+  const pagesBase = (request: FastifyRequest): string =>
+    licenses.licenseOfHost(request.headers.host) === undefined
+      ? (deps.publicBaseUrl ?? originOf(request))
+      : originOf(request);
+
+  app.decorate('problemTypeBase', (request: FastifyRequest): string | null => {
+    const accountId = (request.principal as Principal | null)?.accountId ?? null;
+    if (accountId !== null && licenses.labelling(accountId) !== null) {
+      const host = licenses.hostOf(accountId);
+      return host === undefined ? null : `https://${host}`;
+    }
+    return pagesBase(request);
+  });
+
+  /** The example answer, made once per loaded release. */
+  let example: { index: SalaryIndex; body: unknown } | undefined;
+  function exampleAnswer(): unknown {
+    const index = deps.data.index;
+    if (index === undefined) return undefined;
+    if (example?.index !== index) {
+      const query = Object.fromEntries(new URLSearchParams(EXAMPLE_QUERY));
+      const { data, meta } = deps.salary.select(query, anonymous, 'json');
+      example = { index, body: { data, meta } };
+    }
+    return example.body;
+  }
+
+  const pageHeaders = {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': PAGE_CSP,
+    'cache-control': 'public, max-age=300',
+  };
+  const hidden = { schema: { hide: true } };
+
+  app.get('/', hidden, async (request, reply) =>
+    reply.headers(pageHeaders).send(
+      homePage({
+        brand: brandOf(licenses, request.headers.host),
+        origin: originOf(request),
+        plans: orderedPlans(deps.plans),
+        release: deps.data.index?.release,
+        example: exampleAnswer(),
+      }),
+    ),
+  );
+
+  // Encapsulated: the reference's hook runs for its own page only.
+  await app.register(async (reference) => registerReference(reference, licenses));
+  // The OpenAPI document where the earlier docs page read it.
+  app.get('/docs/json', hidden, async (_request, reply) =>
+    reply.type('application/json').send(app.swagger()),
+  );
+  app.get('/docs/quick-start', hidden, async (request, reply) => {
+    const text = quickStart.replaceAll(EXAMPLE_ORIGIN, originOf(request));
+    return reply.headers(pageHeaders).send(
+      page({
+        brand: brandOf(licenses, request.headers.host),
+        title: 'Quick start',
+        description: 'Sign up, create a key, make the first call, handle limits and webhooks.',
+        current: 'quick-start',
+        body: renderMarkdown(text),
+      }),
+    );
+  });
+  app.get('/docs/changelog', hidden, async (request, reply) =>
+    reply.headers(pageHeaders).send(
+      page({
+        brand: brandOf(licenses, request.headers.host),
+        title: 'Changelog',
+        description: 'Changes to the API, and the versioning and deprecation policy.',
+        current: 'changelog',
+        body: changelog,
+      }),
+    ),
+  );
+
+  app.get(
+    '/methodology',
+    {
+      schema: {
+        tags: ['Operations'],
+        operationId: 'getMethodology',
+        summary: 'How the salary figures are made (HTML page)',
+        description:
+          'Sources and publishers, the model in plain words, what confidence and basis mean, charts of the loaded release and the validation tables.',
+        produces: ['text/html'],
+        response: {
+          200: {
+            description: 'The methodology page.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.headers(pageHeaders).send(
+        methodologyPage({
+          brand: brandOf(licenses, request.headers.host),
+          document: methodology,
+          validation,
+          index: deps.data.index,
+        }),
+      ),
+  );
+  app.get(
+    '/methodology.md',
+    {
+      schema: {
+        tags: ['Operations'],
+        operationId: 'getMethodologyMarkdown',
+        summary: 'How the salary figures are made (Markdown)',
+        description: 'The methodology page’s text and validation tables as Markdown.',
+        produces: ['text/markdown'],
+        response: {
+          200: {
+            description: 'The methodology document.',
+            content: { 'text/markdown': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .type('text/markdown; charset=utf-8')
+        .send(
+          validationMarkdown === undefined
+            ? methodologyMarkdown
+            : `${methodologyMarkdown}\n${validationMarkdown}`,
+        ),
+  );
+
+  app.get('/errors', hidden, async (request, reply) =>
+    reply.headers(pageHeaders).send(errorIndexPage(brandOf(licenses, request.headers.host))),
+  );
+  app.get<{ Params: { slug: string } }>('/errors/:slug', hidden, async (request, reply) => {
+    const code = errorCodeOfSlug(request.params.slug);
+    if (code === undefined)
+      throw new AppError('NOT_FOUND', 'There is no such error code; /errors lists them all.');
+    return reply.headers(pageHeaders).send(
+      errorPage({
+        brand: brandOf(licenses, request.headers.host),
+        code,
+        meaning: meanings.get(request.params.slug),
+        type: problemType(code, pagesBase(request)),
+      }),
+    );
+  });
+};
+
+/** The public pages, registered at the root (see `site`). */
+export const siteRoutes = fp(site, { name: 'site' });
