@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { COUNTRIES } from '../src/catalog/countries.js';
-import { JOBS, LEVELS } from '../src/catalog/jobs.js';
+import { JOBS, LEVELS, iscoMajorGroup } from '../src/catalog/jobs.js';
 import {
   RELEASE_FORMAT,
   ReleaseHeaderSchema,
@@ -22,11 +22,17 @@ import {
   type ReleaseHeader,
   type ReleaseRecord,
 } from '../src/releases/format.js';
+import { recordConfidence } from './release-model/confidence.js';
 import { buildCountryMeans, type CountryMeans } from './release-model/country-means.js';
 import { buildDispersion, jobSpreadFactors, type Dispersion } from './release-model/dispersion.js';
 import { fxFor } from './release-model/fx-rates.js';
+import { loadGroupTables, type GroupTables } from './release-model/group-tables.js';
 import { EU, loadInputs } from './release-model/inputs.js';
-import { buildJobRatioModel, type JobRatioModel } from './release-model/job-ratio-model.js';
+import {
+  buildJobRatioModel,
+  type JobRatioModel,
+  type Sigmas,
+} from './release-model/job-ratio-model.js';
 import {
   loadOccupationEvidence,
   type OccupationEvidence,
@@ -44,8 +50,8 @@ import {
 } from './release-model/occupation-profile.js';
 import { SOURCE_FILES } from './release-model/source-files.js';
 
-export const RELEASE_VERSION = '2026.11.2';
-export const CREATED_AT = '2026-11-23T00:00:00Z';
+export const RELEASE_VERSION = '2026.11.3';
+export const CREATED_AT = '2026-11-25T00:00:00Z';
 export const FIRST_YEAR = 2014;
 export const LAST_PUBLISHED_YEAR = 2024;
 export const CURRENT_YEAR = 2026;
@@ -54,20 +60,21 @@ export const DEFAULT_OUT = fileURLToPath(
   new URL(`../releases/salary-${RELEASE_VERSION}.jsonl.gz`, import.meta.url),
 );
 
+export const VALIDATION_DOC = fileURLToPath(new URL('../docs/validation.md', import.meta.url));
+
 const METHODOLOGY =
   'Modelled figures, not survey microdata. Country mean full-time gross pay in EUR is Eurostat nama_10_fte for 2022-2024 ' +
-  '(basis "published"); the Netherlands, absent from that dataset, is modelled from CBS wages per job converted to a ' +
-  '38-hour week. Earlier years are back-cast with the Eurostat Structure of Earnings Survey medians (2014, 2018, 2022) ' +
-  'and geometric interpolation (basis "interpolated"); 2025-2026 are projected from 2022-2024 growth shrunk towards the ' +
-  'EU27 rate (basis "projected"). Job ratios: countries with a national occupation table (DE Destatis, PL GUS, SE SCB, ' +
-  'CZ CSU, DK DST, NL CBS) use it for the jobs it covers; every other country and job borrows its ratio from a pooled ' +
-  'model fitted over those tables (ISCO-08 major-group profile from Eurostat SES 2018 and NSI Bulgaria, corrected per ' +
-  'job as a function of the country pay level), and such records have confidence "low". Level ratios come from the ' +
-  'CBS 2023 age profile of hourly wages; percentiles from a log-normal whose spread is derived from published ' +
-  'mean/median ratios, scaled per job from CBS quartiles and GUS deciles, with full-time p10 held at or above the ' +
-  'Eurostat statutory minimum wage (2018 onwards). Job and level ratios are normalised so that the weighted average of ' +
-  'all records reproduces the country mean. Local currency amounts use ECB annual average rates. Every step, number ' +
-  'and caveat: docs/data.md in the salary-api repository.';
+  '(basis "published"); the Netherlands is modelled from CBS wages per job converted to a 38-hour week. Earlier years ' +
+  'are back-cast with the Eurostat SES medians (2014, 2018, 2022); 2025-2026 are projected from 2022-2024 growth shrunk ' +
+  'towards the EU27 rate. Job ratios: every country takes its occupation-group structure from its own major-group table ' +
+  '(Eurostat SES 2022 for all 27; Statistik Austria, KSH and Quadros de Pessoal replace it for AT, HU, PT) and, where it ' +
+  'has one, its own unit-group table (DE, PL, SE, CZ, DK, NL, ES); a job within its group is set by a model pooled over ' +
+  'those tables. Each table is reproduced in the statistic it publishes: the served median ratios of a table of medians ' +
+  '(NL), the served mean ratios of a table of means, with the spread of every cell fixed before the fit. Levels come ' +
+  'from the CBS 2023 age profile; percentiles from a log-normal with a per-job spread, p10 held at or above the ' +
+  'statutory minimum wage. confidence: high = own unit-group table and published country mean; medium = own table at ' +
+  'group level, or a mean one year from a published one; low = borrowed group or a mean two or more years away. ' +
+  'Every step, number and caveat: docs/data.md and docs/validation.md in the salary-api repository.';
 
 export interface Model {
   readonly countryMeans: CountryMeans;
@@ -76,7 +83,10 @@ export interface Model {
   readonly prior: OccupationProfile['jobRatio'];
   readonly evidence: OccupationEvidence;
   readonly jobModel: JobRatioModel;
+  readonly groupTables: GroupTables;
   readonly spreadFactor: ReadonlyMap<string, number>;
+  /** σ of each (country, job) cell before the minimum-wage floor: the fit's input. */
+  readonly sigma: Sigmas;
   readonly levels: LevelProfile;
   readonly dispersion: Dispersion;
 }
@@ -108,20 +118,46 @@ export function buildRelease(sourcesDir: string = DEFAULT_SOURCES_DIR): Release 
   const payLevel = new Map(
     COUNTRIES.map((c) => [c.code, Math.log(meanOf(c.code, LAST_PUBLISHED_YEAR) / eu)]),
   );
-  const jobModel = buildJobRatioModel(prior.jobRatio, prior.jobWeights, evidence, payLevel);
-  const occupations: OccupationProfile = { ...prior, jobRatio: jobModel.jobRatio };
+  const groupTables = loadGroupTables(sourcesDir);
   const levels = buildLevelProfile(inputs);
-  const dispersion = buildDispersion(inputs, occupations, levels);
   const spreadFactor = jobSpreadFactors(evidence.spreads, prior.jobWeights);
+  // The spread of a cell depends on the between-job variance of the ratios, and the ratios are
+  // fitted on served statistics that depend on the spread: iterate to the fixed point.
+  let ratios = prior.jobRatio;
+  let fitted: { jobModel: JobRatioModel; dispersion: Dispersion; sigma: Sigmas } | undefined;
+  for (let round = 0; round < MAX_FIT_ROUNDS; round++) {
+    const dispersion = buildDispersion(inputs, { ...prior, jobRatio: ratios }, levels);
+    const sigma = cellSigmas(dispersion, spreadFactor);
+    const jobModel = buildJobRatioModel({
+      sectorFactor: prior.sectorFactor,
+      weights: prior.jobWeights,
+      evidence,
+      groups: groupTables,
+      payLevel,
+      sigma,
+    });
+    const change = maxLogChange(ratios, jobModel.jobRatio);
+    fitted = { jobModel, dispersion, sigma };
+    ratios = jobModel.jobRatio;
+    if (change < 1e-12) break;
+    if (round === MAX_FIT_ROUNDS - 1) throw new Error(`job-ratio fit did not converge (${change})`);
+  }
+  if (!fitted) throw new Error('job-ratio fit did not run');
+  const { jobModel, dispersion, sigma } = fitted;
+  const occupations: OccupationProfile = { ...prior, jobRatio: jobModel.jobRatio };
+  const confidenceContext = {
+    countryMeans,
+    jobModel,
+    evidence,
+    groupOf: (slug: string) => iscoMajorGroup(JOBS.find((j) => j.slug === slug) ?? JOBS[0]!),
+  };
 
   const records: ReleaseRecord[] = [];
   const countries = [...COUNTRIES].sort((a, b) => a.code.localeCompare(b.code));
   for (const country of countries) {
-    const sigmaCountry = dispersion.cells.get(country.code)?.sigmaCell ?? NaN;
-    const own = jobModel.own.get(country.code);
     for (const job of JOBS) {
       const jobRatio = occupations.jobRatio.get(country.code)?.get(job.slug) ?? NaN;
-      const sigmaJob = Math.max(SIGMA_FLOOR, sigmaCountry * (spreadFactor.get(job.slug) ?? 1));
+      const sigmaJob = sigma.get(country.code)?.get(job.slug) ?? NaN;
       for (const level of LEVELS) {
         for (let year = FIRST_YEAR; year <= CURRENT_YEAR; year++) {
           const cm = countryMeans.byCountry.get(country.code)?.get(year);
@@ -139,8 +175,7 @@ export function buildRelease(sourcesDir: string = DEFAULT_SOURCES_DIR): Release 
             level,
             year,
             basis: cm.basis,
-            // A job ratio borrowed from the pooled model makes the record low confidence.
-            confidence: own?.has(job.slug) ? cm.confidence : 'low',
+            ...recordConfidence(confidenceContext, country.code, job.slug, year),
             p10: at(Z.p10),
             p25: at(Z.p25),
             median: Math.round(median),
@@ -179,11 +214,45 @@ export function buildRelease(sourcesDir: string = DEFAULT_SOURCES_DIR): Release 
       prior: prior.jobRatio,
       evidence,
       jobModel,
+      groupTables,
       spreadFactor,
+      sigma,
       levels,
       dispersion,
     },
   };
+}
+
+/** Rounds of the spread/ratio fixed point; it converges in well under this many. */
+const MAX_FIT_ROUNDS = 100;
+
+/** σ(c, j) = max(floor, σ_cell(c) × m_j): the country's within-cell spread scaled per job. */
+function cellSigmas(dispersion: Dispersion, spreadFactor: ReadonlyMap<string, number>): Sigmas {
+  return new Map(
+    COUNTRIES.map((c) => {
+      const sigmaCell = dispersion.cells.get(c.code)?.sigmaCell ?? NaN;
+      return [
+        c.code,
+        new Map(
+          JOBS.map((j) => [
+            j.slug,
+            Math.max(SIGMA_FLOOR, sigmaCell * (spreadFactor.get(j.slug) ?? 1)),
+          ]),
+        ),
+      ];
+    }),
+  );
+}
+
+function maxLogChange(
+  a: ReadonlyMap<string, ReadonlyMap<string, number>>,
+  b: ReadonlyMap<string, ReadonlyMap<string, number>>,
+): number {
+  let max = 0;
+  for (const [c, jobs] of b)
+    for (const [j, v] of jobs)
+      max = Math.max(max, Math.abs(Math.log(v / (a.get(c)?.get(j) ?? NaN))));
+  return Number.isNaN(max) ? Infinity : max;
 }
 
 /**
@@ -275,11 +344,19 @@ async function main(argv: readonly string[]): Promise<void> {
     throw new Error('usage: build-release.ts [--out FILE] [--explain]');
   const out = resolve(outArg);
   const release = writeRelease(DEFAULT_SOURCES_DIR, out);
-  const { sanityLines, explain, looLines } = await import('./release-model/explain.js');
+  const { sanityLines, explain } = await import('./release-model/explain.js');
+  const { validateRelease, validationLines, validationMarkdown } =
+    await import('./release-model/validation.js');
   if (argv.includes('--explain')) console.log(explain(release.model));
   console.log(`wrote ${out}: ${release.header.record_count} records`);
   for (const line of sanityLines(release.records)) console.log(line);
-  for (const line of looLines(release.model)) console.log(line);
+  const report = validateRelease(release.header, release.records, release.model);
+  for (const line of validationLines(report)) console.log(line);
+  // The bundled release's validation is the public one; a build elsewhere leaves it alone.
+  if (out === DEFAULT_OUT) {
+    writeFileSync(VALIDATION_DOC, validationMarkdown(release.header, report));
+    console.log(`wrote ${VALIDATION_DOC}`);
+  }
 }
 
 const entry = process.argv[1];
