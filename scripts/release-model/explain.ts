@@ -111,6 +111,28 @@ export function explain(model: Model): string {
     ),
   );
 
+  out.push('\n## Group levels (own major-group table; * = bridged from the next table, ! = EU27)');
+  out.push(
+    table(
+      ['country', 'table', ...GROUPS.map(String)],
+      [...model.jobModel.groupLevels].map(([c, levels]) => {
+        const first = [...levels.values()][0]?.table;
+        return [
+          c,
+          first?.label ?? '',
+          ...GROUPS.map((g) => {
+            const l = levels.get(g);
+            const mark = !l?.table ? '!' : l.table === first ? '' : '*';
+            return `${f(l?.level ?? NaN)}${mark}`;
+          }),
+        ];
+      }),
+    ),
+  );
+  out.push(
+    `pooled within-group fits: ${[...model.jobModel.pooled].map(([j, p]) => `${j} a=${f(p.intercept)} b=${f(p.slope)} (${p.countries.join(',')})`).join('; ')}`,
+  );
+
   out.push('\n## Levels');
   out.push(
     table(
