@@ -318,10 +318,10 @@ export function validationMarkdown(header: ReleaseHeader, report: ValidationRepo
   ].join('\n');
 }
 
-/** Short console summary printed by every build. */
+/** The validation as printed by every build: every table row, leave-one-out, country means. */
 export function validationLines(report: ValidationReport): string[] {
-  const worst = [...report.tableRows].sort((a, b) => Math.abs(gap(b)) - Math.abs(gap(a)));
-  const lines = [
+  const worst = Math.max(...report.tableRows.map((r) => Math.abs(gap(r))));
+  return [
     `confidence: ${Object.entries(report.confidence)
       .map(([c, n]) => `${c} ${n}`)
       .join(', ')}`,
@@ -330,17 +330,17 @@ export function validationLines(report: ValidationReport): string[] {
       (r) =>
         `  ${r.country} ${f2(r.servedMedian)} ${f2(r.servedMean)} ${r.published === undefined ? '-' : `${f2(r.published)} (${r.source})`}`,
     ),
-    `table rows used: ${report.tableRows.length}; largest gaps:`,
-    ...worst
-      .slice(0, 8)
-      .map(
-        (r) =>
-          `  ${r.country} ${r.table} ${r.row} (${r.statistic}): published ${f2(r.published)} served ${f2(r.served)} ${pct(gap(r))}`,
-      ),
+    `table rows used (index over the table's rows used: published, served, gap), largest gap ${pct(worst)}:`,
+    ...report.tableRows.map(
+      (r) =>
+        `  ${r.country} ${r.table} ${r.row} (${r.statistic} ${r.year}): ${f2(r.published)} ${f2(r.served)} ${pct(gap(r))}`,
+    ),
     'leave-one-country-out on served medians (model, prior):',
     ...report.looJobs.map((r) => `  ${r.job} (n=${r.n}): ${pct(r.model)}, ${pct(r.prior)}`),
     `leave-one-out overall (n=${report.looOverall.n}): model ${pct(report.looOverall.model)}, prior ${pct(report.looOverall.prior)}`,
-    `country means against Eurostat: largest gap ${pct(Math.max(...report.countryMeans.map((r) => Math.abs(gap(r)))), 2)}`,
+    'country means against Eurostat (published, served, gap):',
+    ...report.countryMeans.map(
+      (r) => `  ${r.country} ${r.year}: ${eur(r.published)} ${eur(r.served)} ${pct(gap(r), 2)}`,
+    ),
   ];
-  return lines;
 }
