@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import type { ReleaseHeader, ReleaseRecord } from '../../src/releases/format.js';
-import { buildRelease, DEFAULT_OUT } from '../../scripts/build-release.js';
+import { buildRelease, DEFAULT_OUT, withValidationSection } from '../../scripts/build-release.js';
 import { gap, validateRelease, validationMarkdown } from '../../scripts/release-model/validation.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -68,5 +68,7 @@ describe('validation of the bundled release against the tables it uses', () => {
     const doc = readFileSync(join(root, 'docs/validation.md'), 'utf8');
     assert.equal(doc, validationMarkdown(header, report), 'docs/validation.md is stale: run npm run data:build');
     assert.doesNotMatch(doc, /scripts\/|sources\/|npm |npx /, 'no repository paths or commands');
+    const data = readFileSync(join(root, 'docs/data.md'), 'utf8');
+    assert.equal(data, withValidationSection(data, doc), 'the copy in docs/data.md is stale: run npm run data:build');
   });
 });
