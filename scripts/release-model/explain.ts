@@ -111,6 +111,28 @@ export function explain(model: Model): string {
     ),
   );
 
+  out.push('\n## Group levels (own major-group table; * = bridged from the next table, ! = EU27)');
+  out.push(
+    table(
+      ['country', 'table', ...GROUPS.map(String)],
+      [...model.jobModel.groupLevels].map(([c, levels]) => {
+        const first = [...levels.values()][0]?.table;
+        return [
+          c,
+          first?.label ?? '',
+          ...GROUPS.map((g) => {
+            const l = levels.get(g);
+            const mark = !l?.table ? '!' : l.table === first ? '' : '*';
+            return `${f(l?.level ?? NaN)}${mark}`;
+          }),
+        ];
+      }),
+    ),
+  );
+  out.push(
+    `pooled within-group fits: ${[...model.jobModel.pooled].map(([j, p]) => `${j} a=${f(p.intercept)} b=${f(p.slope)} (${p.countries.join(',')})`).join('; ')}`,
+  );
+
   out.push('\n## Levels');
   out.push(
     table(
@@ -154,33 +176,5 @@ export function sanityLines(records: readonly ReleaseRecord[]): string[] {
   const byMedian = [...records].sort((a, b) => a.median - b.median);
   const [lo, hi] = [byMedian[0], byMedian.at(-1)];
   if (lo && hi) lines.push(`min median: ${show(lo)}`, `max median: ${show(hi)}`);
-  return lines;
-}
-
-/**
- * Leave-one-out validation of the pooled job-ratio model, printed by every build: each evidence
- * country's covered jobs predicted from the other countries, as ratios between its jobs.
- */
-export function looLines(model: Model): string[] {
-  const rows = model.jobModel.loo;
-  const err = (a: number, b: number) => Math.abs(a / b - 1);
-  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
-  const lines = [
-    "leave-one-out (job / geometric mean of the table's jobs): country job published predicted prior",
-  ];
-  for (const r of rows)
-    lines.push(
-      `  ${r.country} ${r.job} ${r.published.toFixed(3)} ${r.predicted.toFixed(3)} ${r.prior.toFixed(3)}`,
-    );
-  const jobs = [...new Set(rows.map((r) => r.job))];
-  for (const j of jobs) {
-    const of = rows.filter((r) => r.job === j);
-    const m = of.reduce((s, r) => s + err(r.predicted, r.published), 0) / of.length;
-    const p = of.reduce((s, r) => s + err(r.prior, r.published), 0) / of.length;
-    lines.push(`  mean abs error ${j} (n=${of.length}): model ${pct(m)}, prior ${pct(p)}`);
-  }
-  const all = rows.reduce((s, r) => s + err(r.predicted, r.published), 0) / rows.length;
-  const prior = rows.reduce((s, r) => s + err(r.prior, r.published), 0) / rows.length;
-  lines.push(`leave-one-out overall (n=${rows.length}): model ${pct(all)}, prior ${pct(prior)}`);
   return lines;
 }

@@ -15,12 +15,18 @@ export interface JobEvidence {
   readonly row: string;
   readonly source: string;
   readonly concept: string;
+  /** Year the row refers to. */
+  readonly year: number;
 }
 
 export interface CountryEvidence {
   readonly country: string;
   readonly source: string;
+  /** Short name for notes and validation tables, e.g. "Destatis 2022/23". */
+  readonly label: string;
   readonly concept: string;
+  /** Whether the table publishes means or medians: the release reproduces the same statistic. */
+  readonly statistic: 'mean' | 'median';
   /**
    * `total`: ratios are to the table's all-employee figure. `covered`: the table has no
    * all-employee figure, so only the ratios between its jobs are evidence (see §4.7).
@@ -51,6 +57,7 @@ export const SE_FILE = 'se_scb_lonestruktur_monthly_salary_by_ssyk_selected_sek'
 export const CZ_FILE = 'cz_csu_structure_of_earnings_by_occupation_czk_month_2017_2023';
 export const DK_FILE = 'dk_dst_earnings_by_occupation_selected_dkk';
 export const NL_FILE = 'nl_cbs_85517ned_hourly_wage_quartiles_by_occupation_2022_eur';
+export const ES_FILE = 'es_ine_ees_gross_earnings_by_cno11_subgroup_eur';
 export const MW_FILE = 'eurostat_earn_mw_cur_monthly_minimum_wage_eur_2018_2025';
 
 /** Catalogue job → row label of each table (docs/data.md §4.7 gives the ISCO reasoning). */
@@ -117,6 +124,21 @@ const NL_ROWS: Readonly<Record<string, string>> = {
   cleaner: '1121',
 };
 
+/**
+ * Spain, INE EES by CNO-11 sub-major group (the two-digit level of ISCO-08): [survey year, code].
+ * Each value is set against the all-occupation figure of the same survey. Sub-group 21 (health
+ * professionals) mixes doctors and nurses and is shown as a cross-check only (docs/data.md §4.7).
+ */
+const ES_ROWS: Readonly<Record<string, readonly [number, string]>> = {
+  'software-engineer': [2010, '27'],
+  'civil-engineer': [2018, '24'],
+  'secondary-teacher': [2018, '22'],
+  accountant: [2010, '26'],
+  'financial-analyst': [2010, '26'],
+  'hr-specialist': [2010, '26'],
+  cleaner: [2022, 'CNO-11 group as named'],
+};
+
 /** z of the 75th and 90th percentiles of the standard normal. */
 const Z75 = 0.6744897501960817;
 const Z90 = 1.2815515655446004;
@@ -129,20 +151,18 @@ function find(rows: readonly CsvRow[], pick: (r: CsvRow) => boolean, what: strin
 
 function country(
   code: string,
-  source: string,
-  concept: string,
+  table: { source: string; label: string; concept: string; statistic: 'mean' | 'median' },
   anchor: 'total' | 'covered',
-  entries: readonly (readonly [string, number, string])[],
+  entries: readonly (readonly [string, number, string, number])[],
 ): CountryEvidence {
   return {
     country: code,
-    source,
-    concept,
+    ...table,
     anchor,
     jobs: new Map(
-      entries.map(([job, ratio, row]) => [
+      entries.map(([job, ratio, row, year]) => [
         job,
-        { country: code, job, ratio, row, source, concept },
+        { country: code, job, ratio, row, year, source: table.source, concept: table.concept },
       ]),
     ),
   };
@@ -162,13 +182,18 @@ function germany(dir: string, deGrowth2023: number): CountryEvidence {
   );
   const entries = Object.entries(DE_ROWS).map(([job, label]) => {
     const r = find(rows, (x) => text(x, 'occupation_en') === label, `DE ${label}`);
-    const base = text(r, 'reference_month') === '2022-04' ? total : total * deGrowth2023;
-    return [job, value(r) / base, `${text(r, 'reference_month')} ${label}`] as const;
+    const month = text(r, 'reference_month');
+    const base = month === '2022-04' ? total : total * deGrowth2023;
+    return [job, value(r) / base, `${month} ${label}`, Number(month.slice(0, 4))] as const;
   });
   return country(
     'DE',
-    DE_FILE,
-    'mean gross monthly, full-time, excl. special payments',
+    {
+      source: DE_FILE,
+      label: 'Destatis 2022/23',
+      concept: 'mean gross monthly, full-time, excl. special payments',
+      statistic: 'mean',
+    },
     'total',
     entries,
   );
@@ -179,7 +204,7 @@ function poland(dir: string): { evidence: CountryEvidence; spreads: JobSpread[] 
   const row = (code: string) =>
     find(rows, (r) => text(r, 'kzis_isco_3digit') === code, `PL ${code}`);
   const entries = Object.entries(PL_ROWS).map(
-    ([job, code]) => [job, num(row(code), 'mean_gross_monthly_pln'), `KZiS ${code}`] as const,
+    ([job, code]) => [job, num(row(code), 'mean_gross_monthly_pln'), `KZiS ${code}`, 2024] as const,
   );
   // No all-employee row in the copy read: the ratios between the covered jobs are the evidence.
   const spreads = Object.entries(PL_ROWS).map(([job, code]) => ({
@@ -189,7 +214,17 @@ function poland(dir: string): { evidence: CountryEvidence; spreads: JobSpread[] 
     row: `KZiS ${code} D9/D1`,
   }));
   return {
-    evidence: country('PL', PL_FILE, 'mean gross monthly, FTE, October 2024', 'covered', entries),
+    evidence: country(
+      'PL',
+      {
+        source: PL_FILE,
+        label: 'GUS October 2024',
+        concept: 'mean gross monthly, FTE, October 2024',
+        statistic: 'mean',
+      },
+      'covered',
+      entries,
+    ),
     spreads,
   };
 }
@@ -209,9 +244,19 @@ function sweden(dir: string): CountryEvidence {
     );
   const entries = Object.entries(SE_ROWS).map(
     ([job, [year, label]]) =>
-      [job, at(year, label) / at(year, 'All occupations'), `${year} ${label}`] as const,
+      [job, at(year, label) / at(year, 'All occupations'), `${year} ${label}`, year] as const,
   );
-  return country('SE', SE_FILE, 'mean monthly salary, all sectors, FTE', 'total', entries);
+  return country(
+    'SE',
+    {
+      source: SE_FILE,
+      label: 'SCB 2020/22',
+      concept: 'mean monthly salary, all sectors, FTE',
+      statistic: 'mean',
+    },
+    'total',
+    entries,
+  );
 }
 
 /** One year of a table with English row labels: each mapped job over the all-employee row. */
@@ -221,6 +266,7 @@ function oneYearTable(
     code: string;
     file: string;
     year: string;
+    label: string;
     valueColumn: string;
     totalLabel: string;
     rows: Readonly<Record<string, string>>;
@@ -235,9 +281,14 @@ function oneYearTable(
     );
   const total = at(spec.totalLabel);
   const entries = Object.entries(spec.rows).map(
-    ([job, label]) => [job, at(label) / total, `${spec.year} ${label}`] as const,
+    ([job, label]) => [job, at(label) / total, `${spec.year} ${label}`, Number(spec.year)] as const,
   );
-  return country(spec.code, spec.file, spec.concept, 'total', entries);
+  return country(
+    spec.code,
+    { source: spec.file, label: spec.label, concept: spec.concept, statistic: 'mean' },
+    'total',
+    entries,
+  );
 }
 
 const czechia = (dir: string) =>
@@ -245,6 +296,7 @@ const czechia = (dir: string) =>
     code: 'CZ',
     file: CZ_FILE,
     year: '2021',
+    label: 'ČSÚ 2021',
     valueColumn: 'mean_gross_monthly_czk',
     totalLabel: 'All employees (average gross wage)',
     rows: CZ_ROWS,
@@ -256,11 +308,54 @@ const denmark = (dir: string) =>
     code: 'DK',
     file: DK_FILE,
     year: '2022',
+    label: 'DST 2022',
     valueColumn: 'value_dkk',
     totalLabel: 'All employees',
     rows: DK_ROWS,
     concept: 'standardised full-time monthly earnings, 2022',
   });
+
+function spain(dir: string): CountryEvidence {
+  const rows = readCsv(dir, `${ES_FILE}.csv`);
+  const at = (year: number, code: string) =>
+    find(
+      rows,
+      (r) =>
+        text(r, 'reference_year').startsWith(String(year)) &&
+        text(r, 'cno11_subgroup_code') === code,
+      `ES ${year} ${code}`,
+    );
+  const entries = Object.entries(ES_ROWS).map(([job, [year, code]]) => {
+    const row = at(year, code);
+    const ratio = num(row, 'gross_earnings_eur') / num(at(year, 'TOTAL'), 'gross_earnings_eur');
+    const label = code === 'CNO-11 group as named' ? '92' : code;
+    return [job, ratio, `${year} CNO-11 ${label}`, year] as const;
+  });
+  return country(
+    'ES',
+    {
+      source: ES_FILE,
+      label: 'INE EES 2010/18/22',
+      concept: 'mean gross earnings per worker (part-time included)',
+      statistic: 'mean',
+    },
+    'total',
+    entries,
+  );
+}
+
+/** ES health professionals (CNO-11 21, 2018) over all occupations: doctors and nurses together. */
+export function spainHealthProfessionals(dir: string): number {
+  const rows = readCsv(dir, `${ES_FILE}.csv`).filter((r) =>
+    text(r, 'reference_year').startsWith('2018'),
+  );
+  const value = (code: string) =>
+    num(
+      find(rows, (r) => text(r, 'cno11_subgroup_code') === code, `ES 2018 ${code}`),
+      'gross_earnings_eur',
+    );
+  return value('21') / value('TOTAL');
+}
 
 function netherlands(dir: string): { evidence: CountryEvidence; spreads: JobSpread[] } {
   const rows = readCsv(dir, `${NL_FILE}.csv`);
@@ -268,7 +363,7 @@ function netherlands(dir: string): { evidence: CountryEvidence; spreads: JobSpre
   const total = num(row('Totaal'), 'median_hourly_wage_eur');
   const entries = Object.entries(NL_ROWS).map(
     ([job, code]) =>
-      [job, num(row(code), 'median_hourly_wage_eur') / total, `BRC ${code}`] as const,
+      [job, num(row(code), 'median_hourly_wage_eur') / total, `BRC ${code}`, 2022] as const,
   );
   const spreads = Object.entries(NL_ROWS).map(([job, code]) => ({
     job,
@@ -279,7 +374,19 @@ function netherlands(dir: string): { evidence: CountryEvidence; spreads: JobSpre
     row: `BRC ${code} P75/P25`,
   }));
   return {
-    evidence: country('NL', NL_FILE, 'median gross hourly wage, 2022', 'total', entries),
+    // The all-employee median includes part-time students and young workers (hourly pay of all
+    // jobs), unlike the full-time country mean: only the ratios between the jobs are used.
+    evidence: country(
+      'NL',
+      {
+        source: NL_FILE,
+        label: 'CBS 2022',
+        concept: 'median gross hourly wage, 2022',
+        statistic: 'median',
+      },
+      'covered',
+      entries,
+    ),
     spreads,
   };
 }
@@ -322,6 +429,7 @@ export function loadOccupationEvidence(
       czechia(dir),
       germany(dir, deGrowth2023),
       denmark(dir),
+      spain(dir),
       nl.evidence,
       pl.evidence,
       sweden(dir),

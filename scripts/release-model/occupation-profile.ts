@@ -50,6 +50,8 @@ export interface OccupationProfile {
   readonly evidence: readonly SectorEvidence[];
   /** Pooled within-group factor per job (geometric mean over the evidence, shrunk). */
   readonly jobFactor: ReadonlyMap<string, number>;
+  /** ISO country → job slug → within-group sector factor (own evidence, else pooled). */
+  readonly sectorFactor: ReadonlyMap<string, ReadonlyMap<string, number>>;
   /** ISO country → job slug → job ratio (Σ_job weight × ratio = 1). */
   readonly jobRatio: ReadonlyMap<string, ReadonlyMap<string, number>>;
 }
@@ -213,9 +215,13 @@ export function buildOccupationProfile(inputs: Inputs): OccupationProfile {
     const total = JOBS.reduce((s, j, i) => s + (jobWeights[j.slug] ?? NaN) * (raw[i] ?? NaN), 0);
     jobRatio.set(country.code, new Map(JOBS.map((j, i) => [j.slug, (raw[i] ?? NaN) / total])));
   }
+  const sectorFactor = new Map(
+    COUNTRIES.map((c) => [c.code, new Map(JOBS.map((j) => [j.slug, factorIn(c.code, j.slug)]))]),
+  );
   return {
     groupShare,
     jobWeights,
+    sectorFactor,
     euFill: { ...fit, filled },
     euProfile,
     dispersion,

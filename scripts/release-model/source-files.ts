@@ -157,6 +157,57 @@ export const SOURCE_FILES: readonly ReleaseSource[] = Object.freeze([
     used_for:
       'Floor of full-time p10: 12 x the latest January minimum wage in force in the year (2018-2026).',
   },
+  {
+    id: 'eurostat_ses2022_isco1_mean_annual_eur',
+    title:
+      'Structure of Earnings Survey 2022 (earn_ses22_28): mean annual gross earnings by ISCO-08 major group, EUR',
+    publisher:
+      'Eurostat (copy of the dataset in a public repository, verified against a second copy)',
+    url: 'https://ec.europa.eu/eurostat/databrowser/view/earn_ses22_28/default/table',
+    used_for:
+      'Occupation-group structure of every country (groups 1-9; EU27 only for a group a country lacks).',
+  },
+  {
+    id: 'at_statistik_austria_ses2022_median_hourly_by_isco_major_group_eur',
+    title: 'Verdienststrukturerhebung 2022: median gross hourly earnings by ISCO-08 major group',
+    publisher: 'Statistik Austria (release text as republished)',
+    url: 'https://leadersnet.at/news/82534%2Cin-diesen-jobs-verdient-man-hierzulande-am-meisten-wenigsten.html',
+    used_for:
+      'Austria occupation-group structure (groups 1-5, 7, 9; medians converted to means with the cell spread).',
+  },
+  {
+    id: 'hu_ksh_net_avg_earnings_by_feor_major_group_huf_month_2019_2022',
+    title: 'Net average monthly earnings by FEOR-08 major group (STADAT mun0066), 2019-2022 (HUF)',
+    publisher: 'Hungarian Central Statistical Office (KSH)',
+    url: 'https://ksh.gov.hu/stadat_files/mun/hu/mun0066.html',
+    used_for:
+      'Hungary occupation-group structure (2022; flat-rate deductions, so net ratios equal gross ratios).',
+  },
+  {
+    id: 'pt_qp2024_cpp_major_group_ganho_medio_mensal',
+    title:
+      'Quadros de Pessoal 2024: mean monthly earnings (ganho) by CPP/2010 major group, October',
+    publisher: 'GEP-MTSSS (copy in a public repository)',
+    url: 'https://github.com/afonsoaz/SalarySeed',
+    used_for: 'Portugal occupation-group structure (groups 1-9, 2024).',
+  },
+  {
+    id: 'es_ine_ees_gross_earnings_by_cno11_subgroup_eur',
+    title:
+      'Encuesta de Estructura Salarial: gross earnings by CNO-11 sub-major group, 2010/2018/2022',
+    publisher: 'Instituto Nacional de Estadística (INE)',
+    url: 'https://ine.es./jaxiT3/files/t/es/csv_c/36838.csv',
+    used_for:
+      'Spain job ratios (software, civil engineer, teacher, accountant, financial analyst, HR, cleaner); health professionals as a cross-check.',
+  },
+  {
+    id: 'de_ba_entgeltatlas_median_monthly_by_kldb_eur_selected',
+    title:
+      'Entgeltatlas: median gross monthly earnings of full-time employees by KldB 2010 occupation',
+    publisher: 'Bundesagentur für Arbeit (Statistik der BA)',
+    url: 'https://web.arbeitsagentur.de/entgeltatlas/',
+    used_for: 'Cross-check only: German physician and nurse medians against the Destatis means.',
+  },
 ]);
 
 /** Fails when sources/ lacks a listed file or its description. */

@@ -49,7 +49,11 @@ export const RecordBasisSchema = Type.Union([
 ]);
 export type RecordBasis = Static<typeof RecordBasisSchema>;
 
-export const ConfidenceSchema = Type.Union([Type.Literal('medium'), Type.Literal('low')]);
+export const ConfidenceSchema = Type.Union([
+  Type.Literal('high'),
+  Type.Literal('medium'),
+  Type.Literal('low'),
+]);
 
 export const ReleaseRecordSchema = Type.Object(
   {
@@ -61,6 +65,8 @@ export const ReleaseRecordSchema = Type.Object(
     /** How the country's average pay for this year was obtained (published, interpolated, projected). */
     basis: RecordBasisSchema,
     confidence: ConfidenceSchema,
+    /** The evidence behind the record's job ratio and country mean, in a few words. */
+    confidence_note: Type.String({ minLength: 1, maxLength: 200 }),
     /** Gross annual pay in EUR, full-time equivalent, whole euros. */
     p10: Money,
     p25: Money,

@@ -107,6 +107,7 @@ const RECORD_COLUMNS = [
   'year',
   'basis',
   'confidence',
+  'confidence_note',
   'p10',
   'p25',
   'median',
@@ -116,7 +117,7 @@ const RECORD_COLUMNS = [
   'local_currency',
   'fx_rate',
 ] as const;
-const RECORD_TYPES = ['text', 'text', 'text', 'int', 'text', 'text', 'int', 'int', 'int', 'int', 'int', 'int', 'text', 'float8'];
+const RECORD_TYPES = ['text', 'text', 'text', 'int', 'text', 'text', 'text', 'int', 'int', 'int', 'int', 'int', 'int', 'text', 'float8'];
 // Smaller statements keep the embedded database's WebAssembly memory, which never shrinks,
 // from growing for the load: 1,000 records a statement left ~60 MiB less resident than 5,000.
 const BATCH = 1000;

@@ -130,9 +130,13 @@ export const SalaryRecordSchema = Type.Object(
         "How the country's average pay for the year was obtained: published by Eurostat, modelled between published points, or projected beyond the last published year.",
     }),
     projected: Type.Boolean({ description: 'True for years after the last published figure.' }),
-    confidence: StringEnum(['medium', 'low'], {
+    confidence: StringEnum(['high', 'medium', 'low'], {
       description:
-        "medium: the country mean of that year is published and the job's pay ratio comes from the country's own occupation table; low: the country mean is modelled or projected, or the job ratio is borrowed from the pooled model over other countries.",
+        "The evidence behind the figure. high: the job's pay comes from the country's own occupation (unit-group) table and the country's average pay for the year is published. medium: the country's own table covers only the job's occupation group (the job is placed within its group by a model pooled over other countries' tables), or the country average is one year from a published one (a short projection or back-cast). low: the occupation group is borrowed from the EU average, or the country average is two or more years from a published one.",
+    }),
+    confidence_note: Type.String({
+      description:
+        'The evidence behind `confidence` in a few words: the table the job\'s figure comes from and how the country average of the year was obtained, e.g. "own occupation table Destatis 2022/23 (2022-04 Medical doctor); mean published (Eurostat 2024)".',
     }),
     ...Object.fromEntries(
       EXTRA_FIELD_NAMES.map((name) => [name, columnSchema(EXTRA_FIELDS[name]!.column)]),
@@ -155,6 +159,7 @@ export type PublicRecord = {
   basis: string;
   projected: boolean;
   confidence: string;
+  confidence_note: string;
 } & Record<string, unknown>;
 
 export const ReleaseRefSchema = Type.Object({

@@ -332,6 +332,7 @@ function toPublicRecord(
     basis: r.basis,
     projected: r.basis === 'projected',
     confidence: r.confidence,
+    confidence_note: r.confidence_note,
   };
   for (const name of fields)
     (record as Record<string, unknown>)[name] = EXTRA_FIELDS[name]?.value(r, previous) ?? null;

@@ -24,6 +24,7 @@ export const SALARY_COLUMNS: readonly Column[] = Object.freeze([
   { name: 'basis', type: 'string' },
   { name: 'projected', type: 'boolean' },
   { name: 'confidence', type: 'string' },
+  { name: 'confidence_note', type: 'string' },
   { name: 'release', type: 'string' },
   { name: 'release_date', type: 'date' },
 ]);
@@ -57,6 +58,7 @@ export function salaryRow(r: PublicRecord, fields: readonly string[], meta: Sala
     basis: r.basis,
     projected: r.projected,
     confidence: r.confidence,
+    confidence_note: r.confidence_note,
     release: meta.release.version,
     release_date: meta.release.created_at.slice(0, 10),
   };

@@ -40,13 +40,14 @@ describe('GET /api/v1/salary (Free, no credential)', () => {
     assert.ok(record.p25 < record.median && record.median < record.p75);
     assert.equal(record.projected, true);
     assert.equal(record.basis, 'projected');
-    assert.equal(body.meta.release.version, '2026.11.2');
+    assert.equal(body.meta.release.version, '2026.11.3');
     assert.equal(body.meta.modelled, true);
     assert.match(body.meta.source, /Eurostat/);
     assert.equal(body.meta.methodology_url, '/methodology');
     assert.deepEqual(Object.keys(record).sort(), [
       'basis',
       'confidence',
+      'confidence_note',
       'country',
       'currency',
       'job',
