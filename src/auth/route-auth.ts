@@ -3,7 +3,7 @@ import type { Scope } from './principal.js';
 /**
  * What a route asks of its caller, declared once per route in its Fastify `config.auth` and
  * read from the matched route by every path that decides a request (the authentication hook,
- * the lookup fast path), never from the raw URL.
+ * its handler), never from the raw URL.
  *
  * - `public`: nobody is authenticated and handlers get no principal (sign-up, log-in, the
  *   OpenAPI document).

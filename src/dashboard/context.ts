@@ -52,11 +52,9 @@ export interface Signed {
   page: PageContext;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The dashboard session (set by the dashboard's session hook on signed-in pages). */
-    dashboard: Signed;
-  }
+/** The dashboard session of a signed-in page's request (set by the dashboard's session hook). */
+export function signedIn(request: FastifyRequest): Signed {
+  return request.getDecorator<Signed>('dashboard');
 }
 
 export interface DashboardTools {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/index.js';
-import { flashOf, type DashboardTools } from './context.js';
+import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from './html.js';
 import { notInPlan, page, type Flash } from './layout.js';
 
@@ -49,7 +49,7 @@ export function answeredNotInPlan(
   feature: { path: string; title: string; has: boolean },
 ): boolean {
   if (feature.has) return false;
-  const { principal, page: ctx } = request.dashboard;
+  const { principal, page: ctx } = signedIn(request);
   void tools.send(
     reply,
     request.method === 'GET' ? 200 : 403,

@@ -3,7 +3,7 @@ import { isEmail, normalizeEmail, setAllowlist } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { listAudit } from '../audit/index.js';
 import { actorOf } from '../auth/index.js';
-import { flashOf, type DashboardTools } from './context.js';
+import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup } from './html.js';
 import { BASE, page, time, type Flash } from './layout.js';
 
@@ -23,7 +23,7 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
     status: number,
     flash?: Flash,
   ) {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const accountId = principal.accountId as string;
     const [account, audit, contacts] = await Promise.all([
       deps.accounts.get(accountId),
@@ -199,13 +199,13 @@ ${account.allowlist.join('\n')}</textarea>
           problems.map((name) => ({ name, reason: 'is not a valid e-mail address' })),
         );
       await deps.support.updateContacts(
-        request.dashboard.principal.accountId as string,
+        signedIn(request).principal.accountId as string,
         {
           billing_email: address('billing_email'),
           technical_email: address('technical_email'),
           notices_opt_out: body['notices_opt_out'] === 'on',
         },
-        { actor: actorOf(request.dashboard.principal), ip: request.ip },
+        { actor: actorOf(signedIn(request).principal), ip: request.ip },
       );
       return tools.redirect(reply, '/account?done=contacts');
     } catch (error) {
@@ -220,7 +220,7 @@ ${account.allowlist.join('\n')}</textarea>
       const v = body[name];
       return typeof v === 'string' ? v.slice(0, 256) : '';
     };
-    const { principal } = request.dashboard;
+    const { principal } = signedIn(request);
     try {
       await deps.accounts.changePassword(
         principal.accountId as string,
@@ -240,7 +240,7 @@ ${account.allowlist.join('\n')}</textarea>
     const raw = (request.body as Record<string, unknown> | undefined)?.['allowlist'];
     const list = (typeof raw === 'string' ? raw : '').split(/[\s,]+/).filter((v) => v.length > 0);
     try {
-      await setAllowlist(deps, request.dashboard.principal, list, request.ip);
+      await setAllowlist(deps, signedIn(request).principal, list, request.ip);
       return tools.redirect(reply, '/account?done=allowlist');
     } catch (error) {
       const { status, flash } = flashOf(request, error);

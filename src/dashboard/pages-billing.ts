@@ -10,7 +10,7 @@ import {
 } from '../billing/index.js';
 import { AppError } from '../errors/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
-import { flashOf, type DashboardTools } from './context.js';
+import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from './html.js';
 import { BASE, money, page, time, type Flash } from './layout.js';
 import { secretBlock } from './pages-keys.js';
@@ -105,7 +105,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     status: number,
     extra: { flash?: Flash; top?: Html; details?: DetailsValues } = {},
   ) {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const accountId = principal.accountId as string;
     const [sub, invoices, entries, details] = await Promise.all([
       deps.subscriptions.view(accountId),
@@ -281,7 +281,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
           `The address has at most ${MAX_ADDRESS_LINES} lines (street, postal code and city).`,
         );
       await deps.subscriptions.details.set(
-        request.dashboard.principal,
+        signedIn(request).principal,
         {
           company_name: sent.company_name,
           address_lines: lines.map((l) => l.slice(0, 120)),
@@ -301,7 +301,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
   app.get('/dashboard/billing/invoices/:id/pdf', async (request, reply) => {
     const id = (request.params as { id: string }).id;
     const pdf = await deps.subscriptions.invoicePdf(
-      request.dashboard.principal.accountId as string,
+      signedIn(request).principal.accountId as string,
       /^in_[A-Za-z0-9_-]{1,40}$/.test(id) ? id : 'in_none',
     );
     return reply
@@ -314,7 +314,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
 
   // Step one: what the change costs and when it applies; nothing is changed yet.
   app.post('/dashboard/billing/plan', async (request, reply) => {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const id = target(request);
     if (id === undefined)
       return render(request, reply, 400, {
@@ -360,14 +360,14 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
         flash: { kind: 'error', text: `Choose one of the plans: ${SELF_SERVE.join(', ')}.` },
       });
     try {
-      const result = await deps.subscriptions.change(request.dashboard.principal, id, request.ip);
+      const result = await deps.subscriptions.change(signedIn(request).principal, id, request.ip);
       if (result.api_key === undefined) return tools.redirect(reply, '/billing?done=changed');
       // Subscribing issues the first key: shown here, once. The principal of this request
       // still has the old plan, so the page is built after a fresh look at the session.
-      const refreshed = await deps.cache.resolve(request.dashboard.token);
+      const refreshed = await deps.cache.resolve(signedIn(request).token);
       if (refreshed !== undefined) {
-        request.dashboard.principal = refreshed;
-        request.dashboard.page.principal = refreshed;
+        signedIn(request).principal = refreshed;
+        signedIn(request).page.principal = refreshed;
       }
       return render(request, reply, 201, {
         flash: { kind: 'ok', text: `You are on the ${deps.plans[id].name} plan.` },

@@ -5,7 +5,7 @@ import {
   type AccessReview,
   type PublicDocument,
 } from '../compliance/index.js';
-import type { DashboardDeps, DashboardTools } from './context.js';
+import { type DashboardDeps, type DashboardTools, signedIn } from './context.js';
 import { act, answeredNotInPlan, text } from './forms.js';
 import { markup, type Html } from './html.js';
 import { BASE, bytes, day, page, time, type Flash } from './layout.js';
@@ -144,7 +144,7 @@ export function compliancePages(app: FastifyInstance, tools: DashboardTools): vo
     answeredNotInPlan(request, reply, tools, {
       path: PATH,
       title: TITLE,
-      has: deps.compliance !== undefined && request.dashboard.principal.plan.complianceReports,
+      has: deps.compliance !== undefined && signedIn(request).principal.plan.complianceReports,
     });
 
   async function render(
@@ -153,7 +153,7 @@ export function compliancePages(app: FastifyInstance, tools: DashboardTools): vo
     status: number,
     extra: { flash?: Flash; review?: AccessReview } = {},
   ) {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const docs = await compliance().documents.list(principal);
     const given = (request.body ?? {}) as Record<string, unknown>;
     const content = markup`<h2>Documents</h2>
@@ -178,7 +178,7 @@ export function compliancePages(app: FastifyInstance, tools: DashboardTools): vo
 
   /** A large file made for the account, within the download gate's bounds. */
   async function bounded<T>(request: FastifyRequest, make: () => Promise<T>): Promise<T> {
-    const leave = app.downloads.enter(request.dashboard.principal.limitBucket);
+    const leave = app.downloads.enter(signedIn(request).principal.limitBucket);
     try {
       return await make();
     } finally {
@@ -196,7 +196,7 @@ export function compliancePages(app: FastifyInstance, tools: DashboardTools): vo
     const id = (request.params as { id: string }).id.slice(0, 64);
     return act(request, reply, failed(request, reply), async () => {
       const copy = await bounded(request, () =>
-        compliance().documents.download(request.dashboard.principal, id, request.ip),
+        compliance().documents.download(signedIn(request).principal, id, request.ip),
       );
       return reply
         .header('content-type', 'application/pdf')
@@ -214,7 +214,7 @@ export function compliancePages(app: FastifyInstance, tools: DashboardTools): vo
       const from = text(request.body, 'from');
       const to = text(request.body, 'to');
       const review = await compliance().reviews.generate(
-        request.dashboard.principal,
+        signedIn(request).principal,
         {
           from: from === '' ? undefined : from,
           to: to === '' ? undefined : to,

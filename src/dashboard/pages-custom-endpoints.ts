@@ -8,7 +8,7 @@ import {
   type CustomQuery,
 } from '../custom-endpoints/index.js';
 import type { Plan } from '../plans/index.js';
-import type { DashboardTools } from './context.js';
+import { type DashboardTools, signedIn } from './context.js';
 import {
   act,
   answeredNotInPlan,
@@ -154,7 +154,7 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
     answeredNotInPlan(request, reply, tools, {
       path: PATH,
       title: TITLE,
-      has: deps.customEndpoints !== undefined && request.dashboard.principal.plan.customEndpoints,
+      has: deps.customEndpoints !== undefined && signedIn(request).principal.plan.customEndpoints,
     });
 
   /**
@@ -166,7 +166,7 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
       method: 'GET',
       url,
       remoteAddress: request.ip,
-      headers: { authorization: `Bearer ${request.dashboard.token}` },
+      headers: { authorization: `Bearer ${signedIn(request).token}` },
     });
 
   async function render(
@@ -175,7 +175,7 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
     status: number,
     extra: { flash?: Flash } = {},
   ) {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const endpoints = service().list(principal);
     const content = markup`<p id="endpoint-count">
         ${endpoints.length} of ${MAX_CUSTOM_ENDPOINTS} custom endpoints. Their
@@ -232,7 +232,7 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
     status: number,
     tried?: { url: string; status: number; type: string; body: string },
   ) {
-    const { page: ctx, principal } = request.dashboard;
+    const { page: ctx, principal } = signedIn(request);
     const plan = principal.plan;
     const given = (request.body ?? {}) as Body;
     const content = markup`<p><a href="${BASE}/custom-endpoints">All custom endpoints</a></p>
@@ -291,7 +291,7 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
         (PARAMETER_NAMES as readonly string[]).includes(p),
       ) as (typeof PARAMETER_NAMES)[number][];
       const created = await service().create(
-        request.dashboard.principal,
+        signedIn(request).principal,
         {
           slug,
           description: text(body, 'description').slice(0, 500),
@@ -318,14 +318,14 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
   app.get('/dashboard/custom-endpoints/:id', async (request, reply) => {
     if (gate(request, reply)) return reply;
     return act(request, reply, failed(request, reply), async () =>
-      detail(request, reply, service().get(request.dashboard.principal, idOf(request)), 200),
+      detail(request, reply, service().get(signedIn(request).principal, idOf(request)), 200),
     );
   });
 
   app.post('/dashboard/custom-endpoints/:id/try', async (request, reply) => {
     if (gate(request, reply)) return reply;
     return act(request, reply, failed(request, reply), async () => {
-      const e = service().get(request.dashboard.principal, idOf(request));
+      const e = service().get(signedIn(request).principal, idOf(request));
       const query = new URLSearchParams();
       for (const p of e.parameters) {
         const value = text(request.body, p).slice(0, 64);
@@ -344,7 +344,7 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
   app.post('/dashboard/custom-endpoints/:id/delete', async (request, reply) => {
     if (gate(request, reply)) return reply;
     return act(request, reply, failed(request, reply), async () => {
-      await service().remove(request.dashboard.principal, idOf(request), request.ip);
+      await service().remove(signedIn(request).principal, idOf(request), request.ip);
       return tools.redirect(reply, '/custom-endpoints?done=deleted');
     });
   });

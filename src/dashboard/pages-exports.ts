@@ -10,7 +10,7 @@ import {
   type PublicRun,
 } from '../exports/index.js';
 import type { Plan } from '../plans/index.js';
-import type { DashboardTools } from './context.js';
+import { type DashboardTools, signedIn } from './context.js';
 import {
   act,
   answeredNotInPlan,
@@ -278,7 +278,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
     answeredNotInPlan(request, reply, tools, {
       path: PATH,
       title: TITLE,
-      has: deps.exports !== undefined && request.dashboard.principal.plan.scheduledExports,
+      has: deps.exports !== undefined && signedIn(request).principal.plan.scheduledExports,
     });
 
   async function list(
@@ -287,7 +287,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
     status: number,
     extra: { flash?: Flash; top?: Html } = {},
   ) {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const exports = await service().list(principal);
     const full = exports.length >= MAX_EXPORTS;
     const content = markup`${extra.top ?? ''}
@@ -335,7 +335,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
     status: number,
     extra: { flash?: Flash; top?: Html } = {},
   ) {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const [e, runs] = await Promise.all([
       service().get(principal, id),
       service().runs(principal, id),
@@ -387,7 +387,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
       (status, flash) => list(request, reply, status, { flash }),
       async () => {
         const input = exportInput((request.body ?? {}) as Body, false) as ExportInput;
-        const created = await service().create(request.dashboard.principal, input);
+        const created = await service().create(signedIn(request).principal, input);
         if (created.secret === undefined)
           return tools.redirect(reply, `/exports/${created.id}?done=saved`);
         const top = secretCard(
@@ -417,7 +417,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
     const id = idOf(request);
     return act(request, reply, onExport(request, reply, id), async () => {
       const input = exportInput((request.body ?? {}) as Body, true);
-      const updated = await service().update(request.dashboard.principal, id, input);
+      const updated = await service().update(signedIn(request).principal, id, input);
       if (updated.secret === undefined) return tools.redirect(reply, `/exports/${id}?done=saved`);
       const top = secretCard(
         'export-secret',
@@ -433,7 +433,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
     if (gate(request, reply)) return reply;
     const id = idOf(request);
     return act(request, reply, onExport(request, reply, id), async () => {
-      await service().runNow(request.dashboard.principal, id);
+      await service().runNow(signedIn(request).principal, id);
       return tools.redirect(reply, `/exports/${id}?done=queued`);
     });
   });
@@ -442,7 +442,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
     if (gate(request, reply)) return reply;
     const id = idOf(request);
     return act(request, reply, onExport(request, reply, id), async () => {
-      await service().remove(request.dashboard.principal, id);
+      await service().remove(signedIn(request).principal, id);
       return tools.redirect(reply, '/exports?done=deleted');
     });
   });
@@ -455,7 +455,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
       reply,
       (status, flash) => list(request, reply, status, { flash }),
       async () => {
-        const file = await service().file(request.dashboard.principal, runId);
+        const file = await service().file(signedIn(request).principal, runId);
         return reply
           .header('content-type', file.contentType)
           .header('content-disposition', `attachment; filename="${file.fileName}"`)

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PublicKey } from '../keys/index.js';
-import { flashOf, type DashboardTools } from './context.js';
+import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from './html.js';
 import { BASE, page, time, type Flash } from './layout.js';
 
@@ -102,7 +102,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
     status: number,
     extra: { flash?: Flash; secret?: { key: string; name: string } } = {},
   ) {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const plan = principal.plan;
     const keys = plan.maxKeys === 0 ? [] : await deps.keys.list(principal.accountId as string);
     const live = keys.filter((k) => k.status === 'active' || k.status === 'expiring').length;
@@ -181,7 +181,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
   });
 
   app.post('/dashboard/keys', async (request, reply) => {
-    const { principal } = request.dashboard;
+    const { principal } = signedIn(request);
     const scopes = list(text(request.body, 'scopes'));
     try {
       const created = await deps.keys.create(
@@ -197,7 +197,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
   });
 
   app.post('/dashboard/keys/:id/update', async (request, reply) => {
-    const { principal } = request.dashboard;
+    const { principal } = signedIn(request);
     const { id } = request.params as { id: string };
     const allowlist = (request.body as Body | undefined)?.['allowlist'];
     try {
@@ -220,7 +220,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
   app.post('/dashboard/keys/:id/revoke', async (request, reply) => {
     const { id } = request.params as { id: string };
     try {
-      await deps.keys.revoke(request.dashboard.principal, id, request.ip);
+      await deps.keys.revoke(signedIn(request).principal, id, request.ip);
       return tools.redirect(reply, '/keys?done=revoked');
     } catch (error) {
       const { status, flash } = flashOf(request, error);
@@ -231,7 +231,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
   app.post('/dashboard/keys/:id/rotate', async (request, reply) => {
     const { id } = request.params as { id: string };
     try {
-      const rotated = await deps.keys.rotate(request.dashboard.principal, id, request.ip);
+      const rotated = await deps.keys.rotate(signedIn(request).principal, id, request.ip);
       return render(request, reply, 201, {
         secret: { key: rotated.key.key, name: rotated.key.name },
         flash: {

@@ -7,7 +7,7 @@ import {
   type OAuthClientService,
   type PublicClient,
 } from '../oauth/index.js';
-import type { DashboardTools } from './context.js';
+import { type DashboardTools, signedIn } from './context.js';
 import {
   act,
   answeredNotInPlan,
@@ -141,7 +141,7 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
     answeredNotInPlan(request, reply, tools, {
       path: PATH,
       title: TITLE,
-      has: deps.oauthClients !== undefined && request.dashboard.principal.plan.oauth,
+      has: deps.oauthClients !== undefined && signedIn(request).principal.plan.oauth,
     });
 
   async function render(
@@ -150,7 +150,7 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
     status: number,
     extra: { flash?: Flash; top?: Html } = {},
   ) {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const clients = await service().list(principal);
     const content = markup`${extra.top ?? ''}
       <p>
@@ -194,7 +194,7 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
       const allowlist = words(text(body, 'allowlist'));
       if (problems.length > 0) throw invalid(...problems);
       const created = await service().create(
-        request.dashboard.principal,
+        signedIn(request).principal,
         {
           name,
           scopes,
@@ -220,7 +220,7 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
     if (gate(request, reply)) return reply;
     return act(request, reply, failed(request, reply), async () => {
       const rotated = await service().rotateSecret(
-        request.dashboard.principal,
+        signedIn(request).principal,
         idOf(request),
         request.ip,
       );
@@ -241,7 +241,7 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
       if (jwks === undefined && problems.length === 0)
         problems.push({ name: 'jwks', reason: 'must hold one or more public keys' });
       if (problems.length > 0) throw invalid(...problems);
-      await service().update(request.dashboard.principal, idOf(request), { jwks }, request.ip);
+      await service().update(signedIn(request).principal, idOf(request), { jwks }, request.ip);
       return tools.redirect(reply, '/oauth-clients?done=keys');
     });
   });
@@ -249,7 +249,7 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
   app.post('/dashboard/oauth-clients/:id/delete', async (request, reply) => {
     if (gate(request, reply)) return reply;
     return act(request, reply, failed(request, reply), async () => {
-      await service().remove(request.dashboard.principal, idOf(request), request.ip);
+      await service().remove(signedIn(request).principal, idOf(request), request.ip);
       return tools.redirect(reply, '/oauth-clients?done=deleted');
     });
   });

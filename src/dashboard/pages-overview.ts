@@ -3,7 +3,7 @@ import type { Principal } from '../auth/index.js';
 import type { Plan } from '../plans/index.js';
 import type { UsageQuota } from '../usage/index.js';
 import { classChart, CLASS_LABELS } from './charts.js';
-import type { DashboardDeps, DashboardTools } from './context.js';
+import { type DashboardDeps, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from './html.js';
 import { BASE, FEATURE_PAGES, lowestPlanFor, number, page, percent, time } from './layout.js';
 import {
@@ -193,7 +193,7 @@ function higherPlans(deps: DashboardDeps, plan: Plan): Html {
 export function overviewPage(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
   app.get('/dashboard', async (request, reply) => {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const plan = principal.plan;
     if (!plan.usageAnalytics) {
       // Free: no analytics, but the hour's quota (the account's own bucket) and its pace.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { formatPercent, INTERVAL_MS, monthOf } from '../sla/index.js';
-import type { DashboardTools } from './context.js';
+import { type DashboardTools, signedIn } from './context.js';
 import { markup } from './html.js';
 import { BASE, page, time } from './layout.js';
 import { euros } from './pages-billing.js';
@@ -15,7 +15,7 @@ const REASONS: Record<string, string> = {
 export function slaPage(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
   app.get('/dashboard/sla', async (request, reply) => {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     const sla = deps.sla;
     if (sla === undefined || principal.plan.slaPercent === null) {
       const content = markup`<p>

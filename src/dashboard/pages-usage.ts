@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { UsageColumn } from '../usage/index.js';
 import { chart } from './charts.js';
-import type { DashboardTools } from './context.js';
+import { type DashboardTools, signedIn } from './context.js';
 import { markup } from './html.js';
 import { BASE, number, page, type Flash } from './layout.js';
 import {
@@ -128,7 +128,7 @@ function usageChart(table: UsageTable) {
 export function usagePage(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
   app.get('/dashboard/usage', async (request, reply) => {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     if (!principal.plan.usageAnalytics) {
       // A page that says which plan has the feature, not an error.
       return tools.send(

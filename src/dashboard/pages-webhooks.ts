@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_TYPES, type PublicEndpoint } from '../webhooks/index.js';
-import { flashOf, type DashboardTools } from './context.js';
+import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from './html.js';
 import { BASE, notInPlan, page, time, type Flash } from './layout.js';
 
@@ -90,7 +90,7 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
     status: number,
     extra: { flash?: Flash; top?: Html } = {},
   ) {
-    const { principal, page: ctx } = request.dashboard;
+    const { principal, page: ctx } = signedIn(request);
     if (!principal.plan.webhooks)
       return tools.send(
         reply,
@@ -167,7 +167,7 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
       const body = (request.body ?? {}) as Record<string, unknown>;
       const events = Array.isArray(body['events']) ? body['events'] : [body['events']];
       const created = await deps.webhooks.create(
-        request.dashboard.principal,
+        signedIn(request).principal,
         {
           url: typeof body['url'] === 'string' ? body['url'] : '',
           events: events.filter((e): e is string => typeof e === 'string'),
@@ -182,7 +182,7 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
   app.post('/dashboard/webhooks/:id/test', (request, reply) =>
     act(request, reply, async () => {
       const result = await deps.webhooks.sendTest(
-        request.dashboard.principal,
+        signedIn(request).principal,
         (request.params as Params).id,
       );
       const text = result.ok
@@ -195,7 +195,7 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
   app.post('/dashboard/webhooks/:id/rotate-secret', (request, reply) =>
     act(request, reply, async () => {
       const rotated = await deps.webhooks.rotateSecret(
-        request.dashboard.principal,
+        signedIn(request).principal,
         (request.params as Params).id,
         request.ip,
       );
@@ -211,7 +211,7 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
   app.post('/dashboard/webhooks/:id/delete', (request, reply) =>
     act(request, reply, async () => {
       await deps.webhooks.remove(
-        request.dashboard.principal,
+        signedIn(request).principal,
         (request.params as Params).id,
         request.ip,
       );
@@ -223,7 +223,7 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
     act(request, reply, async () => {
       const { id, delivery } = request.params as Params;
       await deps.webhooks.redeliver(
-        request.dashboard.principal,
+        signedIn(request).principal,
         id,
         delivery as string,
         request.ip,

@@ -4,7 +4,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_TTL_MS } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { loadAssets } from './assets.js';
-import { flashOf, type DashboardDeps, type DashboardTools } from './context.js';
+import {
+  flashOf,
+  type DashboardDeps,
+  type DashboardTools,
+  signedIn,
+  type Signed,
+} from './context.js';
 import { markup, type Html } from './html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
 import { accountPages } from './pages-account.js';
@@ -130,8 +136,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
       ok = cookie !== undefined && csrf.verify(csrf.forForm(cookie), given);
     } else if (ok) {
       ok =
-        request.dashboard !== undefined &&
-        csrf.verify(csrf.forSession(request.dashboard.token), given);
+        signedIn(request) !== undefined &&
+        csrf.verify(csrf.forSession(signedIn(request).token), given);
     }
     if (ok) return done();
     void tools.send(
@@ -158,7 +164,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
 
   // Signed-in pages: in their own scope, behind the session hook.
   await app.register(async (signed) => {
-    signed.decorateRequest('dashboard', null as unknown as FastifyRequest['dashboard']);
+    signed.decorateRequest('dashboard', null);
     signed.addHook('onRequest', async (request, reply) => {
       const session = await sessionOf(request, deps.cache);
       if (session === undefined) {
@@ -166,17 +172,17 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
         return tools.redirect(reply, '/sign-in');
       }
       const account = deps.cache.account(session.principal.accountId as string);
-      request.dashboard = {
+      request.setDecorator<Signed>('dashboard', {
         ...session,
         page: {
           principal: session.principal,
           email: account?.row.email ?? '',
           csrf: csrf.forSession(session.token),
         },
-      };
+      });
     });
     signed.post('/dashboard/sign-out', async (request, reply) => {
-      await deps.accounts.logOut(request.dashboard.principal.sessionId as string);
+      await deps.accounts.logOut(signedIn(request).principal.sessionId as string);
       clearCookie(request, reply, SESSION_COOKIE);
       return tools.redirect(reply, '/sign-in?signed-out=1');
     });

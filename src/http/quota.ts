@@ -18,7 +18,7 @@ import { hookList } from './route-hooks.js';
 
 /**
  * What a route that spends quota declares in its `config.quota`, once: every path that answers
- * the route (the Fastify handler through `quotaEnforcer`, the lookup fast path) reads it there.
+ * the route (its handler through `quotaEnforcer`, export runs, MCP tools) reads it there.
  * `cost` is the number of units of the plan's request limit one admitted request uses (a
  * positive integer). It weighs the limiter only: usage still counts requests, one per request.
  */
@@ -184,7 +184,7 @@ const REFUSALS_REMEMBERED = 10_000;
 /**
  * The 429 of a bucket, built once while its headers stay the same (they change each second,
  * with Retry-After): a client hammering past its limit then gets the same error object, whose
- * problem document the fast path also serializes once (`problemJson`).
+ * problem document is then serialized once (`problemJson`).
  */
 class RefusalCache {
   readonly #byBucket = new Map<string, { key: string; plan: Plan; error: AppError }>();

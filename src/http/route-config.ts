@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { AmbientTransaction } from '../store/index.js';
 import type { Principal, RouteAuth } from '../auth/index.js';
 import type { DownloadGate } from './download-gate.js';

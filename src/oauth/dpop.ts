@@ -195,7 +195,7 @@ function targetOf(uri: string): string | undefined {
  * PUBLIC_BASE_URL) and the request's path.
  */
 export class DpopProofs {
-  /** Requests whose proof was accepted: the same request decided again (fast path, then Fastify) is not a replay. */
+  /** Requests whose proof was accepted: the same request checked again is not a replay. */
   readonly #accepted = new WeakMap<object, string>();
   readonly #base: string;
   /** The resource server's use_dpop_nonce answer, built once per nonce window. */

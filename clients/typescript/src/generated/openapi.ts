@@ -65,6 +65,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/account/billing-details': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Billing details: who invoices are made out to
+     * @description Company name, address, country and VAT number; `null` when none were given (invoices then name the account and charge VAT as for a consumer in the seller’s country).
+     */
+    get: operations['getBillingDetails'];
+    /**
+     * Set the billing details
+     * @description Applies to invoices issued from now on; an issued invoice keeps the details it was issued with. The VAT number must have the form of the country’s numbers with its prefix; a business in another EU country than the seller’s is invoiced without VAT under the reverse charge (docs/billing.md).
+     */
+    put: operations['setBillingDetails'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/account/contacts': {
     parameters: {
       query?: never;
@@ -143,7 +167,7 @@ export interface paths {
     get: operations['getResponseSchema'];
     /**
      * Choose and rename the fields of salary responses (Enterprise)
-     * @description Applies to every salary endpoint and every format. Fields to choose from: country, country_name, job, job_title, isco_code, level, year, currency, period, p25, median, p75, local_currency, local_median, basis, projected, confidence, release, release_date, p10, p90, mean, fx_rate, local_p25, local_p75, monthly_median, hourly_median, yoy_median_pct.
+     * @description Applies to every salary endpoint and every format. Fields to choose from: country, country_name, job, job_title, isco_code, level, year, currency, period, p25, median, p75, local_currency, local_median, basis, projected, confidence, confidence_note, release, release_date, p10, p90, mean, fx_rate, local_p25, local_p75, monthly_median, hourly_median, yoy_median_pct.
      */
     put: operations['setResponseSchema'];
     post?: never;
@@ -492,7 +516,7 @@ export interface paths {
     put?: never;
     /**
      * Run an export now
-     * @description Queues a run beside the schedule; follow it with the run’s id.
+     * @description Queues a run beside the schedule; follow it with the run’s id. The run spends the account’s request quota as the bulk request it equals: with no room left, 429 with Retry-After and nothing is queued. One manual run at a time per export: 409 (with its `run_id`) while one is queued or running.
      */
     post: operations['runExport'];
     delete?: never;
@@ -572,7 +596,7 @@ export interface paths {
     put?: never;
     /**
      * Check a destination without exporting
-     * @description SFTP: connects, checks the host key, authenticates, writes and removes a small file. Webhook: sends a signed `export.test` event, signed with a one-off secret given in the answer. The answer says whether it worked and, if not, why.
+     * @description SFTP: connects, checks the host key, authenticates, writes and removes a small file. Webhook: sends a signed `export.test` event, signed with a one-off secret given in the answer. A failure is answered when the test’s timeout (15 s) ends, whatever happened: an SFTP server that could not be reached (refused, reset, timed out, another protocol, another host key) reads the same in every case, the reason being logged for the operator only; a host-key mismatch is named, with the key the server showed, only for the host saved on the export given as `export_id`. At most 30 tests an hour per account, shared with webhook test sends; then 429 with Retry-After.
      */
     post: operations['testExportDestination'];
     delete?: never;
@@ -609,8 +633,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * One invoice
-     * @description Another account’s invoice is 404.
+     * One invoice, as JSON or as a PDF
+     * @description With `Accept: application/pdf` the invoice as a PDF document to book: seller and buyer as they were when it was issued, number, dates, lines, VAT and total. Otherwise JSON. Another account’s invoice is 404.
      */
     get: operations['getInvoice'];
     put?: never;
@@ -1173,10 +1197,30 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * How the salary figures are modelled, step by step (Markdown)
-     * @description Every source, modelling step, number and caveat behind the figures, as Markdown.
+     * How the salary figures are made (HTML page)
+     * @description Sources and publishers, the model in plain words, what confidence and basis mean, charts of the loaded release and the validation tables.
      */
     get: operations['getMethodology'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/methodology.md': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * How the salary figures are made (Markdown)
+     * @description The methodology page’s text and validation tables as Markdown.
+     */
+    get: operations['getMethodologyMarkdown'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1349,6 +1393,15 @@ export interface components {
       /** @enum {string} */
       status: 'active' | 'expiring' | 'expired' | 'revoked';
     };
+    BillingDetails: {
+      address_lines: string[];
+      company_name: string;
+      /** @description ISO 3166-1 alpha-2 (Greece is GR). */
+      country: string;
+      /** Format: date-time */
+      updated_at: string;
+      vat_number: string | null;
+    };
     ComplianceDocument: {
       /** Format: date-time */
       added_at: string;
@@ -1451,6 +1504,14 @@ export interface components {
     Invoice: {
       amount_due_cents: number;
       balance_applied_cents: number;
+      /** @description The account’s billing details when the invoice was issued; null when none were given. */
+      buyer: {
+        address: string[];
+        /** @description ISO 3166-1 alpha-2. */
+        country: string | null;
+        name: string;
+        vat_number: string | null;
+      } | null;
       /** Format: date-time */
       created_at: string;
       currency: string;
@@ -1472,9 +1533,32 @@ export interface components {
       period_end: string;
       /** Format: date-time */
       period_start: string;
+      /** @description The seller as it was when the invoice was issued. */
+      seller: {
+        address: string[];
+        /** @description ISO 3166-1 alpha-2. */
+        country: string | null;
+        name: string;
+        vat_number: string | null;
+      } | null;
       /** @enum {string} */
       status: 'open' | 'paid' | 'void' | 'uncollectible';
+      /** @description The lines added up, without VAT. */
       subtotal_cents: number;
+      /** @description Subtotal plus VAT. */
+      total_cents: number;
+      /** @description How VAT is treated (docs/billing.md). */
+      vat: {
+        amount_cents: number;
+        /** @description The member state whose rate is charged; null unless standard. */
+        country: string | null;
+        /** @description The sentence the invoice prints about its VAT. */
+        note: string | null;
+        /** @description The rate charged; 0 unless standard. */
+        rate_percent: number;
+        /** @enum {string} */
+        treatment: 'standard' | 'reverse_charge' | 'outside_eu' | 'not_charged';
+      };
     };
     NewApiKey: {
       allowlist: string[];
@@ -1578,7 +1662,40 @@ export interface components {
       title: string;
       /**
        * Format: uri
-       * @description Stable URI identifying the kind of problem.
+       * @description The kind of problem: the address of a page explaining it and what to do (one per `code`). On a white-label account without a host name of its own: `about:blank`.
+       * @example http://127.0.0.1:3000/errors/invalid-parameter
+       * @example http://127.0.0.1:3000/errors/invalid-body
+       * @example http://127.0.0.1:3000/errors/unauthenticated
+       * @example http://127.0.0.1:3000/errors/weak-password
+       * @example http://127.0.0.1:3000/errors/feature-not-in-plan
+       * @example http://127.0.0.1:3000/errors/address-not-allowed
+       * @example http://127.0.0.1:3000/errors/scope-missing
+       * @example http://127.0.0.1:3000/errors/key-exceeds-caller
+       * @example http://127.0.0.1:3000/errors/payment-overdue
+       * @example http://127.0.0.1:3000/errors/not-found
+       * @example http://127.0.0.1:3000/errors/no-data
+       * @example http://127.0.0.1:3000/errors/method-not-allowed
+       * @example http://127.0.0.1:3000/errors/not-acceptable
+       * @example http://127.0.0.1:3000/errors/email-taken
+       * @example http://127.0.0.1:3000/errors/key-limit-reached
+       * @example http://127.0.0.1:3000/errors/oauth-client-limit-reached
+       * @example http://127.0.0.1:3000/errors/webhook-limit-reached
+       * @example http://127.0.0.1:3000/errors/export-limit-reached
+       * @example http://127.0.0.1:3000/errors/conflict
+       * @example http://127.0.0.1:3000/errors/idempotency-key-reused
+       * @example http://127.0.0.1:3000/errors/payload-too-large
+       * @example http://127.0.0.1:3000/errors/unsupported-media-type
+       * @example http://127.0.0.1:3000/errors/range-not-satisfiable
+       * @example http://127.0.0.1:3000/errors/rate-limited
+       * @example http://127.0.0.1:3000/errors/too-many-attempts
+       * @example http://127.0.0.1:3000/errors/too-many-downloads
+       * @example http://127.0.0.1:3000/errors/internal
+       * @example http://127.0.0.1:3000/errors/dependency-unavailable
+       * @example http://127.0.0.1:3000/errors/shutting-down
+       * @example http://127.0.0.1:3000/errors/downloads-busy
+       * @example http://127.0.0.1:3000/errors/document-withdrawn
+       * @example http://127.0.0.1:3000/errors/custom-endpoint-limit-reached
+       * @example http://127.0.0.1:3000/errors/download-link-invalid
        */
       type: string;
     } & {
@@ -1883,6 +2000,134 @@ export interface operations {
       };
       /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getBillingDetails: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BillingDetails'] | null;
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  setBillingDetails: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description Street, postal code and city, one line each.
+           * @example [
+           *       "Friedrichstraße 1",
+           *       "10117 Berlin"
+           *     ]
+           */
+          address_lines: string[];
+          /**
+           * @description The company invoiced (or your own name when buying privately).
+           * @example Example Analytics GmbH
+           */
+          company_name: string;
+          /**
+           * @description ISO 3166-1 alpha-2 country code; Greece is GR.
+           * @example DE
+           */
+          country: string;
+          /** @description The VAT identification number with its country prefix (EL for Greece), e.g. DE123456789; spaces, dots and hyphens are ignored. Checked against the form of the country’s numbers. Empty or null: none. */
+          vat_number?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BillingDetails'];
+        };
+      };
+      /** @description A parameter is missing, malformed or not one of the allowed values. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error. */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2440,10 +2685,12 @@ export interface operations {
                */
               basis: 'published' | 'interpolated' | 'projected';
               /**
-               * @description medium: the country mean of that year is published and the job's pay ratio comes from the country's own occupation table; low: the country mean is modelled or projected, or the job ratio is borrowed from the pooled model over other countries.
+               * @description The evidence behind the figure. high: the job's pay comes from the country's own occupation (unit-group) table and the country's average pay for the year is published. medium: the country's own table covers only the job's occupation group (the job is placed within its group by a model pooled over other countries' tables), or the country average is one year from a published one (a short projection or back-cast). low: the occupation group is borrowed from the EU average, or the country average is two or more years from a published one.
                * @enum {string}
                */
-              confidence: 'medium' | 'low';
+              confidence: 'high' | 'medium' | 'low';
+              /** @description The evidence behind `confidence` in a few words: the table the job's figure comes from and how the country average of the year was obtained, e.g. "own occupation table Destatis 2022/23 (2022-04 Medical doctor); mean published (Eurostat 2024)". */
+              confidence_note: string;
               /** @description ISO 3166-1 alpha-2 code. */
               country: string;
               /** @enum {string} */
@@ -2617,10 +2864,12 @@ export interface operations {
                */
               basis: 'published' | 'interpolated' | 'projected';
               /**
-               * @description medium: the country mean of that year is published and the job's pay ratio comes from the country's own occupation table; low: the country mean is modelled or projected, or the job ratio is borrowed from the pooled model over other countries.
+               * @description The evidence behind the figure. high: the job's pay comes from the country's own occupation (unit-group) table and the country's average pay for the year is published. medium: the country's own table covers only the job's occupation group (the job is placed within its group by a model pooled over other countries' tables), or the country average is one year from a published one (a short projection or back-cast). low: the occupation group is borrowed from the EU average, or the country average is two or more years from a published one.
                * @enum {string}
                */
-              confidence: 'medium' | 'low';
+              confidence: 'high' | 'medium' | 'low';
+              /** @description The evidence behind `confidence` in a few words: the table the job's figure comes from and how the country average of the year was obtained, e.g. "own occupation table Destatis 2022/23 (2022-04 Medical doctor); mean published (Eurostat 2024)". */
+              confidence_note: string;
               /** @description ISO 3166-1 alpha-2 code. */
               country: string;
               /** @enum {string} */
@@ -2794,10 +3043,12 @@ export interface operations {
                */
               basis: 'published' | 'interpolated' | 'projected';
               /**
-               * @description medium: the country mean of that year is published and the job's pay ratio comes from the country's own occupation table; low: the country mean is modelled or projected, or the job ratio is borrowed from the pooled model over other countries.
+               * @description The evidence behind the figure. high: the job's pay comes from the country's own occupation (unit-group) table and the country's average pay for the year is published. medium: the country's own table covers only the job's occupation group (the job is placed within its group by a model pooled over other countries' tables), or the country average is one year from a published one (a short projection or back-cast). low: the occupation group is borrowed from the EU average, or the country average is two or more years from a published one.
                * @enum {string}
                */
-              confidence: 'medium' | 'low';
+              confidence: 'high' | 'medium' | 'low';
+              /** @description The evidence behind `confidence` in a few words: the table the job's figure comes from and how the country average of the year was obtained, e.g. "own occupation table Destatis 2022/23 (2022-04 Medical doctor); mean published (Eurostat 2024)". */
+              confidence_note: string;
               /** @description ISO 3166-1 alpha-2 code. */
               country: string;
               /** @enum {string} */
@@ -3679,10 +3930,12 @@ export interface operations {
                */
               basis: 'published' | 'interpolated' | 'projected';
               /**
-               * @description medium: the country mean of that year is published and the job's pay ratio comes from the country's own occupation table; low: the country mean is modelled or projected, or the job ratio is borrowed from the pooled model over other countries.
+               * @description The evidence behind the figure. high: the job's pay comes from the country's own occupation (unit-group) table and the country's average pay for the year is published. medium: the country's own table covers only the job's occupation group (the job is placed within its group by a model pooled over other countries' tables), or the country average is one year from a published one (a short projection or back-cast). low: the occupation group is borrowed from the EU average, or the country average is two or more years from a published one.
                * @enum {string}
                */
-              confidence: 'medium' | 'low';
+              confidence: 'high' | 'medium' | 'low';
+              /** @description The evidence behind `confidence` in a few words: the table the job's figure comes from and how the country average of the year was obtained, e.g. "own occupation table Destatis 2022/23 (2022-04 Medical doctor); mean published (Eurostat 2024)". */
+              confidence_note: string;
               /** @description ISO 3166-1 alpha-2 code. */
               country: string;
               /** @enum {string} */
@@ -3949,7 +4202,7 @@ export interface operations {
             /** @description `current`, `all` the plan reaches, or `last N` years up to the current one. */
             years: string;
           };
-          /** @description A 5-field cron expression, e.g. `0 6 * * 1` (Mondays 06:00). */
+          /** @description A 5-field cron expression, e.g. `0 6 * * 1` (Mondays 06:00); at most hourly, so the minute field is one minute. */
           schedule: string;
           /** @description IANA time zone; default UTC. */
           timezone?: string;
@@ -4226,7 +4479,7 @@ export interface operations {
             /** @description `current`, `all` the plan reaches, or `last N` years up to the current one. */
             years: string;
           };
-          /** @description A 5-field cron expression, e.g. `0 6 * * 1` (Mondays 06:00). */
+          /** @description A 5-field cron expression, e.g. `0 6 * * 1` (Mondays 06:00); at most hourly, so the minute field is one minute. */
           schedule?: string;
           /** @description IANA time zone; default UTC. */
           timezone?: string;
@@ -4384,6 +4637,24 @@ export interface operations {
       };
       /** @description No data for the query. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The plan’s request limit is reached; Retry-After says when requests succeed again. */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -4607,6 +4878,8 @@ export interface operations {
                 /** @description Receives `export.completed` and `export.failed`, signed (Standard Webhooks) with the export’s own secret; https, public addresses only. */
                 url: string;
               };
+          /** @description The export being edited: a host-key mismatch on the host saved on it names the key the server showed. */
+          export_id?: string;
         };
       };
     };
@@ -4645,6 +4918,24 @@ export interface operations {
       };
       /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No data for the query. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The plan’s request limit is reached; Retry-After says when requests succeed again. */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -4705,13 +4996,14 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Default Response */
+      /** @description The invoice. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Invoice'];
+          'application/pdf': string;
         };
       };
       /** @description A parameter is missing, malformed or not one of the allowed values. */
@@ -5633,10 +5925,12 @@ export interface operations {
                */
               basis: 'published' | 'interpolated' | 'projected';
               /**
-               * @description medium: the country mean of that year is published and the job's pay ratio comes from the country's own occupation table; low: the country mean is modelled or projected, or the job ratio is borrowed from the pooled model over other countries.
+               * @description The evidence behind the figure. high: the job's pay comes from the country's own occupation (unit-group) table and the country's average pay for the year is published. medium: the country's own table covers only the job's occupation group (the job is placed within its group by a model pooled over other countries' tables), or the country average is one year from a published one (a short projection or back-cast). low: the occupation group is borrowed from the EU average, or the country average is two or more years from a published one.
                * @enum {string}
                */
-              confidence: 'medium' | 'low';
+              confidence: 'high' | 'medium' | 'low';
+              /** @description The evidence behind `confidence` in a few words: the table the job's figure comes from and how the country average of the year was obtained, e.g. "own occupation table Destatis 2022/23 (2022-04 Medical doctor); mean published (Eurostat 2024)". */
+              confidence_note: string;
               /** @description ISO 3166-1 alpha-2 code. */
               country: string;
               /** @enum {string} */
@@ -5813,10 +6107,12 @@ export interface operations {
                */
               basis: 'published' | 'interpolated' | 'projected';
               /**
-               * @description medium: the country mean of that year is published and the job's pay ratio comes from the country's own occupation table; low: the country mean is modelled or projected, or the job ratio is borrowed from the pooled model over other countries.
+               * @description The evidence behind the figure. high: the job's pay comes from the country's own occupation (unit-group) table and the country's average pay for the year is published. medium: the country's own table covers only the job's occupation group (the job is placed within its group by a model pooled over other countries' tables), or the country average is one year from a published one (a short projection or back-cast). low: the occupation group is borrowed from the EU average, or the country average is two or more years from a published one.
                * @enum {string}
                */
-              confidence: 'medium' | 'low';
+              confidence: 'high' | 'medium' | 'low';
+              /** @description The evidence behind `confidence` in a few words: the table the job's figure comes from and how the country average of the year was obtained, e.g. "own occupation table Destatis 2022/23 (2022-04 Medical doctor); mean published (Eurostat 2024)". */
+              confidence_note: string;
               /** @description ISO 3166-1 alpha-2 code. */
               country: string;
               /** @enum {string} */
@@ -7339,6 +7635,26 @@ export interface operations {
     };
   };
   getMethodology: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The methodology page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  getMethodologyMarkdown: {
     parameters: {
       query?: never;
       header?: never;
