@@ -74,12 +74,15 @@ interface Row {
   readonly legitimateUnderFlood?: boolean;
   /** /health while 8 clients download the full archive as Excel (Enterprise key). */
   readonly healthUnderDownloads?: boolean;
+  /** The lookup's exact bytes and headers from a bare Fastify route (no product logic). */
+  readonly replica?: boolean;
 }
 
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
 
 const ROWS_DEFAULT: readonly Row[] = [
   { label: 'DE lookup', path: DE },
+  { label: "the lookup's bytes from a bare Fastify route", path: DE, replica: true },
   { label: 'DE lookup, Enterprise key', path: DE, key: 'enterprise' },
   {
     label: '429 flood (Developer key over its limit)',
@@ -163,7 +166,10 @@ function profileFlags(options: BenchOptions, name: string): string[] {
   return cpuProfileFlags(options.cpuProfDir, name);
 }
 
-async function startHelloWorld(options: BenchOptions): Promise<ServerProcess> {
+async function startHelloWorld(
+  options: BenchOptions,
+  replicaFile?: string,
+): Promise<ServerProcess> {
   const port = await freePort();
   // --eval resolves `fastify` from the cwd, the repository root.
   const args = [
@@ -172,11 +178,10 @@ async function startHelloWorld(options: BenchOptions): Promise<ServerProcess> {
     '--eval',
     helloWorldSource(),
   ];
-  const server = spawnServer('hello-world', process.execPath, args, {
-    cwd: ROOT,
-    port,
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: LOOPBACK },
-  });
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, PORT: String(port), HOST: LOOPBACK };
+  if (replicaFile !== undefined) env.REPLICA_FILE = replicaFile;
+  const name = replicaFile === undefined ? 'hello-world' : 'lookup bytes, bare Fastify';
+  const server = spawnServer(name, process.execPath, args, { cwd: ROOT, port, env });
   await waitUntilOk(server, '/', 10_000);
   return server;
 }
@@ -210,6 +215,33 @@ async function startOurs(
   const server = spawnServer(name, process.execPath, args, { cwd: ROOT, port, env, logFile });
   const readyMs = await waitUntilOk(server, '/ready', READY_TIMEOUT_MS);
   return { server, readyMs };
+}
+
+/** Headers node or Fastify write themselves on every answer; the replica leaves them to Fastify. */
+const OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length']);
+
+/**
+ * A bare Fastify server answering `path` with the exact status-200 headers and body our server
+ * just answered it with (an anonymous lookup): what the lookup would cost with no product logic.
+ */
+async function startReplica(
+  ours: ServerProcess,
+  path: string,
+  workDir: string,
+  options: BenchOptions,
+): Promise<ServerProcess> {
+  const res = await fetch(`${ours.baseUrl}${path}`);
+  if (res.status !== 200) throw new Error(`the lookup to replicate answered ${res.status}`);
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (!OWN_HEADERS.has(name)) headers[name] = value;
+  });
+  const file = join(workDir, 'replica.json');
+  writeFileSync(
+    file,
+    JSON.stringify({ path: path.split('?')[0], headers, body: await res.text() }),
+  );
+  return startHelloWorld(options, file);
 }
 
 interface OursRun {
@@ -276,7 +308,16 @@ async function benchOurs(
     for (const row of config.rows) {
       const scenario = scenarioOf(row, server, withOAuth, workDir);
       progress(`measuring ${scenario.name}`);
-      if (row.healthUnderDownloads === true) {
+      if (row.replica === true) {
+        const replica = await startReplica(server, row.path, workDir, options);
+        try {
+          measurements.push(
+            await measurePaired(hello, { ...scenario, server: replica, headers: {} }, options),
+          );
+        } finally {
+          await stopServer(replica);
+        }
+      } else if (row.healthUnderDownloads === true) {
         const { row: health, statuses } = await healthUnderDownloads(
           server,
           keys.enterprise,

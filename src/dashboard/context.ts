@@ -52,9 +52,23 @@ export interface Signed {
   page: PageContext;
 }
 
-/** The dashboard session of a signed-in page's request (set by the dashboard's session hook). */
+/** The dashboard session of each signed-in page's request, set by the dashboard's session hook. */
+const sessions = new WeakMap<FastifyRequest, Signed>();
+
+export function setSignedIn(request: FastifyRequest, signed: Signed): void {
+  sessions.set(request, signed);
+}
+
+/** The request's dashboard session, if it has one (a signed-in page's request always has). */
+export function signedInSession(request: FastifyRequest): Signed | undefined {
+  return sessions.get(request);
+}
+
+/** The dashboard session of a signed-in page's request. */
 export function signedIn(request: FastifyRequest): Signed {
-  return request.getDecorator<Signed>('dashboard');
+  const signed = sessions.get(request);
+  if (signed === undefined) throw new Error('not a signed-in dashboard request');
+  return signed;
 }
 
 export interface DashboardTools {

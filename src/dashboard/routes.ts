@@ -9,7 +9,8 @@ import {
   type DashboardDeps,
   type DashboardTools,
   signedIn,
-  type Signed,
+  setSignedIn,
+  signedInSession,
 } from './context.js';
 import { markup, type Html } from './html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
@@ -135,9 +136,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
       const cookie = parseCookies(request.headers.cookie).get(FORM_COOKIE);
       ok = cookie !== undefined && csrf.verify(csrf.forForm(cookie), given);
     } else if (ok) {
-      ok =
-        signedIn(request) !== undefined &&
-        csrf.verify(csrf.forSession(signedIn(request).token), given);
+      const session = signedInSession(request);
+      ok = session !== undefined && csrf.verify(csrf.forSession(session.token), given);
     }
     if (ok) return done();
     void tools.send(
@@ -164,7 +164,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
 
   // Signed-in pages: in their own scope, behind the session hook.
   await app.register(async (signed) => {
-    signed.decorateRequest('dashboard', null);
     signed.addHook('onRequest', async (request, reply) => {
       const session = await sessionOf(request, deps.cache);
       if (session === undefined) {
@@ -172,7 +171,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
         return tools.redirect(reply, '/sign-in');
       }
       const account = deps.cache.account(session.principal.accountId as string);
-      request.setDecorator<Signed>('dashboard', {
+      setSignedIn(request, {
         ...session,
         page: {
           principal: session.principal,
