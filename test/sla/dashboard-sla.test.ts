@@ -42,13 +42,15 @@ describe('dashboard SLA page', () => {
     assert.match(res.body, /No month closed yet/);
   });
 
-  it('Developer: no SLA link, and the page says which plans have one', async () => {
+  it('Developer: no SLA link in the menu, and the page says which plans have one', async () => {
     const developer = await accountOnPlan(t, 'developer');
     const overview = await t.app.inject({
       url: '/dashboard',
       headers: { cookie: `salary_session=${developer.session}` },
     });
-    assert.doesNotMatch(overview.body, /href="\/dashboard\/sla"/);
+    const menu = /<nav[\s\S]*?<\/nav>/.exec(overview.body)?.[0];
+    assert.ok(menu !== undefined, 'the page has a menu');
+    assert.doesNotMatch(menu, /href="\/dashboard\/sla"/);
     const res = await page(developer.session);
     assert.equal(res.statusCode, 200);
     assert.match(res.body, /comes with the Business plan/);
