@@ -10,12 +10,12 @@ const FORMAT_NAMES: Record<string, string> = {
 
 const count = new Intl.NumberFormat('en-GB');
 
-/** `€49 / month`, `€0`, `By contract`. */
+/** `€49 / month excl. VAT`, `€0`, `By contract` (invoices add VAT by the buyer's country). */
 export function priceText(plan: Plan): string {
   if (plan.priceCents === null) return 'By contract';
   const euros = plan.priceCents / 100;
   const amount = `€${count.format(euros)}`;
-  return plan.priceCents === 0 ? amount : `${amount} / month`;
+  return plan.priceCents === 0 ? amount : `${amount} / month excl. VAT`;
 }
 
 /** `100 requests per hour`, `Unlimited requests`. */
