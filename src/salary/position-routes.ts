@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { COUNTRY_CODES } from '../catalog/index.js';
 import { JOB_SLUGS, LEVELS } from '../catalog/index.js';
-import { MEDIA_TYPES, renderTable } from '../formats/index.js';
-import { problemResponses } from '../http/openapi-responses.js';
+import { renderTable } from '../formats/index.js';
 import type { ConsumeQuota } from '../http/quota.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { FORMATS } from '../plans/index.js';
@@ -11,7 +10,7 @@ import { negotiateFormat } from './format.js';
 import { BANDS } from './position-model.js';
 import { positionTable, type PayPositionService } from './position.js';
 import { fileName, labelled, sendRendered, type Labelling } from './respond.js';
-import { LOOKUP_AUTH } from './routes.js';
+import { LOOKUP_AUTH, salaryResponses } from './routes.js';
 import { SalaryMetaSchema } from './schemas.js';
 
 export interface PositionRoutesOptions {
@@ -112,27 +111,10 @@ export const PositionResponseSchema = Type.Object({
   meta: SalaryMetaSchema,
 });
 
-const okResponse = {
-  200: {
-    description:
-      'The position: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.',
-    content: {
-      'application/json': { schema: PositionResponseSchema },
-      ...Object.fromEntries(
-        (['csv', 'xlsx', 'xml', 'parquet'] as const).map((f) => [
-          MEDIA_TYPES[f],
-          {
-            schema:
-              f === 'csv' || f === 'xml'
-                ? { type: 'string' }
-                : { type: 'string', format: 'binary' },
-          },
-        ]),
-      ),
-    },
-  },
-  ...problemResponses(400, 401, 403, 404, 406, 429, 503),
-};
+const okResponse = salaryResponses(
+  'The position: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.',
+  PositionResponseSchema,
+);
 
 export const positionRoutes: FastifyPluginAsyncTypebox<PositionRoutesOptions> = async (
   app,

@@ -34,14 +34,18 @@ export interface SalaryRoutesOptions {
 
 /**
  * The responses of a route answering salary figures in every format a plan may have: the
- * salary routes' and the custom endpoints' (their own 200 description).
+ * salary routes', the custom endpoints' and the pay position's (their own 200 description and,
+ * for the position, its own JSON body).
  */
-export function salaryResponses(description: string) {
+export function salaryResponses<S extends object = typeof SalaryResponseSchema>(
+  description: string,
+  json: S = SalaryResponseSchema as unknown as S,
+) {
   return {
     200: {
       description,
       content: {
-        'application/json': { schema: SalaryResponseSchema },
+        'application/json': { schema: json },
         ...Object.fromEntries(
           (['csv', 'xlsx', 'xml', 'parquet'] as const).map((f) => [
             MEDIA_TYPES[f],
