@@ -62,6 +62,7 @@ import { ProblemSchema } from '../http/openapi-responses.js';
 import { echoed, sendProblem } from '../http/problem.js';
 import { quotaByRoute, quotaEnforcer, quotaSpender } from '../http/quota.js';
 import { registerIdempotency } from '../http/idempotency.js';
+import { LazySchemas } from '../http/lazy-schemas.js';
 import { hookList, onRoutesWith } from '../http/route-hooks.js';
 import { ShutdownGate } from '../http/shutdown-gate.js';
 import { bodyShapeProblem, finiteQuery, textGuard } from '../http/text-guard.js';
@@ -140,9 +141,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   const accessLog =
     config.accessLog && deps.logger !== undefined ? new AccessLog(deps.logger) : undefined;
+  const schemas = new LazySchemas();
   const app = Fastify({
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
     genReqId: nextRequestId,
+    // request.log is the process logger itself, not a child per request (a child serializes its
+    // bindings on every request): the few lines written about a request name its request_id.
+    childLoggerFactory: (logger) => logger,
     // Fastify's own per-request lines are off: the access log writes one line per request.
     logController: new LogController({
       disableRequestLogging: true,
@@ -155,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: AJV_OPTIONS,
+    schemaController: schemas.controller,
     frameworkErrors: (error, request, reply) => {
       void sendProblem(
         new AppError(
@@ -187,6 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const shutdown = new ShutdownGate();
   shutdown.attach(app);
   app.decorate('shutdown', shutdown);
+  app.decorate('compileSchemas', () => schemas.compileAll());
   if (accessLog !== undefined) app.addHook('onClose', (_app, done) => (accessLog.stop(), done()));
 
   for (const schema of [

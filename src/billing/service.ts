@@ -24,7 +24,6 @@ import {
 } from './invoicing.js';
 import { upgradeCharge } from './proration.js';
 import { createBillingDetails } from './details.js';
-import { renderInvoicePdf } from './invoice-pdf.js';
 import * as repo from './repo.js';
 import type { Seller } from './vat.js';
 
@@ -183,6 +182,8 @@ export function createSubscriptionService(deps: BillingDeps) {
       invoiceId: string,
     ): Promise<{ bytes: Uint8Array; fileName: string }> {
       const invoice = await invoiceOf(accountId, invoiceId);
+      // pdf-lib is loaded on the first invoice asked for, not with the server.
+      const { renderInvoicePdf } = await import('./invoice-pdf.js');
       return { bytes: await renderInvoicePdf(invoice), fileName: `invoice-${invoice.number}.pdf` };
     },
 

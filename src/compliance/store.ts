@@ -12,7 +12,6 @@ import {
   withdrawDocument,
   type DocumentRow,
 } from './repo.js';
-import { openPdf, stampPdf, UnusablePdfError } from './stamp.js';
 
 /** The largest document the store takes: a SOC 2 report is a few megabytes. */
 export const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
@@ -91,6 +90,8 @@ export function createDocumentStore(deps: { db: Db; clock: Clock }) {
         throw invalid('FILE', `larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB`);
       if (Buffer.from(input.content.subarray(0, 5)).toString('latin1') !== '%PDF-')
         throw invalid('FILE', 'not a PDF (it does not start with %PDF-)');
+      // pdf-lib is loaded on first use (about 0.3 s), not with the server.
+      const { openPdf, stampPdf, UnusablePdfError } = await import('./stamp.js');
       let pageCount: number;
       try {
         pageCount = (await openPdf(input.content)).getPageCount();

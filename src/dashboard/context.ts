@@ -84,7 +84,7 @@ export interface DashboardTools {
 export function flashOf(request: FastifyRequest, error: unknown): { status: number; flash: Flash } {
   if (error instanceof AppError && error.status < 500)
     return { status: error.status, flash: { kind: 'error', text: problemText(error) } };
-  request.log.error({ err: error }, 'dashboard action failed');
+  request.log.error({ request_id: request.id, err: error }, 'dashboard action failed');
   const status = error instanceof AppError ? error.status : 500;
   return {
     status: status === 503 ? 503 : 500,

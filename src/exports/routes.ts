@@ -203,7 +203,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
       // The reason of a failure is the operator's to read, never the caller's.
       if (!answer.ok)
         request.log.info(
-          { destination: destination.type, reason: detail },
+          { request_id: request.id, destination: destination.type, reason: detail },
           'export destination test failed',
         );
       return answer;

@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import type { Format } from '../plans/index.js';
 import { csvChunks } from './csv.js';
-import { parquetStream } from './parquet.js';
 import { chunked, type ChunkedTable, type Table } from './table.js';
-import { xlsxStream } from './xlsx.js';
+import type * as WriterModule from './writers.js';
 import { xmlChunks } from './xml.js';
 
 export {
@@ -54,7 +53,10 @@ export function fileMeta(
   return { contentType, filename: `${base}.${format}` };
 }
 
-/** A table whose rows come in chunks, in one of the file formats, produced as they come. */
+/**
+ * A table whose rows come in chunks, in one of the file formats, produced as they come. The
+ * Excel and Parquet writers (exceljs, parquet-wasm: about 0.7 s to load) are loaded on first use.
+ */
 export async function streamOf(
   format: Exclude<Format, 'json'>,
   table: ChunkedTable,
@@ -66,10 +68,23 @@ export async function streamOf(
     case 'xml':
       return Readable.from(xmlChunks(table, name.root, name.attributes ?? {}));
     case 'xlsx':
-      return xlsxStream(table, name.root, name.creator);
+      return (await fileWriters()).xlsxStream(table, name.root, name.creator);
     case 'parquet':
-      return parquetStream(table);
+      return (await fileWriters()).parquetStream(table);
   }
+}
+
+type Writers = typeof WriterModule;
+let writers: Writers | Promise<Writers> | undefined;
+
+/** The Excel and Parquet writers, loaded on first use (or handed in by a render worker). */
+function fileWriters(): Writers | Promise<Writers> {
+  return (writers ??= import('./writers.js'));
+}
+
+/** A render worker's own, statically imported writers (a worker has no use for laziness). */
+export function useWriters(loaded: Writers): void {
+  writers = loaded;
 }
 
 async function collect(stream: Readable): Promise<Buffer> {

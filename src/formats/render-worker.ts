@@ -2,7 +2,7 @@
 // Kept free of everything but the format writers, so a worker loads little.
 import type { MessagePort } from 'node:worker_threads';
 import { move } from 'piscina';
-import { renderWhole, streamOf } from './index.js';
+import { renderWhole, streamOf, useWriters } from './index.js';
 import {
   decodeRows,
   decodeTable,
@@ -12,6 +12,9 @@ import {
   type ToWorker,
 } from './render-pool.js';
 import type { Column, Row } from './table.js';
+import * as writers from './writers.js';
+
+useWriters(writers);
 
 export default async function render(task: RenderTask): Promise<ArrayBufferView> {
   const bytes = await renderWhole(task.format, decodeTable(task.table), task.name);

@@ -32,7 +32,10 @@ export function sendProblem(
   const appError = toAppError(error, request);
   if (appError.status >= 500 && appError.code !== 'SHUTTING_DOWN') {
     const level = appError.code === 'INTERNAL' ? 'error' : 'warn';
-    request.log[level]({ err: appError.cause ?? error, code: appError.code }, 'request failed');
+    request.log[level](
+      { request_id: request.id, err: appError.cause ?? error, code: appError.code },
+      'request failed',
+    );
   }
   return reply
     .code(appError.status)

@@ -43,5 +43,7 @@ declare module 'fastify' {
     shutdown: ShutdownGate;
     /** The cap on large files generated at once. */
     downloads: DownloadGate;
+    /** Compiles every route schema not compiled yet (they compile on first use; see LazySchemas). */
+    compileSchemas: () => void;
   }
 }

@@ -1,12 +1,4 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
 import type { AuthenticatedRoute } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import { PROBLEM_JSON, problemBaseOf, problemDocument } from '../http/problem.js';
@@ -17,8 +9,8 @@ import type { Plan, PlanId } from '../plans/index.js';
 import { createPayPositionService, type Labelling, type SalaryService } from '../salary/index.js';
 import type { SlaCounter } from '../sla/index.js';
 import type { QuotaEndpoints, UsageRecorder } from '../usage/index.js';
-import { toolRunner, type ToolCaller, type ToolRunner } from './calls.js';
-import { mcpTools, type ToolDefinition } from './tools.js';
+import { toolRunner } from './calls.js';
+import { mcpTools } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 /** RFC 9728 §3.1: the metadata of the resource `<base>/mcp`. */
@@ -30,9 +22,6 @@ export const MCP_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource
  * twin's own declaration (compare_countries: bulk:read).
  */
 const MCP_AUTH = { access: 'data', scope: 'salary:read' } as const satisfies AuthenticatedRoute;
-
-const INSTRUCTIONS =
-  "Gross annual pay for 27 EU countries and 21 job categories, modelled from published statistics. Start with list_countries and list_jobs for valid codes; salary_lookup answers one country and job, salary_history the years the plan reaches, salary_position where a salary sits (Developer and higher), compare_countries one job in every country (Business and higher). Every call counts against the caller's plan quota like the REST endpoint it mirrors.";
 
 export interface McpRoutesOptions {
   salary: SalaryService;
@@ -48,30 +37,6 @@ export interface McpRoutesOptions {
   baseUrl: string;
   /** The OAuth authorization server's issuer. */
   authorizationServer: string;
-}
-
-/** A stateless MCP server for one HTTP request: the caller is the request's principal. */
-function mcpServer(tools: readonly ToolDefinition[], run: ToolRunner, caller: ToolCaller): Server {
-  const server = new Server(
-    { name: 'salary-api', title: 'European Salary Data API', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.input,
-      annotations: { title: t.title, readOnlyHint: true, openWorldHint: false },
-    })),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const answer = run(request.params.name, request.params.arguments ?? {}, caller);
-    if (answer === undefined)
-      throw new McpError(ErrorCode.InvalidParams, `There is no tool ${request.params.name}.`);
-    return answer;
-  });
-  return server;
 }
 
 /**
@@ -129,8 +94,10 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
         requestId: request.id,
         problemBase: problemBaseOf(request),
       };
+      // The MCP SDK (and zod) is loaded with the first MCP request, not with the server.
+      const { mcpServer, jsonTransport } = await import('./server.js');
       const server = mcpServer(tools, run, caller);
-      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+      const transport = jsonTransport();
       reply.hijack();
       for (const [name, value] of Object.entries(reply.getHeaders()))
         if (value !== undefined) reply.raw.setHeader(name, value);
@@ -142,7 +109,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
         await server.connect(transport);
         await transport.handleRequest(request.raw, reply.raw, request.body);
       } catch (error) {
-        request.log.error({ err: error }, 'MCP request failed');
+        request.log.error({ request_id: request.id, err: error }, 'MCP request failed');
         if (reply.raw.headersSent) return;
         const problem = new AppError(
           'INTERNAL',

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '../lib/logger.js';
 
 /** One message as handed to the transport. */
@@ -36,10 +36,12 @@ function smtpOptions(url: string) {
  * server offers it; `smtps://` for implicit TLS).
  */
 export function smtpTransport(url: string): MailTransport {
-  const transporter = nodemailer.createTransport(smtpOptions(url));
+  // nodemailer is loaded with the first mail, not with the server.
+  let transporter: Transporter | undefined;
   return {
     kind: 'smtp',
     async send(mail) {
+      transporter ??= (await import('nodemailer')).default.createTransport(smtpOptions(url));
       await transporter.sendMail({
         from: mail.from,
         to: [...mail.to],
@@ -50,7 +52,7 @@ export function smtpTransport(url: string): MailTransport {
       });
     },
     close() {
-      transporter.close();
+      transporter?.close();
     },
   };
 }
@@ -77,7 +79,7 @@ export function logTransport(logger: Logger): MailTransport {
  * offered and logs in when the URL has credentials. Resolves, or rejects with the reason.
  */
 export async function verifySmtp(url: string): Promise<void> {
-  const transporter = nodemailer.createTransport(smtpOptions(url));
+  const transporter = (await import('nodemailer')).default.createTransport(smtpOptions(url));
   try {
     await transporter.verify();
   } finally {

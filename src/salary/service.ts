@@ -78,12 +78,15 @@ export interface SalaryService {
     format: Format,
     options?: { feature?: 'bulk' },
   ): SalaryResult;
-  /** The standard JSON body as a string, cached per release; undefined when custom fields were asked for. */
+  /**
+   * The standard JSON body, encoded once and cached per release (sent as is: no per-response
+   * UTF-8 encoding or length count); undefined when custom fields were asked for.
+   */
   standardJson(
     selection: Selection,
     principal: Principal,
     options?: { feature?: 'bulk' },
-  ): string | undefined;
+  ): Buffer | undefined;
 }
 
 export function resolveCountry(input: string): Country {
@@ -200,7 +203,7 @@ export function createSalaryService(deps: {
   }
 
   // Serialised standard JSON responses per release: the same query answers with the same bytes.
-  const jsonCache = new WeakMap<SalaryIndex, Map<string, string>>();
+  const jsonCache = new WeakMap<SalaryIndex, Map<string, Buffer>>();
 
   return {
     prepare(selection, principal, format, options = {}) {
@@ -226,11 +229,11 @@ export function createSalaryService(deps: {
       if (r.fields.length > 0 || expectedRows(r) > STREAM_ABOVE_ROWS) return undefined;
       const key = selectionKey(r);
       let cache = jsonCache.get(r.index);
-      if (cache === undefined) jsonCache.set(r.index, (cache = new Map<string, string>()));
+      if (cache === undefined) jsonCache.set(r.index, (cache = new Map<string, Buffer>()));
       let body = cache.get(key);
       if (body === undefined) {
         const result = build(r);
-        body = JSON.stringify({ data: result.data, meta: result.meta });
+        body = Buffer.from(JSON.stringify({ data: result.data, meta: result.meta }));
         if (cache.size >= JSON_CACHE_MAX) cache.clear();
         cache.set(key, body);
       }
