@@ -290,9 +290,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(accountRoutes, {
     accounts: deps.accounts,
-    db: deps.db,
     clock: deps.clock,
-    cache: deps.cache,
     plans: deps.plans,
     supportOf: (account) => deps.support.supportOf(account),
   });
