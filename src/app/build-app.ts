@@ -295,7 +295,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     supportOf: (account) => deps.support.supportOf(account),
   });
   await app.register(keyRoutes, { keys: deps.keys });
-  await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
+  await app.register(billingRoutes, { subscriptions: deps.subscriptions });
   await app.register(usageRoutes, { usage: deps.usage });
   await app.register(webhookRoutes, { webhooks: deps.webhooks });
   await app.register(oauthClientRoutes, { clients: deps.oauthClients });
