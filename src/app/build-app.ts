@@ -311,7 +311,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(slaRoutes, {
       sla: deps.sla.service,
       status: deps.sla.status,
-      db: deps.db,
       clock: deps.clock,
       plans: deps.plans,
     });
