@@ -360,7 +360,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     webhooks: deps.webhooks,
     plans: deps.plans,
     clock: deps.clock,
-    db: deps.db,
     secretKey: deps.secretKey,
     ...(deps.sla === undefined ? {} : { sla: deps.sla.service }),
     support: deps.support,
