@@ -142,6 +142,35 @@ export default tseslint.config(
     },
   })),
   {
+    // Routes and dashboard pages call services: they import no repository and take no
+    // database handle, so every read and write goes through the feature's service.
+    files: [
+      'src/**/routes.ts',
+      'src/**/routes-*.ts',
+      'src/**/*-routes.ts',
+      'src/dashboard/**/*.ts',
+    ],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/repo.js', '**/repo-*.js', '**/*-repo.js'],
+              message: 'Routes and dashboard pages call services, never a repository.',
+            },
+            {
+              group: ['**/store/index.js'],
+              importNames: ['Db', 'Queryable'],
+              message: 'Routes and dashboard pages call services, never the database.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON responses and files; asserting on them is the point, typing them is not.
     files: ['test/**/*.ts', 'src/**/*.test.ts'],
     rules: {

@@ -5,7 +5,8 @@ export {
   type AccountService,
   type PublicAccount,
   type Session,
-  type SessionSink,
+  type AuditPeriod,
+  type CredentialSink,
 } from './service.js';
 export {
   findAccount,
@@ -23,5 +24,4 @@ export {
   type ResponseSchema,
 } from './repo.js';
 export { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
-export { setAllowlist } from './allowlist.js';
 export { ChainVerificationSchema } from './schemas.js';

@@ -1,25 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  listAudit,
-  listAuditPeriod,
-  MAX_AUDIT_EXPORT,
-  recordAudit,
-  verifyAuditPeriod,
-  type AuditRow,
-} from '../audit/index.js';
+import { MAX_AUDIT_EXPORT, type AuditRow } from '../audit/index.js';
 import { stringify } from 'csv-stringify/sync';
 import { StringEnum } from '../lib/string-enum.js';
 import { safeCell } from '../lib/csv-cell.js';
 import { actorOf } from '../auth/index.js';
-import { setAllowlist } from './allowlist.js';
 import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { Clock } from '../lib/clock.js';
-import type { CredentialCache } from '../keys/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
-import type { Db } from '../store/index.js';
-import { updateAccount, type AccountRow, type ResponseSchema } from './repo.js';
 import { SCHEMA_SOURCE_FIELDS, schemaProblems } from '../salary/index.js';
 import type { Principal } from '../auth/index.js';
 import {
@@ -32,46 +21,24 @@ import {
   SessionSchema,
   SupportSchema,
 } from './schemas.js';
-import { publicAccount, type AccountService } from './service.js';
+import {
+  publicAccount,
+  type AccountRow,
+  type AccountService,
+  type ResponseSchema,
+} from './service.js';
 
 export interface AccountRoutesOptions {
   accounts: AccountService;
-  db: Db;
   clock: Clock;
-  cache: CredentialCache;
   plans: Readonly<Record<PlanId, Plan>>;
   /** The support channel and response target of an account's plan, shown with the account. */
   supportOf: (account: AccountRow) => Static<typeof SupportSchema>;
 }
 
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (app, opts) => {
-  const { accounts, db, clock, cache, plans } = opts;
+  const { accounts, clock, plans } = opts;
   const tags = ['Account'];
-
-  /** Changes the caller's account with its audit entry, and the credential cache at once. */
-  async function changeAccount(
-    principal: Principal,
-    changes: Parameters<typeof updateAccount>[2],
-    action: string,
-    data: Record<string, unknown>,
-    ip: string,
-  ) {
-    const at = new Date(clock.now());
-    const account = await db.transaction(async (tx) => {
-      const updated = await updateAccount(tx, principal.accountId as string, changes, at);
-      await recordAudit(tx, {
-        accountId: updated.id,
-        actor: actorOf(principal),
-        action,
-        data,
-        ip,
-        at,
-      });
-      return updated;
-    });
-    cache.applyAccount(account);
-    return account;
-  }
 
   app.post(
     '/api/v1/accounts',
@@ -200,12 +167,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
     },
     async (request) =>
       publicAccount(
-        await setAllowlist(
-          { db, clock, plans, cache },
-          request.principal,
-          request.body.allowlist,
-          request.ip,
-        ),
+        await accounts.setAllowlist(request.principal, request.body.allowlist, request.ip),
       ),
   );
 
@@ -233,13 +195,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         ]);
       }
     }
-    const account = await changeAccount(
-      principal,
-      { responseSchema: schema },
-      'accounts.set_response_schema',
-      { schema },
-      ip,
-    );
+    const account = await accounts.setResponseSchema(principal, schema, ip);
     return { fields: account.responseSchema?.fields ?? [] };
   };
 
@@ -357,18 +313,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       const csv =
         q.format === 'csv' ||
         (q.format === undefined && /text\/csv/i.test(request.headers.accept ?? ''));
-      const verification = q.verify === true ? await verifyAuditPeriod(db, period) : undefined;
+      const verification = q.verify === true ? await accounts.verifyAudit(period) : undefined;
       if (!csv) {
-        const entries =
-          period.from === undefined && period.to === undefined
-            ? await listAudit(db, accountId, q.limit ?? 100)
-            : await listAuditPeriod(db, accountId, period, q.limit ?? 100, 'newest');
+        const entries = await accounts.auditLog(accountId, period, q.limit ?? 100);
         return reply.send({
           data: entries.map(({ account_id: _, ...entry }) => entry),
           ...(verification === undefined ? {} : { verification }),
         });
       }
-      const entries = await listAuditPeriod(db, accountId, period, MAX_AUDIT_EXPORT + 1);
+      const entries = await accounts.auditExport(accountId, period, MAX_AUDIT_EXPORT + 1);
       if (entries.length > MAX_AUDIT_EXPORT) {
         throw new AppError(
           'INVALID_PARAMETER',

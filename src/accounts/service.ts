@@ -1,4 +1,11 @@
-import { recordAudit } from '../audit/index.js';
+import {
+  listAudit,
+  listAuditPeriod,
+  recordAudit,
+  verifyAuditPeriod,
+  type AuditRow,
+  type ChainVerification,
+} from '../audit/index.js';
 import { enqueueNotice } from '../notices/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -11,10 +18,14 @@ import {
 } from '../lib/crypto.js';
 import { prefixedId } from '../lib/ids.js';
 import { HOUR_MS, MemoryRateLimiter, type LimitRule, type RateLimiter } from '../limits/index.js';
+import type { Plan, PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
-import { addressBucket } from '../auth/index.js';
+import { addressBucket, type Principal } from '../auth/index.js';
 import { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
 import * as repo from './repo.js';
+import { accountSettings } from './settings.js';
+
+export type { AccountRow, ResponseSchema } from './repo.js';
 
 export const SESSION_TTL_MS = 30 * 24 * HOUR_MS;
 const SESSION_PREFIX = 'sess_';
@@ -39,6 +50,12 @@ export interface PublicAccount {
 export interface Session {
   token: string;
   expires_at: string;
+}
+
+/** Entries written in [from, to); either end open when absent. */
+export interface AuditPeriod {
+  from?: Date | undefined;
+  to?: Date | undefined;
 }
 
 export function publicAccount(a: repo.AccountRow): PublicAccount {
@@ -78,22 +95,45 @@ export interface AccountService {
     actor: string,
     ip: string,
   ): Promise<{ sessions_revoked: number }>;
+  /**
+   * Sets the IP allowlist (Business and Enterprise): checked, audited and applied to the
+   * credential view at once.
+   */
+  setAllowlist(principal: Principal, list: string[], ip: string): Promise<repo.AccountRow>;
+  /** Sets the custom response schema (null: the standard one), audited and applied at once. */
+  setResponseSchema(
+    principal: Principal,
+    schema: repo.ResponseSchema | null,
+    ip: string,
+  ): Promise<repo.AccountRow>;
+  /** The account's audit entries, newest first: the last `limit`, of the period if one is set. */
+  auditLog(accountId: string, period: AuditPeriod, limit: number): Promise<AuditRow[]>;
+  /** The account's audit entries of the period, oldest first, at most `limit`. */
+  auditExport(accountId: string, period: AuditPeriod, limit: number): Promise<AuditRow[]>;
+  /** Verifies the audit chain (one for every account) over the period. */
+  verifyAudit(period: AuditPeriod): Promise<ChainVerification>;
 }
 
-/** Told of every session this process starts or ends, once committed (the credential view). */
-export interface SessionSink {
+/**
+ * Told of every session this process starts or ends and every account change it makes, once
+ * committed (the credential view).
+ */
+export interface CredentialSink {
   /** `account`: a new account the session belongs to. */
   applySession(row: repo.SessionRow, account?: repo.AccountRow): void;
+  applyAccount(row: repo.AccountRow): void;
 }
 
 export function createAccountService(deps: {
   db: Db;
   clock: Clock;
+  plans: Readonly<Record<PlanId, Plan>>;
   /** Counts failed log-ins; the shared (Redis) limiter when several instances run. */
   failures?: RateLimiter;
-  sessions?: SessionSink;
+  /** The credential view, told of sessions and account changes once committed. */
+  cache: CredentialSink;
 }): AccountService {
-  const { db, clock } = deps;
+  const { db, clock, plans } = deps;
   const failures = deps.failures ?? new MemoryRateLimiter();
 
   /** A session row in the transaction; `started` tells the credential view after commit. */
@@ -122,7 +162,7 @@ export function createAccountService(deps: {
     created: { session: Session; row: repo.SessionRow },
     account?: repo.AccountRow,
   ): Session {
-    deps.sessions?.applySession(created.row, account);
+    deps.cache.applySession(created.row, account);
     return created.session;
   }
 
@@ -246,7 +286,7 @@ export function createAccountService(deps: {
 
     async logOut(sessionId) {
       const ended = await repo.revokeSession(db, sessionId, new Date(clock.now()));
-      if (ended !== undefined) deps.sessions?.applySession(ended);
+      if (ended !== undefined) deps.cache.applySession(ended);
     },
 
     async changePassword(accountId, sessionId, input, actor, ip) {
@@ -296,7 +336,7 @@ export function createAccountService(deps: {
         );
         return revoked;
       });
-      for (const row of ended) deps.sessions?.applySession(row);
+      for (const row of ended) deps.cache.applySession(row);
       return { sessions_revoked: ended.length };
     },
 
@@ -305,5 +345,14 @@ export function createAccountService(deps: {
       if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
       return account;
     },
+
+    ...accountSettings({ db, clock, plans, cache: deps.cache }),
+
+    auditLog: (accountId, period, limit) =>
+      period.from === undefined && period.to === undefined
+        ? listAudit(db, accountId, limit)
+        : listAuditPeriod(db, accountId, period, limit, 'newest'),
+    auditExport: (accountId, period, limit) => listAuditPeriod(db, accountId, period, limit),
+    verifyAudit: (period) => verifyAuditPeriod(db, period),
   };
 }

@@ -297,14 +297,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(accountRoutes, {
     accounts: deps.accounts,
-    db: deps.db,
     clock: deps.clock,
-    cache: deps.cache,
     plans: deps.plans,
     supportOf: (account) => deps.support.supportOf(account),
   });
   await app.register(keyRoutes, { keys: deps.keys });
-  await app.register(billingRoutes, { subscriptions: deps.subscriptions, db: deps.db });
+  await app.register(billingRoutes, { subscriptions: deps.subscriptions });
   await app.register(usageRoutes, { usage: deps.usage });
   await app.register(webhookRoutes, { webhooks: deps.webhooks });
   await app.register(oauthClientRoutes, { clients: deps.oauthClients });
@@ -320,7 +318,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(slaRoutes, {
       sla: deps.sla.service,
       status: deps.sla.status,
-      db: deps.db,
       clock: deps.clock,
       plans: deps.plans,
     });
@@ -370,7 +367,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     webhooks: deps.webhooks,
     plans: deps.plans,
     clock: deps.clock,
-    db: deps.db,
     secretKey: deps.secretKey,
     ...(deps.sla === undefined ? {} : { sla: deps.sla.service }),
     support: deps.support,

@@ -3,10 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
-import type { Db } from '../store/index.js';
 import { MAX_ADDRESS_LINES } from './details.js';
-import { publicInvoice } from './invoicing.js';
-import * as repo from './repo.js';
 import type { SubscriptionService } from './service.js';
 
 const Subscription = Type.Object(
@@ -130,9 +127,8 @@ function wantsPdf(accept: string | undefined): boolean {
 
 export const billingRoutes: FastifyPluginAsyncTypebox<{
   subscriptions: SubscriptionService;
-  db: Db;
 }> = async (app, opts) => {
-  const { subscriptions, db } = opts;
+  const { subscriptions } = opts;
   const tags = ['Billing'];
   const read = { auth: { access: 'account', scope: 'billing:read' } } as const;
   const write = { auth: { access: 'account', scope: 'billing:write' } } as const;
@@ -231,7 +227,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
       config: read,
     },
     async (request) => ({
-      data: (await repo.listInvoices(db, request.principal.accountId as string)).map(publicInvoice),
+      data: await subscriptions.invoices(request.principal.accountId as string),
     }),
   );
 
@@ -335,7 +331,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const accountId = request.principal.accountId as string;
-      const entries = await repo.ledger(db, accountId);
+      const entries = await subscriptions.ledger(accountId);
       return {
         balance_cents: entries.reduce((sum, e) => sum + e.amountCents, 0),
         entries: entries.map((e) => ({

@@ -172,6 +172,14 @@ export function createSubscriptionService(deps: BillingDeps) {
     /** The account's billing details, which invoices issued from now on name as the buyer. */
     details: createBillingDetails({ db, clock }),
 
+    /** The account's invoices, oldest first. */
+    async invoices(accountId: string): Promise<PublicInvoice[]> {
+      return (await repo.listInvoices(db, accountId)).map(publicInvoice);
+    },
+
+    /** The account's balance ledger, oldest first (the balance is the sum of its amounts). */
+    ledger: (accountId: string) => repo.ledger(db, accountId),
+
     async invoice(accountId: string, invoiceId: string): Promise<PublicInvoice> {
       return publicInvoice(await invoiceOf(accountId, invoiceId));
     },

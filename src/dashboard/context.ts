@@ -10,7 +10,6 @@ import type { AccessReviews, ComplianceDocuments, PdfPool } from '../compliance/
 import type { CustomEndpointService } from '../custom-endpoints/index.js';
 import type { ExportService } from '../exports/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
-import type { Db } from '../store/index.js';
 import type { SupportService } from '../support/index.js';
 import type { UsageService } from '../usage/index.js';
 import type { WebhookService } from '../webhooks/index.js';
@@ -29,8 +28,6 @@ export interface DashboardDeps {
   webhooks: WebhookService;
   plans: Readonly<Record<PlanId, Plan>>;
   clock: Clock;
-  /** The audit feature's reads and the allowlist write take the database handle. */
-  db: Db;
   secretKey: string;
   /** The uptime SLA's figures (the SLA page); absent when not wired. */
   sla?: SlaService;

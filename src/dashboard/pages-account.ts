@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isEmail, normalizeEmail, setAllowlist } from '../accounts/index.js';
+import { isEmail, normalizeEmail } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
-import { listAudit } from '../audit/index.js';
 import { actorOf } from '../auth/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup } from './html.js';
@@ -27,7 +26,7 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
     const accountId = principal.accountId as string;
     const [account, audit, contacts] = await Promise.all([
       deps.accounts.get(accountId),
-      listAudit(deps.db, accountId, 50),
+      deps.accounts.auditLog(accountId, {}, 50),
       deps.support.contacts(accountId),
     ]);
     const { support } = contacts;
@@ -240,7 +239,7 @@ ${account.allowlist.join('\n')}</textarea>
     const raw = (request.body as Record<string, unknown> | undefined)?.['allowlist'];
     const list = (typeof raw === 'string' ? raw : '').split(/[\s,]+/).filter((v) => v.length > 0);
     try {
-      await setAllowlist(deps, signedIn(request).principal, list, request.ip);
+      await deps.accounts.setAllowlist(signedIn(request).principal, list, request.ip);
       return tools.redirect(reply, '/account?done=allowlist');
     } catch (error) {
       const { status, flash } = flashOf(request, error);

@@ -1,10 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   EU_VAT,
-  ledger,
-  listInvoices,
   MAX_ADDRESS_LINES,
-  publicInvoice,
   upgradeCharge,
   type PublicBillingDetails,
 } from '../billing/index.js';
@@ -109,8 +106,8 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     const accountId = principal.accountId as string;
     const [sub, invoices, entries, details] = await Promise.all([
       deps.subscriptions.view(accountId),
-      listInvoices(deps.db, accountId),
-      ledger(deps.db, accountId),
+      deps.subscriptions.invoices(accountId),
+      deps.subscriptions.ledger(accountId),
       deps.subscriptions.details.get(accountId),
     ]);
     const plan = principal.plan;
@@ -171,12 +168,9 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
                   </tr>
                 </thead>
                 <tbody>
-                  ${invoices
-                    .map(publicInvoice)
-                    .reverse()
-                    .map(
-                      (i) =>
-                        markup`<tr>
+                  ${[...invoices].reverse().map(
+                    (i) =>
+                      markup`<tr>
                           <td>${i.number}</td>
                           <td>${time(i.created_at)}</td>
                           <td>
@@ -202,7 +196,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
                             >
                           </td>
                         </tr>`,
-                    )}
+                  )}
                 </tbody>
               </table>
             </div>`

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Db } from '../store/index.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -14,14 +13,6 @@ function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
     const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
     promise.then(resolve, reject).finally(() => clearTimeout(timer));
   });
-}
-
-export function databaseCheck(db: Db): ReadinessCheck {
-  return { name: 'database', check: async () => void (await db.query('SELECT 1')) };
-}
-
-export function redisCheck(redis: { ping(): Promise<string> }): ReadinessCheck {
-  return { name: 'redis', check: async () => void (await redis.ping()) };
 }
 
 /** GET /health: the process is alive. GET /ready: every dependency answers and data is loaded. */

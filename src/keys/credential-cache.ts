@@ -5,7 +5,7 @@ import {
   sessionsChangedSince,
   type AccountRow,
   type SessionRow,
-  type SessionSink,
+  type CredentialSink,
 } from '../accounts/index.js';
 import { AddressMatcher, type CredentialResolver, type Principal } from '../auth/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -96,7 +96,7 @@ const SESSION_PREFIX = 'sess_';
  * may start (see UNKNOWN_REREAD_MS), so a flood of random tokens costs the database at most a
  * few queries a second.
  */
-export class CredentialCache implements CredentialResolver, SessionSink {
+export class CredentialCache implements CredentialResolver, CredentialSink {
   readonly #keys = new CredentialTable<KeyEntry>();
   readonly #sessions = new CredentialTable<SessionEntry>();
   readonly #accounts = new Map<string, AccountEntry>();

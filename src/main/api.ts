@@ -1,7 +1,7 @@
 import { buildApp } from '../app/build-app.js';
 import { createAccessReviews, createComplianceDocuments, PdfPool } from '../compliance/index.js';
 import { CustomEndpointRegistry, createCustomEndpointService } from '../custom-endpoints/index.js';
-import { databaseCheck, redisCheck } from '../http/health-routes.js';
+import { databaseCheck, redisCheck } from '../http/readiness-checks.js';
 import { touchKeys } from '../keys/index.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { RedisRateLimiter, MemoryRateLimiter } from '../limits/index.js';

@@ -34,7 +34,7 @@ export function commandServices(
   const { seller } = config;
   return {
     plans,
-    accounts: createAccountService({ db, clock, sessions: cache }),
+    accounts: createAccountService({ db, clock, plans, cache }),
     keys,
     subscriptions: createSubscriptionService({ db, clock, plans, keys, cache, collector, seller }),
     billing: () =>

@@ -103,8 +103,9 @@ export async function createServices(
   const accounts = createAccountService({
     db,
     clock,
+    plans,
     ...(deps.limiter === undefined ? {} : { failures: deps.limiter }),
-    sessions: cache,
+    cache,
   });
   const keys = createKeyService({ db, clock, plans, cache });
   const collector = deps.collector ?? bankTransferCollector;

@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { findAccount } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { Clock } from '../lib/clock.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
-import type { Db } from '../store/index.js';
 import { INTERVAL_MS, monthOf, monthRange, type DownInterval } from './measure.js';
 import type { MonthFigures, SlaService } from './service.js';
 import { renderStatusPage } from './status-page.js';
@@ -125,19 +123,10 @@ const StatusSchema = Type.Object(
 export const slaRoutes: FastifyPluginAsyncTypebox<{
   sla: SlaService;
   status: StatusService;
-  db: Db;
   clock: Clock;
   plans: Readonly<Record<PlanId, Plan>>;
-}> = async (app, { sla, status, db, clock, plans }) => {
+}> = async (app, { sla, status, clock, plans }) => {
   const hasSla = (p: Plan) => p.slaPercent !== null;
-
-  async function figures(accountId: string, month: string) {
-    const account = await findAccount(db, accountId);
-    if (account === undefined) throw new AppError('NOT_FOUND', 'The account no longer exists.');
-    const f = await sla.monthFor(account, month);
-    if (f === undefined) throw new AppError('NOT_FOUND', `No SLA figures for ${month}.`);
-    return f;
-  }
 
   app.get(
     '/api/v1/sla',
@@ -167,7 +156,7 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{
       assertPlanHas(plans, principal.plan, hasSla, 'The uptime SLA');
       const accountId = principal.accountId as string;
       const now = clock.now();
-      const f = await figures(accountId, monthOf(now));
+      const f = await sla.accountMonth(accountId, monthOf(now));
       const months = await sla.months(accountId);
       return {
         plan: principal.plan.id,
@@ -220,7 +209,7 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{
         throw AppError.invalidParams([
           { name: 'month', reason: `must not be after the current month (${monthOf(now)})` },
         ]);
-      const f = await figures(principal.accountId as string, month);
+      const f = await sla.accountMonth(principal.accountId as string, month);
       return soFar(f, Math.min(range.end, Math.floor(now / INTERVAL_MS) * INTERVAL_MS));
     },
   );

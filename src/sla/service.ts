@@ -1,6 +1,7 @@
 import { findAccount, type AccountRow } from '../accounts/index.js';
 import { recordAudit } from '../audit/index.js';
 import { addLedgerEntry, planOf } from '../billing/index.js';
+import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { enqueueNotice } from '../notices/index.js';
@@ -196,6 +197,15 @@ export function createSlaService(deps: {
 
   return {
     monthFor,
+
+    /** The account's figures of `month`; NOT_FOUND without the account or without figures. */
+    async accountMonth(accountId: string, month: string): Promise<MonthFigures> {
+      const account = await findAccount(db, accountId);
+      if (account === undefined) throw new AppError('NOT_FOUND', 'The account no longer exists.');
+      const f = await monthFor(account, month);
+      if (f === undefined) throw new AppError('NOT_FOUND', `No SLA figures for ${month}.`);
+      return f;
+    },
 
     /**
      * Month close: every Business and Enterprise account gets the previous month's uptime

@@ -1,0 +1,12 @@
+import type { Db } from '../store/index.js';
+import type { ReadinessCheck } from './health-routes.js';
+
+/** The database answers a trivial query. */
+export function databaseCheck(db: Db): ReadinessCheck {
+  return { name: 'database', check: async () => void (await db.query('SELECT 1')) };
+}
+
+/** Redis answers a PING. */
+export function redisCheck(redis: { ping(): Promise<string> }): ReadinessCheck {
+  return { name: 'redis', check: async () => void (await redis.ping()) };
+}
