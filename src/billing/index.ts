@@ -28,7 +28,6 @@ export {
   type BillingDetailsService,
   type PublicBillingDetails,
 } from './details.js';
-export { renderInvoicePdf } from './invoice-pdf.js';
 export {
   countryName,
   decideVat,
