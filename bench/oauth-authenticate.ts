@@ -1,6 +1,6 @@
 /**
- * CPU time of deciding who calls, per request: the `authenticate` function the lookup fast path
- * and the auth hook call, with an Enterprise API key and with a cached OAuth access token
+ * CPU time of deciding who calls, per request: the `authenticate` function the auth hook
+ * calls, with an Enterprise API key and with a cached OAuth access token
  * (bearer). No HTTP and no load generator: a shared machine disturbs CPU time per call far
  * less than throughput.
  *

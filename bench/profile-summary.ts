@@ -4,7 +4,7 @@
  *
  *   npx tsx bench/profile-summary.ts FILE.cpuprofile [--top N] [--requests N]
  *
- * Only the window in which requests were handled (by Fastify or the lookup fast path) is counted, so start-up (data load,
+ * Only the window in which requests were handled (by Fastify) is counted, so start-up (data load,
  * compilation) stays out; idle samples are left out of the percentages.
  * Prints self time by package or file, then the functions with the most self and total time;
  * with --requests (the responses served in the window, e.g. warm-ups and runs from the bench's
@@ -33,10 +33,9 @@ interface Profile {
 
 /**
  * A sample is "in a request" when a frame of these files (request time only) is on its stack:
- * Fastify's request handling, or the lookup fast path in front of it.
+ * Fastify's request handling.
  */
-const REQUEST_FRAME =
-  /(node_modules\/fastify\/lib\/(handle-request|reply)|dist\/http\/fast-lookup)\.js$/;
+const REQUEST_FRAME = /node_modules\/fastify\/lib\/(handle-request|reply)\.js$/;
 const IDLE = new Set(['(idle)']);
 
 interface Tree {

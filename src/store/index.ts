@@ -36,8 +36,9 @@ export async function openDatabase(
   if (options.databaseUrl !== undefined) return openPostgres(options.databaseUrl);
   const release = acquireEmbeddedLock(options.dataDir, open.role);
   try {
-    // Everything in DATA_DIR (the secret key, files left by an older version or a copy) too.
-    restrictTree(options.dataDir);
+    // Everything in DATA_DIR (the secret key, files left by an older version or a copy) too;
+    // the database's own folder is swept by openPglite once the database is open.
+    restrictTree(options.dataDir, 'pglite');
     const db = await openPglite(join(options.dataDir, 'pglite'), open);
     return {
       ...db,

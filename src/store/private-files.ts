@@ -16,12 +16,13 @@ export function makePrivateDir(dir: string): void {
  * chmods the files it creates to 0666 whatever the umask, so this runs when the database opens,
  * periodically while it runs and when it closes. Between two sweeps a new file (a WAL segment)
  * may be 0666 inside a folder nobody else can enter. Returns how many modes it changed.
+ * `except`: a name in `dir` left alone (a subtree its owner sweeps itself).
  */
-export function restrictTree(dir: string): number {
+export function restrictTree(dir: string, except?: string): number {
   let changed = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isSymbolicLink()) continue;
+    if (entry.isSymbolicLink() || entry.name === except) continue;
     const want = entry.isDirectory() ? PRIVATE_DIR_MODE : PRIVATE_FILE_MODE;
     try {
       if ((lstatSync(path).mode & 0o777) !== want) {

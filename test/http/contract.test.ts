@@ -9,8 +9,8 @@ import { accountOnPlan } from '../helpers/accounts.js';
 
 /**
  * An Enterprise contract's own terms, on one instance without Redis (the in-memory limiter):
- * its list of formats and its daily request limit, over real HTTP so that the lookup fast path
- * and Fastify both decide.
+ * its list of formats and its daily request limit, over real HTTP, the cached JSON
+ * lookup and the CSV files both deciding.
  */
 const CONTRACT: Contract = {
   price_cents: 90_000,
@@ -110,7 +110,7 @@ describe("an Enterprise contract's daily request limit without Redis", () => {
     const statuses: number[] = [];
     const remaining: (string | null)[] = [];
     for (let i = 0; i < LIMIT; i++) {
-      // JSON through the fast path and CSV through Fastify count against one limit.
+      // The cached JSON lookup and the CSV file count against one limit.
       const res = await call(s, key, `${LOOKUP}${i % 2 === 0 ? '' : '&format=csv'}`);
       statuses.push(res.status);
       remaining.push(res.headers.get('x-ratelimit-remaining'));

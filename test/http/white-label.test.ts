@@ -155,7 +155,7 @@ describe('white-label data licensing', () => {
     );
   });
 
-  it('the lookup fast path hands white-label lookups to Fastify (attribution in meta)', async () => {
+  it('a white-label lookup leaves the cached standard body aside (attribution in meta)', async () => {
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.app.server.address() as AddressInfo;
     const res = await fetch(`http://127.0.0.1:${port}${paths[0]}`, {

@@ -16,7 +16,7 @@ import { openRedis, redisReady } from '../../src/store/index.js';
 import { deleteKeys, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 
 /**
- * The spender the handlers and the lookup fast path share (http/quota.ts), with the cost a
+ * The spender every route handler and the MCP tools share (http/quota.ts), with the cost a
  * route declares: on the in-process limiter (decided synchronously) and on the shared Redis
  * limiter (a promise, through the batched script).
  */

@@ -453,7 +453,7 @@ describe('OAuth: fixes of the attack findings', () => {
       assert.equal(inside.json().active, true, 'the token was not revoked from outside');
     });
 
-    it('the Authorization scheme is case-insensitive, on the fast path and through Fastify', async () => {
+    it('the Authorization scheme is case-insensitive, on the JSON lookup and on other routes', async () => {
       const key = await newKey({ scopes: ['salary:read', 'keys:read'] });
       const bearer = await accessToken(await newClient({ scopes: ['salary:read', 'keys:read'] }));
       await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -482,7 +482,7 @@ describe('OAuth: fixes of the attack findings', () => {
       const after = await api('POST', '/api/v1/keys', issued, { name: 'after the cut' });
       assert.equal(after.statusCode, 403, after.body);
       assert.equal(after.json().code, 'SCOPE_MISSING');
-      // The scope it still holds works, on the fast path too.
+      // The scope it still holds works, on the JSON lookup too.
       assert.equal((await api('GET', DE, issued)).statusCode, 200);
       const introspected = await token(
         { token: issued },

@@ -35,7 +35,7 @@ describe('refusals name the credential used (OAuth token, API key)', () => {
   const get = (credential: string, url: string, remoteAddress = '127.0.0.1') =>
     t.app.inject({ url, remoteAddress, headers: { authorization: `Bearer ${credential}` } });
 
-  it('a token without the scope: 403 SCOPE_MISSING naming the access token, on the fast path and in Fastify', async () => {
+  it('a token without the scope: 403 SCOPE_MISSING naming the access token, on the JSON lookup and on other routes', async () => {
     const token = await client({ name: 'usage only', scopes: ['usage:read'] });
     for (const url of [DE, '/api/v1/keys']) {
       const res = await get(token, url);

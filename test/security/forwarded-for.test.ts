@@ -153,7 +153,7 @@ describe('allowlist edges over real HTTP, the client named by a trusted proxy', 
   });
   after(() => s.t.close());
 
-  /** The status for `client`, the same on the lookup fast path (JSON) and through Fastify (CSV). */
+  /** The status for `client`, the same for the cached JSON lookup and for a CSV file. */
   const statusFrom = async (key: string, client: string) => {
     const statuses: number[] = [];
     for (const url of [SALARY, `${SALARY}&format=csv`]) {
@@ -161,7 +161,7 @@ describe('allowlist edges over real HTTP, the client named by a trusted proxy', 
       await res.arrayBuffer();
       statuses.push(res.status);
     }
-    assert.equal(statuses[0], statuses[1], `${client}: fast path and Fastify agree`);
+    assert.equal(statuses[0], statuses[1], `${client}: JSON and CSV agree`);
     return statuses[0];
   };
 

@@ -68,7 +68,7 @@ describe('the account allowlist binds sessions on data routes; account managemen
     assert.equal((await call('GET', url, business.session, OFF_LIST)).statusCode, 200);
   });
 
-  it('the lookup fast path refuses the session too (real HTTP)', async () => {
+  it('the JSON lookup refuses the session too (real HTTP)', async () => {
     await setAllowlist(['203.0.113.0/24'], ON_LIST);
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.app.server.address() as AddressInfo;
