@@ -8,14 +8,7 @@ import {
   type RateLimiter,
 } from '../limits/index.js';
 import type { Plan } from '../plans/index.js';
-import type { ExportQuery } from './types.js';
-
-/** The bulk endpoint a run's selection equals (as usage and the routes name it). */
-export function bulkEndpointOf(query: ExportQuery): string {
-  if (query.kind === 'job') return 'GET /api/v1/bulk/countries';
-  if (query.kind === 'country') return 'GET /api/v1/bulk/jobs';
-  return 'GET /api/v1/bulk/archive';
-}
+import { SALARY_QUOTA } from '../salary/index.js';
 
 export type RunCharge =
   | { allowed: true; release(): Promise<void> }
@@ -23,21 +16,17 @@ export type RunCharge =
 
 /**
  * A run spends the account's request quota as the bulk request it equals: the same limiter,
- * the plan's own rules (src/limits) and the cost the bulk route declares (`costOf`, read from
- * the routes as they are registered), so a run refused here is refused as that request would be.
+ * the plan's own rules (src/limits) and the cost the salary routes declare (`SALARY_QUOTA`, read
+ * in every process, serving routes or not), so a run refused here is refused as that request
+ * would be.
  */
-export function runQuota(deps: {
-  limiter: RateLimiter;
-  clock: Clock;
-  /** What a request to an endpoint spends, as its route declares it. */
-  costOf: (endpoint: string) => number;
-}) {
+export function runQuota(deps: { limiter: RateLimiter; clock: Clock }) {
   const { limiter, clock } = deps;
   return {
-    async charge(bucket: string, plan: Plan, query: ExportQuery): Promise<RunCharge> {
+    async charge(bucket: string, plan: Plan): Promise<RunCharge> {
       const rules = planRules(plan);
       if (rules.length === 0) return { allowed: true, release: () => Promise.resolve() };
-      const cost = Math.max(1, deps.costOf(bulkEndpointOf(query)));
+      const cost = SALARY_QUOTA.cost;
       const now = clock.now();
       const decision = await limiter.consume(bucket, rules, now, cost);
       if (decision.allowed)

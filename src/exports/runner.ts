@@ -103,11 +103,9 @@ export function createRunner(deps: {
   pool: RenderPool;
   /** The shared limiter scheduled runs spend the account's quota on. */
   limiter: RateLimiter;
-  /** What a request to an endpoint spends, as its route declares it (a run: its bulk one). */
-  costOf: (endpoint: string) => number;
 }) {
   const { db, clock, box, salary, plans } = deps;
-  const quota = runQuota({ limiter: deps.limiter, clock, costOf: deps.costOf });
+  const quota = runQuota({ limiter: deps.limiter, clock });
 
   async function content(e: ExportRow): Promise<{ stream: Readable; rows: () => number }> {
     const account = await findAccount(db, e.accountId);
@@ -228,7 +226,7 @@ export function createRunner(deps: {
         account === undefined ? undefined : applyContract(plans[account.plan], account.contract);
       // No account (deleted meanwhile): nothing to charge; the delivery says why it fails.
       if (plan === undefined) return { allowed: true, release: () => Promise.resolve() };
-      return quota.charge(`acct:${e.accountId}`, plan, e.query);
+      return quota.charge(`acct:${e.accountId}`, plan);
     },
 
     async deliver(e: ExportRow, run: RunRow): Promise<Delivered> {

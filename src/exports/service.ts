@@ -139,8 +139,6 @@ export function createExportService(deps: {
   links: DownloadLinks;
   /** The shared limiter: destination tests' allowance, and the quota manual runs spend. */
   limiter: RateLimiter;
-  /** What a request to an endpoint spends, as its route declares it (a run: its bulk one). */
-  costOf: (endpoint: string) => number;
 }) {
   const { db, clock, box, plans, allowPrivateTargets } = deps;
 
@@ -150,7 +148,7 @@ export function createExportService(deps: {
     return principal.accountId;
   }
 
-  const quota = runQuota({ limiter: deps.limiter, clock, costOf: deps.costOf });
+  const quota = runQuota({ limiter: deps.limiter, clock });
 
   function oneAtATime(id: string, pending: repo.RunRow): AppError {
     return new AppError(
@@ -325,7 +323,7 @@ export function createExportService(deps: {
       const row = await mustFind(accountOf(principal), id);
       const pending = await repo.pendingManualRun(db, row.id);
       if (pending !== undefined) throw oneAtATime(id, pending);
-      const charge = await quota.charge(principal.limitBucket, principal.plan, row.query);
+      const charge = await quota.charge(principal.limitBucket, principal.plan);
       if (!charge.allowed) throw charge.error;
       const at = new Date(clock.now());
       try {

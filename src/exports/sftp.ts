@@ -3,7 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { SFTPWrapper } from 'ssh2';
+import { Client, type SFTPWrapper } from 'ssh2';
 import { addressRefusal } from '../webhooks/index.js';
 import { DeliveryError } from './delivery-error.js';
 
@@ -67,8 +67,6 @@ export async function withSftp<T>(
   connectTimeoutMs = CONNECT_TIMEOUT_MS,
 ): Promise<T> {
   const address = await resolveTarget(target.host, allowPrivate);
-  // ssh2 is loaded with the first SFTP session, not with the server.
-  const { Client } = await import('ssh2');
   const client = new Client();
   let seenHostKey: string | null = null;
   let verified = false;

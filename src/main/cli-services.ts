@@ -1,12 +1,11 @@
-import { createAccountService } from '../accounts/index.js';
-import { bankTransferCollector, createSubscriptionService, runBilling } from '../billing/index.js';
+import { bankTransferCollector } from '../billing/index.js';
 import type { Config } from '../config/index.js';
-import { CredentialCache, createKeyService } from '../keys/index.js';
+import { CredentialCache } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
-import { holderId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { resolvePlans } from '../plans/index.js';
 import type { ChangeBus, Db } from '../store/index.js';
+import { serviceSet } from './setup.js';
 
 /**
  * The account, key and billing services an operator command uses, over one database. Unlike the
@@ -29,16 +28,9 @@ export function commandServices(
       announced = true;
     },
   });
-  const keys = createKeyService({ db, clock, plans, cache });
-  const collector = bankTransferCollector;
-  const { seller } = config;
   return {
     plans,
-    accounts: createAccountService({ db, clock, plans, cache }),
-    keys,
-    subscriptions: createSubscriptionService({ db, clock, plans, keys, cache, collector, seller }),
-    billing: () =>
-      runBilling({ db, clock, plans, cache, collector, logger, seller, holder: holderId() }),
+    ...serviceSet(config, { clock, logger, db, plans, cache, collector: bankTransferCollector }),
     /** Tells the running instances once that credentials changed, if they did. */
     async announce(): Promise<void> {
       if (announced) await bus.publish('credentials');

@@ -92,10 +92,8 @@ export async function createCore(config: Config, deps: ProcessDeps) {
   const issuer = baseUrlOf(config);
   const exportBox = createSecretBox(secretKey, 'export-destinations');
   const exportLinks = createDownloadLinks(secretKey, issuer);
-  // Each route's declared quota cost, filled as the API role registers its routes; an export
-  // run spends what its bulk route declares (1 when this process serves no routes).
+  // Each route's declared quota cost, filled as the API role registers its routes.
   const quotaEndpoints = new QuotaEndpoints();
-  const costOf = (endpoint: string): number => quotaEndpoints.costOf(endpoint);
   const exports = createExportService({
     db,
     clock,
@@ -105,7 +103,6 @@ export async function createCore(config: Config, deps: ProcessDeps) {
     sender,
     links: exportLinks,
     limiter,
-    costOf,
   });
   // Uptime SLA (docs/sla.md): per-interval counts flushed like usage, the month close.
   const slaCounter = new SlaCounter(db, logger);
@@ -167,7 +164,6 @@ export async function createCore(config: Config, deps: ProcessDeps) {
     exportLinks,
     exports,
     quotaEndpoints,
-    costOf,
     sla,
     slaHolder,
     onTopic,

@@ -12,7 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import type { RateLimiter } from '../limits/index.js';
-import { resolvePlans } from '../plans/index.js';
+import { resolvePlans, type Plan, type PlanId } from '../plans/index.js';
 import {
   migrate,
   openDatabase,
@@ -100,38 +100,13 @@ export async function createServices(
     ...(onChange === undefined ? {} : { onChange }),
   });
   await cache.load();
-  const accounts = createAccountService({
-    db,
-    clock,
-    plans,
-    ...(deps.limiter === undefined ? {} : { failures: deps.limiter }),
-    cache,
-  });
-  const keys = createKeyService({ db, clock, plans, cache });
   const collector = deps.collector ?? bankTransferCollector;
-  const { seller } = config;
-  const subscriptions = createSubscriptionService({
-    db,
-    clock,
+  const { accounts, keys, subscriptions, billing } = serviceSet(config, {
+    ...deps,
     plans,
-    keys,
     cache,
     collector,
-    seller,
   });
-  const holder = holderId();
-  const billing = (everyMs?: number) =>
-    runBilling({
-      db,
-      clock,
-      plans,
-      cache,
-      collector,
-      logger,
-      seller,
-      holder,
-      ...(everyMs === undefined ? {} : { everyMs }),
-    });
   return {
     plans,
     accounts,
@@ -143,6 +118,52 @@ export async function createServices(
     /** Tells the other instances that credentials changed (nothing without a bus). */
     announce: onChange,
     flushChanges: () => announcing,
+  };
+}
+
+/**
+ * The account, key and subscription services and the billing run over one database and
+ * credential cache: the server's (createServices) and an operator command's (commandServices).
+ */
+export function serviceSet(
+  config: Config,
+  deps: {
+    clock: Clock;
+    logger: Logger;
+    db: Db;
+    plans: Readonly<Record<PlanId, Plan>>;
+    cache: CredentialCache;
+    collector: PaymentCollector;
+    /** The shared limiter, for log-in throttling across instances. */
+    limiter?: RateLimiter;
+  },
+) {
+  const { clock, logger, db, plans, cache, collector } = deps;
+  const { seller } = config;
+  const keys = createKeyService({ db, clock, plans, cache });
+  const holder = holderId();
+  return {
+    accounts: createAccountService({
+      db,
+      clock,
+      plans,
+      ...(deps.limiter === undefined ? {} : { failures: deps.limiter }),
+      cache,
+    }),
+    keys,
+    subscriptions: createSubscriptionService({ db, clock, plans, keys, cache, collector, seller }),
+    billing: (everyMs?: number) =>
+      runBilling({
+        db,
+        clock,
+        plans,
+        cache,
+        collector,
+        logger,
+        seller,
+        holder,
+        ...(everyMs === undefined ? {} : { everyMs }),
+      }),
   };
 }
 

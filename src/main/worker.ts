@@ -75,7 +75,6 @@ export async function createWorker(core: Core, deps: Pick<ProcessDeps, 'mailTran
       links: core.exportLinks,
       pool: exportRenderer,
       limiter: core.limiter,
-      costOf: core.costOf,
     }),
     ...(metrics === undefined
       ? {}

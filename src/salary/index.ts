@@ -6,7 +6,7 @@ export {
   type SalaryService,
   type Selection,
 } from './service.js';
-export { LOOKUP_AUTH, salaryResponses, salaryRoutes } from './routes.js';
+export { LOOKUP_AUTH, SALARY_QUOTA, salaryResponses, salaryRoutes } from './routes.js';
 export { negotiateFormat } from './format.js';
 export { JSON_TYPE } from './respond.js';
 export { salaryFileStream, type SalaryFileStream } from './file-stream.js';

@@ -3,7 +3,7 @@ import { COUNTRY_CODES } from '../catalog/index.js';
 import { JOB_SLUGS } from '../catalog/index.js';
 import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
-import type { ConsumeQuota } from '../http/quota.js';
+import type { ConsumeQuota, QuotaDeclaration } from '../http/quota.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
 import type { Labelling } from './respond.js';
 import { createSalaryResponder } from './responder.js';
@@ -68,11 +68,15 @@ const okResponse = salaryResponses(
 );
 export const LOOKUP_AUTH = { access: 'data', scope: 'salary:read' } as const satisfies RouteAuth;
 const BULK_AUTH = { access: 'data', scope: 'bulk:read' } as const satisfies RouteAuth;
+/**
+ * What a request to any salary route, bulk ones included, spends of the plan's request limit
+ * (docs/architecture.md); an export run spends what the bulk request it equals would.
+ */
+export const SALARY_QUOTA = { cost: 1 } as const satisfies QuotaDeclaration;
 const config = {
   allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS, fields: EXTRA_FIELD_NAMES },
   auth: LOOKUP_AUTH,
-  // Every salary route, bulk ones included, counts once per request (docs/architecture.md).
-  quota: { cost: 1 },
+  quota: SALARY_QUOTA,
 } as const;
 /** The history is every year the plan reaches: the query plus this. */
 const HISTORY_FIXED = { year: 'all' } as const;
