@@ -22,13 +22,15 @@ export interface MailTransport {
 /** Connect, greeting and idle limits of one SMTP conversation; the claim lease outlives them. */
 export const SMTP_TIMEOUT_MS = 15_000;
 
-function smtpOptions(url: string) {
-  return {
+/** A nodemailer transporter for `url`; nodemailer is loaded on first use, not with the server. */
+async function smtpTransporter(url: string): Promise<Transporter> {
+  const { default: nodemailer } = await import('nodemailer');
+  return nodemailer.createTransport({
     url,
     connectionTimeout: SMTP_TIMEOUT_MS,
     greetingTimeout: SMTP_TIMEOUT_MS,
     socketTimeout: SMTP_TIMEOUT_MS,
-  };
+  });
 }
 
 /**
@@ -36,13 +38,13 @@ function smtpOptions(url: string) {
  * server offers it; `smtps://` for implicit TLS).
  */
 export function smtpTransport(url: string): MailTransport {
-  // nodemailer is loaded with the first mail, not with the server.
-  let transporter: Transporter | undefined;
+  // One transporter, made with the first mail (concurrent first mails share it).
+  let transporter: Promise<Transporter> | undefined;
   return {
     kind: 'smtp',
     async send(mail) {
-      transporter ??= (await import('nodemailer')).default.createTransport(smtpOptions(url));
-      await transporter.sendMail({
+      const smtp = await (transporter ??= smtpTransporter(url));
+      await smtp.sendMail({
         from: mail.from,
         to: [...mail.to],
         subject: mail.subject,
@@ -52,7 +54,7 @@ export function smtpTransport(url: string): MailTransport {
       });
     },
     close() {
-      transporter?.close();
+      void transporter?.then((t) => t.close());
     },
   };
 }
@@ -79,7 +81,7 @@ export function logTransport(logger: Logger): MailTransport {
  * offered and logs in when the URL has credentials. Resolves, or rejects with the reason.
  */
 export async function verifySmtp(url: string): Promise<void> {
-  const transporter = (await import('nodemailer')).default.createTransport(smtpOptions(url));
+  const transporter = await smtpTransporter(url);
   try {
     await transporter.verify();
   } finally {
