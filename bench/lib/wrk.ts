@@ -114,3 +114,8 @@ request = function()
 end
 `;
 }
+
+/** A wrk Lua script: each connection waits `ms` after each answer before its next request. */
+export function pacedScript(ms: number): string {
+  return `delay = function()\n  return ${ms}\nend\n`;
+}

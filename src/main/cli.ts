@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { AppError } from '../errors/index.js';
 import {
@@ -210,6 +211,12 @@ async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<nu
   process.on('SIGINT', () => stop('SIGINT'));
   return new Promise<number>(() => undefined);
 }
+
+// The embedded database is PostgreSQL compiled to WebAssembly (PGlite). V8 compiles it with its
+// baseline compiler only: the optimizing tier's code and compile memory made the server about
+// 60 MiB larger, and speeds up only the heavy queries, which are off the request path (the
+// figures are in docs/dependencies.md). Set before any WebAssembly is compiled.
+setFlagsFromString('--liftoff-only');
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -1,0 +1,138 @@
+/**
+ * What one access line costs the process through pino and its asynchronous destination
+ * (sonic-boom), per destination setting: the figures behind LOG_MIN_BYTES and LOG_MAX_WRITE in
+ * src/main/setup.ts.
+ *
+ *   npx tsx bench/log-destination.ts [--lines N] [--rounds N]
+ *
+ * Each setting runs in its own child process (a fresh heap and file), which writes N lines shaped
+ * like the server's access line to a file in a temporary folder, 50 per turn of the event loop as
+ * a busy server would, and reports the process's CPU time (user + system, every thread) and the
+ * wall time per line. `serialize only` hands the lines to a destination that drops them: pino's
+ * own share. Rounds alternate the settings; the table gives each setting's median.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+
+interface Setting {
+  readonly name: string;
+  /** pino.destination options; null: a destination that drops every line. */
+  readonly destination: { sync: boolean; minLength: number; maxWrite?: number } | null;
+}
+
+const SETTINGS: readonly Setting[] = [
+  { name: 'serialize only', destination: null },
+  { name: 'async, minLength 0', destination: { sync: false, minLength: 0 } },
+  { name: 'async, 1 KiB / 2 KiB', destination: { sync: false, minLength: 1024, maxWrite: 2048 } },
+  { name: 'async, 2 KiB / 4 KiB', destination: { sync: false, minLength: 2048, maxWrite: 4096 } },
+  { name: 'async, 4 KiB / 16 KiB', destination: { sync: false, minLength: 4096, maxWrite: 16384 } },
+  {
+    name: 'async, 32 KiB / 64 KiB',
+    destination: { sync: false, minLength: 32768, maxWrite: 65536 },
+  },
+];
+
+const LINES_PER_TURN = 50;
+
+/** One setting in this process: prints `cpuUs wallUs` per line. */
+async function child(setting: Setting, lines: number, file: string): Promise<void> {
+  const destination =
+    setting.destination === null
+      ? { write: () => undefined }
+      : pino.destination({ dest: file, ...setting.destination });
+  const log = pino({ level: 'info', base: { service: 'salary-api' } }, destination);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < lines;) {
+    for (let k = 0; k < LINES_PER_TURN; k++, i++) {
+      log.info(
+        {
+          request_id: `req_e024bfdc8262${100000 + (i % 1000)}`,
+          method: 'GET',
+          url: '/api/v1/salary?country=DE&job=software-engineer&level=senior',
+          status: 200,
+          ms: Math.round(Math.random() * 100_000) / 100,
+          ip: '127.0.0.1',
+        },
+        'request',
+      );
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  // Every line written before the clock stops (sonic-boom's flush calls back once written).
+  if ('flush' in destination)
+    await new Promise<void>((resolve, reject) =>
+      destination.flush((error) => (error ? reject(error) : resolve())),
+    );
+  const used = process.cpuUsage(cpu);
+  const wallMs = performance.now() - started;
+  console.log(`${(used.user + used.system) / lines} ${(wallMs * 1000) / lines}`);
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      lines: { type: 'string', default: '400000' },
+      rounds: { type: 'string', default: '3' },
+      child: { type: 'string' },
+      file: { type: 'string' },
+    },
+  });
+  const lines = Number(values.lines);
+  if (values.child !== undefined) {
+    await child(SETTINGS[Number(values.child)]!, lines, values.file!);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'log-destination-'));
+  const self = fileURLToPath(import.meta.url);
+  const results = SETTINGS.map(() => ({ cpu: [] as number[], wall: [] as number[] }));
+  try {
+    for (let round = 0; round < Number(values.rounds); round++) {
+      for (const [i, setting] of SETTINGS.entries()) {
+        const file = join(dir, `round-${round}-${i}.log`);
+        const run = spawnSync(
+          process.execPath,
+          [
+            ...process.execArgv,
+            self,
+            '--child',
+            String(i),
+            '--lines',
+            String(lines),
+            '--file',
+            file,
+          ],
+          { encoding: 'utf8' },
+        );
+        if (run.status !== 0) throw new Error(`${setting.name} failed:\n${run.stderr}`);
+        const [cpu, wall] = run.stdout.trim().split(' ').map(Number);
+        results[i]!.cpu.push(cpu!);
+        results[i]!.wall.push(wall!);
+        rmSync(file, { force: true });
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(
+    `${lines} access lines per run, median of ${values.rounds} rounds (node ${process.version})`,
+  );
+  console.log('setting                     CPU µs/line  wall µs/line');
+  for (const [i, setting] of SETTINGS.entries()) {
+    console.log(
+      `${setting.name.padEnd(26)} ${median(results[i]!.cpu).toFixed(2).padStart(11)}  ${median(results[i]!.wall).toFixed(2).padStart(12)}`,
+    );
+  }
+}
+
+await main();
