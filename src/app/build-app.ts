@@ -53,6 +53,7 @@ import {
 } from '../salary/index.js';
 import { slaRoutes, slaSchemas, type SlaParts } from '../sla/index.js';
 import { AccessLog } from '../http/access-log.js';
+import { clientErrorHandler, REQUEST_TIMEOUT_MS } from '../http/client-errors.js';
 import { DownloadGate } from '../http/download-gate.js';
 import { observeResponses, type ResponseObserver } from '../http/responses.js';
 import { authenticateByRoute, authenticator } from '../http/auth-hook.js';
@@ -157,6 +158,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 1_048_576,
     // Requests arriving while the server closes are answered by the shutdown gate (503 problem).
     return503OnClosing: false,
+    // A request's headers and body must all arrive in time; unreadable ones get a problem too.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    clientErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: AJV_OPTIONS,

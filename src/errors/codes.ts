@@ -168,6 +168,22 @@ export const ERROR_CODES = {
     title: 'Custom endpoint limit reached',
     action: 'Delete a custom endpoint you no longer use.',
   },
+  MALFORMED_REQUEST: {
+    status: 400,
+    title: 'Malformed HTTP request',
+    action:
+      'Send a valid HTTP/1.1 request (an HTTP client library does); the detail names the fault.',
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    title: 'Request timeout',
+    action: 'Send the whole request, headers and body, within the time allowed, then retry.',
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    title: 'Request headers too large',
+    action: 'Send the request with headers of at most 16 KiB in all.',
+  },
   DOWNLOAD_LINK_INVALID: {
     status: 403,
     title: 'Download link invalid or expired',

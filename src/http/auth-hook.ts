@@ -21,10 +21,11 @@ import { sendRefusal } from './problem.js';
 import { hookList } from './route-hooks.js';
 
 // Up to 2048 characters: API keys and session tokens, and OAuth access tokens (JWTs). The
-// scheme name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer.
-const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,2048})$/i;
+// scheme name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer; one or
+// more spaces follow it (RFC 9110 §11.4).
+const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,2048})$/i;
 // A DPoP-bound OAuth access token (RFC 9449); the scheme name is case-insensitive.
-const DPOP = /^DPoP ([A-Za-z0-9._~+/=-]{1,2048})$/i;
+const DPOP = /^DPoP +([A-Za-z0-9._~+/=-]{1,2048})$/i;
 
 /**
  * Who is calling, from the Authorization header and the client address, or the 401 or 403

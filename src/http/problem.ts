@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CODES, problemType, type InvalidParam } from '../errors/index.js';
 import { isConnectionError } from '../store/index.js';
+import { requestOrigin } from './origin.js';
 
 export const PROBLEM_JSON = 'application/problem+json';
 const DEPENDENCY_RETRY_AFTER = 5;
@@ -8,7 +9,7 @@ const DEPENDENCY_RETRY_AFTER = 5;
 /** The base of the problem `type` URIs answered to a request. */
 export function problemBaseOf(request: FastifyRequest): string | null {
   const decide = request.server.problemTypeBase;
-  return decide === undefined ? `${request.protocol}://${request.host}` : decide(request);
+  return decide === undefined ? requestOrigin(request) : decide(request);
 }
 
 interface AjvError {

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { Principal } from '../auth/index.js';
 import { AppError, errorCodeOfSlug, problemType } from '../errors/index.js';
 import type { LicenseRegistry } from '../licensing/index.js';
+import { requestOrigin } from '../http/origin.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { SalaryDataStore, SalaryIndex, SalaryService } from '../salary/index.js';
 import { brandOf } from './brand.js';
@@ -25,10 +26,6 @@ export interface SiteDeps {
 
 /** Where the quick start's examples point; replaced by the address the page is read at. */
 const EXAMPLE_ORIGIN = 'http://localhost:3000';
-
-function originOf(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}
 
 /**
  * The public pages: the front page, the API reference with its quick start and changelog, the
@@ -60,8 +57,8 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
   /** Where this server's pages are for a request: a licensee's host itself, else PUBLIC_BASE_URL. */
   const pagesBase = (request: FastifyRequest): string =>
     licenses.licenseOfHost(request.headers.host) === undefined
-      ? (deps.publicBaseUrl ?? originOf(request))
-      : originOf(request);
+      ? (deps.publicBaseUrl ?? requestOrigin(request))
+      : requestOrigin(request);
 
   app.decorate('problemTypeBase', (request: FastifyRequest): string | null => {
     const accountId = (request.principal as Principal | null)?.accountId ?? null;
@@ -96,7 +93,7 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
     reply.headers(pageHeaders).send(
       homePage({
         brand: brandOf(licenses, request.headers.host),
-        origin: originOf(request),
+        origin: requestOrigin(request),
         plans: orderedPlans(deps.plans),
         release: deps.data.index?.release,
         example: exampleAnswer(),
@@ -111,7 +108,7 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
     reply.type('application/json').send(app.swagger()),
   );
   app.get('/docs/quick-start', hidden, async (request, reply) => {
-    const text = quickStart.replaceAll(EXAMPLE_ORIGIN, originOf(request));
+    const text = quickStart.replaceAll(EXAMPLE_ORIGIN, requestOrigin(request));
     return reply.headers(pageHeaders).send(
       page({
         brand: brandOf(licenses, request.headers.host),

@@ -453,13 +453,13 @@ describe('OAuth: fixes of the attack findings', () => {
       assert.equal(inside.json().active, true, 'the token was not revoked from outside');
     });
 
-    it('the Authorization scheme is case-insensitive, on the JSON lookup and on other routes', async () => {
+    it('the Authorization scheme is case-insensitive and may be followed by several spaces, on the JSON lookup and on other routes', async () => {
       const key = await newKey({ scopes: ['salary:read', 'keys:read'] });
       const bearer = await accessToken(await newClient({ scopes: ['salary:read', 'keys:read'] }));
       await t.app.listen({ host: '127.0.0.1', port: 0 });
       const { port } = t.app.server.address() as AddressInfo;
       for (const credential of [key, bearer])
-        for (const scheme of ['bearer', 'BEARER', 'Bearer'])
+        for (const scheme of ['bearer', 'BEARER', 'Bearer', 'Bearer  '])
           for (const path of [DE, '/api/v1/keys']) {
             const res = await fetch(`http://127.0.0.1:${port}${path}`, {
               headers: { authorization: `${scheme} ${credential}` },

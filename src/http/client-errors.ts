@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { ERROR_CODES, problemType, type ErrorCode } from '../errors/index.js';
+import { PROBLEM_JSON } from './problem.js';
+
+/** How long a client has to send a whole request, headers and body (node's requestTimeout). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** What node's HTTP parser refused, as one of the API's error codes with its detail. */
+function refusal(error: NodeJS.ErrnoException & { reason?: unknown }): {
+  code: ErrorCode;
+  detail: string;
+} {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return {
+      code: 'REQUEST_TIMEOUT',
+      detail: `The request was not received in full within ${REQUEST_TIMEOUT_MS / 1000} seconds.`,
+    };
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return {
+      code: 'HEADERS_TOO_LARGE',
+      detail: 'The request headers are over 16 KiB in all.',
+    };
+  // llhttp's reasons are its own fixed sentences ("Invalid method encountered"), not client text.
+  const reason = typeof error.reason === 'string' ? error.reason : 'it could not be parsed';
+  return {
+    code: 'MALFORMED_REQUEST',
+    detail: `The request is not valid HTTP/1.1: ${reason.replace(/\.$/, '')}.`,
+  };
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what a connection whose bytes are not a readable HTTP request
+ * is answered (no route was asked, so no hook runs), a problem document like every other
+ * answer, then the connection is closed. Without a request there is no `instance`, request id
+ * or host, so `type` is a path.
+ */
+export function clientErrorHandler(
+  this: FastifyInstance,
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+): void {
+  // A reset connection is gone: nothing to answer (node's own rule).
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { code, detail } = refusal(error);
+  const { status, title } = ERROR_CODES[code];
+  this.log.debug({ err: error, code }, 'unreadable request refused');
+  if (socket.writable) {
+    const body = JSON.stringify({ type: problemType(code, ''), title, status, detail, code });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_JSON}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
