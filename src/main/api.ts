@@ -5,7 +5,7 @@ import { databaseCheck, redisCheck } from '../http/readiness-checks.js';
 import { touchKeys } from '../keys/index.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { RedisRateLimiter, MemoryRateLimiter } from '../limits/index.js';
-import { metricsServer, registerSources } from '../metrics/index.js';
+import { metricsApp, registerSources } from '../metrics/index.js';
 import {
   createOAuthClientService,
   createOAuthTokenService,
@@ -158,10 +158,10 @@ export async function createApi(core: Core) {
     sla: core.sla,
     compliance,
   });
-  const metricsPort =
+  const metricsOnOwnPort =
     metrics === undefined || config.metricsPort === undefined
       ? undefined
-      : metricsServer(metrics, config.metricsToken);
+      : metricsApp(metrics, config.metricsToken);
   // The routes are registered (their quota costs known): an in-process limiter starts from what
   // today's usage already spent, not from zero.
   if (limiter instanceof MemoryRateLimiter) {
@@ -185,11 +185,8 @@ export async function createApi(core: Core) {
         host: config.host,
         listenTextResolver: listenText(config),
       });
-      if (metricsPort !== undefined) {
-        await new Promise<void>((resolve, reject) => {
-          metricsPort.once('error', reject);
-          metricsPort.listen(config.metricsPort, '127.0.0.1', () => resolve());
-        });
+      if (metricsOnOwnPort !== undefined) {
+        await metricsOnOwnPort.listen({ port: config.metricsPort, host: '127.0.0.1' });
         logger.info({ port: config.metricsPort }, 'metrics served on the loopback address');
       }
       return address;
@@ -204,8 +201,7 @@ export async function createApi(core: Core) {
       oauth.stop();
       recorder.stop();
       app.shutdown.refuse(app);
-      if (metricsPort?.listening === true)
-        await new Promise((resolve) => metricsPort.close(resolve));
+      await metricsOnOwnPort?.close();
       await app.close();
       await recorder.flush();
       await core.sla.counter.flush();

@@ -1,3 +1,3 @@
 export { Metrics, type LimitOutcome, type ObserveRequest } from './metrics.js';
 export { registerSources, type MetricSources } from './sources.js';
-export { metricsRoute, metricsServer, tokenMatcher } from './routes.js';
+export { metricsApp, metricsRoute, tokenMatcher } from './routes.js';

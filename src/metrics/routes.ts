@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Metrics } from './metrics.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -18,8 +17,14 @@ export function tokenMatcher(token: string | undefined): (header: string | undef
     timingSafeEqual(digest(header.replace(/^bearer /i, 'Bearer ')), expected);
 }
 
-/** `GET /metrics` on the API port, behind the bearer token; no database work when refused. */
-export function metricsRoute(app: FastifyInstance, metrics: Metrics, token: string): void {
+/**
+ * `GET /metrics`, behind the bearer token when one is set; no database work when refused.
+ */
+export function metricsRoute(
+  app: FastifyInstance,
+  metrics: Metrics,
+  token: string | undefined,
+): void {
   const allowed = tokenMatcher(token);
   app.get(
     '/metrics',
@@ -39,23 +44,11 @@ export function metricsRoute(app: FastifyInstance, metrics: Metrics, token: stri
 }
 
 /**
- * The metrics on their own port, bound to the loopback address: only `GET /metrics`.
- * With a token configured it is required here too.
+ * The metrics on their own port, bound to the loopback address by the caller: a Fastify app with
+ * only `GET /metrics`. With a token configured it is required here too.
  */
-export function metricsServer(metrics: Metrics, token: string | undefined): Server {
-  const allowed = tokenMatcher(token);
-  return createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found.\n');
-      return;
-    }
-    if (!allowed(req.headers.authorization)) {
-      res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8' }).end('Unauthorized.\n');
-      return;
-    }
-    metrics.scrape().then(
-      (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
-      () => res.writeHead(500).end(),
-    );
-  });
+export function metricsApp(metrics: Metrics, token: string | undefined): FastifyInstance {
+  const app = Fastify({ logger: false });
+  metricsRoute(app, metrics, token);
+  return app;
 }

@@ -26,6 +26,8 @@ export interface TestApp {
   quotaEndpoints: Awaited<ReturnType<typeof createServer>>['quotaEndpoints'];
   clock: ManualClock;
   db: Db;
+  /** Listens as `serve` does: the API on PORT and HOST, the metrics on METRICS_PORT when set. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function buildTestApp(
     quotaEndpoints: server.quotaEndpoints,
     clock,
     db,
+    listen: () => server.listen(),
     async close() {
       await server.close();
       await owned?.cleanup();

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
+import { freePort } from '../helpers/redis.js';
 
 const TOKEN = 'metrics-token-0123456789';
 const LOOKUP = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -124,6 +125,30 @@ describe('metrics off', () => {
     try {
       const res = await t.app.inject({ url: '/metrics' });
       assert.equal(res.statusCode, 404);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('METRICS_PORT: the metrics on their own loopback port', () => {
+  it('answers GET /metrics there through Fastify, with the token when one is set, and nothing else', async () => {
+    const port = await freePort();
+    const t = await buildTestApp({
+      env: { METRICS_TOKEN: TOKEN, METRICS_PORT: String(port), PORT: '0', HOST: '127.0.0.1' },
+    });
+    try {
+      await t.listen();
+      const metrics = `http://127.0.0.1:${port}/metrics`;
+      const scraped = await fetch(metrics, { headers: { authorization: `Bearer ${TOKEN}` } });
+      assert.equal(scraped.status, 200);
+      assert.match(await scraped.text(), /salary_api_process_resident_memory_bytes/);
+      const refused = await fetch(metrics);
+      assert.equal(refused.status, 401);
+      assert.doesNotMatch(await refused.text(), /salary_api_/);
+      const other = await fetch(`http://127.0.0.1:${port}/api/v1/salary?country=DE&job=nurse`);
+      assert.equal(other.status, 404);
+      await other.arrayBuffer();
     } finally {
       await t.close();
     }
