@@ -99,6 +99,18 @@ export default tseslint.config(
           selector: "Property[key.name='serverFactory']",
           message: "No serverFactory: every request is Fastify's (docs/architecture.md).",
         },
+        {
+          selector:
+            'ImportDeclaration[source.value=/^(node:)?(http|https|http2|net|tls)$/] ImportSpecifier[imported.name=/^(createServer|createSecureServer|Server)$/]',
+          message:
+            "No server of node's beside Fastify's: every request is Fastify's (docs/architecture.md).",
+        },
+        {
+          selector:
+            'CallExpression[callee.object.name=/^(http|https|http2|net|tls)$/][callee.property.name=/^create(Secure)?Server$/]',
+          message:
+            "No server of node's beside Fastify's: every request is Fastify's (docs/architecture.md).",
+        },
       ],
     },
   },
