@@ -179,7 +179,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Fastify's JSON parser (prototype poisoning refused), then depth and size limits: nothing
   // after it walks a body deeper or wider than any request of this API.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // Bodies are JSON (and a form on the OAuth endpoints): text is a 415, not a string to validate.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     void parseJson(request, body as string, (error: Error | null, value?: unknown) => {
       if (error !== null) {

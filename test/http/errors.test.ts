@@ -73,6 +73,15 @@ describe('problem+json for framework errors', () => {
       payload: '{',
     },
     {
+      name: 'a text body where JSON is read',
+      method: 'POST',
+      url: '/api/v1/sessions',
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'country=DE',
+    },
+    {
       name: 'oversized body',
       method: 'POST',
       url: '/api/v1/salary',
