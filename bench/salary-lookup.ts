@@ -129,7 +129,7 @@ const ROWS_DEFAULT: readonly Row[] = [
     key: 'enterprise',
     healthUnderDownloads: true,
   },
-  // OAuth (issue 13): the lookup with an access token (verified once, then from memory), and a
+  // OAuth: the lookup with an access token (verified once, then from memory), and a
   // flood of random JWT-shaped bearer tokens (refused before any crypto).
   { label: 'DE lookup, OAuth access token', path: DE, key: 'oauth' },
   {

@@ -76,7 +76,7 @@ const NEEDS: Record<string, Need> = {
   'DELETE /api/v1/exports/{id}': ['account', 'exports:write'],
   'POST /api/v1/exports/{id}/run': ['account', 'exports:write'],
   'GET /api/v1/exports/{id}/runs': ['account', 'exports:read'],
-  // Compliance (issue 16).
+  // Compliance.
   'GET /api/v1/compliance/documents': ['account', 'compliance:read'],
   'GET /api/v1/compliance/documents/{id}': ['account', 'compliance:read'],
   'GET /api/v1/compliance/access-review': ['account', 'compliance:read'],
@@ -89,7 +89,7 @@ const NEEDS: Record<string, Need> = {
   'GET /api/v1/custom/{slug}': ['data', 'salary:read'],
   'GET /api/v1/account/license': ['account', 'account:read'],
   'GET /api/v1/exports/files/{run_id}': 'public',
-  // Uptime SLA (issue 17): the account's measurement reads like usage; the status is public.
+  // Uptime SLA: the account's measurement reads like usage; the status is public.
   'GET /api/v1/sla': ['account', 'usage:read'],
   'GET /api/v1/sla/intervals': ['account', 'usage:read'],
   'GET /api/v1/status': 'public',
