@@ -1695,6 +1695,9 @@ export interface components {
        * @example http://127.0.0.1:3000/errors/downloads-busy
        * @example http://127.0.0.1:3000/errors/document-withdrawn
        * @example http://127.0.0.1:3000/errors/custom-endpoint-limit-reached
+       * @example http://127.0.0.1:3000/errors/malformed-request
+       * @example http://127.0.0.1:3000/errors/request-timeout
+       * @example http://127.0.0.1:3000/errors/headers-too-large
        * @example http://127.0.0.1:3000/errors/download-link-invalid
        */
       type: string;
