@@ -193,6 +193,16 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * The codes answered on the connection itself, when its bytes never became a request: their
+ * documents have no `instance`, `request_id` or host (http/client-errors.ts).
+ */
+export const CONNECTION_ERRORS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'MALFORMED_REQUEST',
+  'REQUEST_TIMEOUT',
+  'HEADERS_TOO_LARGE',
+]);
+
 const SLUGS = new Map<ErrorCode, string>(
   Object.keys(ERROR_CODES).map((code) => [
     code as ErrorCode,

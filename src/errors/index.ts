@@ -1,2 +1,9 @@
 export { AppError, isAppError, type InvalidParam, type AppErrorOptions } from './app-error.js';
-export { ERROR_CODES, errorCodeOfSlug, errorSlug, problemType, type ErrorCode } from './codes.js';
+export {
+  CONNECTION_ERRORS,
+  ERROR_CODES,
+  errorCodeOfSlug,
+  errorSlug,
+  problemType,
+  type ErrorCode,
+} from './codes.js';

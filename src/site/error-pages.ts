@@ -1,4 +1,4 @@
-import { ERROR_CODES, errorSlug, type ErrorCode } from '../errors/index.js';
+import { CONNECTION_ERRORS, ERROR_CODES, errorSlug, type ErrorCode } from '../errors/index.js';
 import type { Brand } from './brand.js';
 import { html, type Html } from './html.js';
 import { page } from './layout.js';
@@ -62,15 +62,26 @@ export function errorPage(input: {
 }): string {
   const { code } = input;
   const entry = ERROR_CODES[code];
-  const example = {
-    type: input.type,
-    title: entry.title,
-    status: entry.status,
-    detail: '…',
-    instance: '/api/v1/…',
-    code,
-    request_id: 'req_…',
-  };
+  // Answered on the connection, before any request: a path for type, no instance or request id.
+  const onConnection = CONNECTION_ERRORS.has(code);
+  const type = onConnection ? `/errors/${errorSlug(code)}` : input.type;
+  const example = onConnection
+    ? {
+        type,
+        title: entry.title,
+        status: entry.status,
+        detail: '…',
+        code,
+      }
+    : {
+        type,
+        title: entry.title,
+        status: entry.status,
+        detail: '…',
+        instance: '/api/v1/…',
+        code,
+        request_id: 'req_…',
+      };
   const body = html` <p class="note"><a href="/errors">Error codes</a> › ${code}</p>
     <h1>${entry.title}</h1>
     <dl class="facts">
@@ -79,7 +90,7 @@ export function errorPage(input: {
       <dt>Code</dt>
       <dd><code>${code}</code></dd>
       <dt>Type</dt>
-      <dd><code>${input.type}</code></dd>
+      <dd><code>${type}</code></dd>
     </dl>
     <h2>What it means</h2>
     ${input.meaning ?? html`<p>${entry.title}.</p>`}
@@ -87,10 +98,17 @@ export function errorPage(input: {
     <p>${entry.action}</p>
     <h2>Example</h2>
     <pre tabindex="0"><code>${JSON.stringify(example, null, 2)}</code></pre>
-    <p class="note">
-      Quote the <code>request_id</code> (also the <code>X-Request-Id</code> header) when you write
-      to support.
-    </p>`;
+    ${
+      onConnection
+        ? html`<p class="note">
+            The connection is closed after this answer; the request was never read, so it has no
+            request id.
+          </p>`
+        : html`<p class="note">
+            Quote the <code>request_id</code> (also the <code>X-Request-Id</code> header) when you
+            write to support.
+          </p>`
+    }`;
   return page({
     brand: input.brand,
     title: `${entry.title} (${code})`,

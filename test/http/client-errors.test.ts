@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { CONNECTION_ERRORS } from '../../src/errors/index.js';
 import { REQUEST_TIMEOUT_MS } from '../../src/http/client-errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
@@ -70,8 +71,21 @@ describe('requests node cannot read are answered with a problem document', () =>
       assert.equal(answer.body.status, c.status);
       assert.equal(answer.body.type, `/errors/${c.code.toLowerCase().replaceAll('_', '-')}`);
       assert.match(String(answer.body.detail), c.detail);
+      assert.ok(CONNECTION_ERRORS.has(c.code as never), 'its page documents it as such');
     });
   }
+
+  it('the pages of these codes show their answer as it is: a path for type, no request id', async () => {
+    for (const code of CONNECTION_ERRORS) {
+      const slug = code.toLowerCase().replaceAll('_', '-');
+      const page = await t.app.inject({ url: `/errors/${slug}` });
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, new RegExp(`&quot;type&quot;: &quot;/errors/${slug}&quot;`));
+      assert.doesNotMatch(page.body, /&quot;request_id&quot;/);
+    }
+    const other = await t.app.inject({ url: '/errors/not-found' });
+    assert.match(other.body, /&quot;request_id&quot;/);
+  });
 
   it('a request, headers and body, must arrive whole within the request timeout', () => {
     assert.equal(t.app.server.requestTimeout, REQUEST_TIMEOUT_MS);
