@@ -24,17 +24,7 @@ const result = spawnSync(
   // --test-force-exit: a file whose tests have all finished must not hold the run open because
   // something it started (a socket, a timer) keeps its event loop alive; the suite then waited
   // forever on such a file instead of failing or finishing.
-  // --liftoff-only: the embedded database's WebAssembly compiled as the CLI has it compiled
-  // (main/cli.ts).
-  [
-    '--liftoff-only',
-    '--import',
-    'tsx',
-    '--test',
-    '--test-concurrency=2',
-    '--test-force-exit',
-    ...files,
-  ],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-force-exit', ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);
