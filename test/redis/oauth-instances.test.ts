@@ -21,6 +21,19 @@ async function form(url: string, path: string, body: Record<string, string>, bas
   return { status: res.status, text: await res.text() };
 }
 
+/**
+ * An account made by the test's own services reaches a running instance by Redis pub/sub, or by
+ * the re-read an unknown credential starts at most every 100 ms: its session works there soon,
+ * not necessarily at once.
+ */
+async function sessionKnownTo(instance: Instance, session: string): Promise<void> {
+  await until(
+    async () => (await call(instance.url, '/api/v1/account', { token: session })).status === 200,
+    2000,
+    20,
+  );
+}
+
 describe(
   'OAuth access tokens across two instances on PostgreSQL and Redis',
   { skip: !enabled && 'no PostgreSQL or Redis' },
@@ -57,6 +70,7 @@ describe(
     it('a token issued on one works on the other; revoked on one, refused on the other within a second', async () => {
       const [a, b] = instances as [Instance, Instance];
       const { session } = await paidAccount(s, 'enterprise');
+      await sessionKnownTo(a, session);
       const created = await call(a.url, '/api/v1/oauth/clients', {
         method: 'POST',
         token: session,
@@ -92,6 +106,7 @@ describe(
       );
       const token2 = (JSON.parse(second.text) as { access_token: string }).access_token;
       assert.equal((await call(a.url, LOOKUP, { token: token2 })).status, 200);
+      await sessionKnownTo(b, session);
       const deleted = await call(b.url, `/api/v1/oauth/clients/${id}`, {
         method: 'DELETE',
         token: session,
@@ -103,6 +118,7 @@ describe(
     it('a client made on one instance gets a token on the other at once (unknown ids re-read)', async () => {
       const [a, b] = instances as [Instance, Instance];
       const { session } = await paidAccount(s, 'enterprise');
+      await sessionKnownTo(a, session);
       const created = await call(a.url, '/api/v1/oauth/clients', {
         method: 'POST',
         token: session,
@@ -125,6 +141,7 @@ describe(
     it('a DPoP proof used on one instance is refused on the other (Redis SET NX)', async () => {
       const [a, b] = instances as [Instance, Instance];
       const { session } = await paidAccount(s, 'enterprise');
+      await sessionKnownTo(a, session);
       const created = await call(a.url, '/api/v1/oauth/clients', {
         method: 'POST',
         token: session,
