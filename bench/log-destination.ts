@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { median } from './lib/load.js';
 
 interface Setting {
   readonly name: string;
@@ -75,11 +76,6 @@ async function child(setting: Setting, lines: number, file: string): Promise<voi
   const used = process.cpuUsage(cpu);
   console.log(`${(used.user + used.system) / lines} ${performance.now() - last}`);
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -1,4 +1,10 @@
-import { CONNECTION_ERRORS, ERROR_CODES, errorSlug, type ErrorCode } from '../errors/index.js';
+import {
+  CONNECTION_ERRORS,
+  ERROR_CODES,
+  errorSlug,
+  problemType,
+  type ErrorCode,
+} from '../errors/index.js';
 import type { Brand } from './brand.js';
 import { html, type Html } from './html.js';
 import { page } from './layout.js';
@@ -64,24 +70,16 @@ export function errorPage(input: {
   const entry = ERROR_CODES[code];
   // Answered on the connection, before any request: a path for type, no instance or request id.
   const onConnection = CONNECTION_ERRORS.has(code);
-  const type = onConnection ? `/errors/${errorSlug(code)}` : input.type;
-  const example = onConnection
-    ? {
-        type,
-        title: entry.title,
-        status: entry.status,
-        detail: '…',
-        code,
-      }
-    : {
-        type,
-        title: entry.title,
-        status: entry.status,
-        detail: '…',
-        instance: '/api/v1/…',
-        code,
-        request_id: 'req_…',
-      };
+  const type = onConnection ? problemType(code, '') : input.type;
+  const example = {
+    type,
+    title: entry.title,
+    status: entry.status,
+    detail: '…',
+    ...(onConnection ? {} : { instance: '/api/v1/…' }),
+    code,
+    ...(onConnection ? {} : { request_id: 'req_…' }),
+  };
   const body = html` <p class="note"><a href="/errors">Error codes</a> › ${code}</p>
     <h1>${entry.title}</h1>
     <dl class="facts">

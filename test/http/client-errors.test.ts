@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { CONNECTION_ERRORS } from '../../src/errors/index.js';
+import { CONNECTION_ERRORS, errorSlug, type ErrorCode } from '../../src/errors/index.js';
 import { REQUEST_TIMEOUT_MS } from '../../src/http/client-errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
@@ -69,15 +69,15 @@ describe('requests node cannot read are answered with a problem document', () =>
       assert.match(answer.headers, /connection: close/);
       assert.equal(answer.body.code, c.code);
       assert.equal(answer.body.status, c.status);
-      assert.equal(answer.body.type, `/errors/${c.code.toLowerCase().replaceAll('_', '-')}`);
+      assert.equal(answer.body.type, `/errors/${errorSlug(c.code as ErrorCode)}`);
       assert.match(String(answer.body.detail), c.detail);
-      assert.ok(CONNECTION_ERRORS.has(c.code as never), 'its page documents it as such');
+      assert.ok(CONNECTION_ERRORS.has(c.code as ErrorCode), 'its page documents it as such');
     });
   }
 
   it('the pages of these codes show their answer as it is: a path for type, no request id', async () => {
     for (const code of CONNECTION_ERRORS) {
-      const slug = code.toLowerCase().replaceAll('_', '-');
+      const slug = errorSlug(code);
       const page = await t.app.inject({ url: `/errors/${slug}` });
       assert.equal(page.statusCode, 200);
       assert.match(page.body, new RegExp(`&quot;type&quot;: &quot;/errors/${slug}&quot;`));

@@ -59,9 +59,9 @@ describe('PostgreSQL connections lost during transactions', { skip }, () => {
   /**
    * Opens a key creation on every instance and holds them inside their transactions (the test
    * locks their accounts' rows): the locker, and the writes, once every write waits on the lock.
-   * Undefined when they did not all come to wait within `withinMs`: one write has been seen to
-   * stay out of the database for 30 s while the others waited, then answer 201 once the lock was
-   * released. The lock is then released, the writes answered, and undefined returned.
+   * When they did not all come to wait within `withinMs` (one write has been seen to stay out of
+   * the database for 30 s while the others waited, then answer 201 once the lock was released),
+   * the lock is released, the writes answered, and what was seen is returned instead.
    */
   async function holdWrites(withinMs: number) {
     const locker = new pg.Client({ connectionString: db.url });
@@ -100,26 +100,25 @@ describe('PostgreSQL connections lost during transactions', { skip }, () => {
       await locker.query('ROLLBACK');
       await locker.end();
       const early = await Promise.all(writes);
-      diagnostics.push(
-        `${String(error)}: not every write waited on the lock.\n${JSON.stringify(waiting.rows, null, 1)}\n${early.map((w) => `${w.status} ${JSON.stringify(w.body).slice(0, 2000)}`).join('\n')}`,
-      );
-      return undefined;
+      return `${String(error)}: not every write waited on the lock.\n${JSON.stringify(waiting.rows, null, 1)}\n${early.map((w) => `${w.status} ${JSON.stringify(w.body).slice(0, 2000)}`).join('\n')}`;
     }
   }
-  const diagnostics: string[] = [];
 
   /** Holds a key creation on every instance inside its transaction (three tries), strikes. */
   async function strikeDuringTransactions(fault: (locker: pg.Client) => Promise<void>) {
-    diagnostics.length = 0;
-    let held: Awaited<ReturnType<typeof holdWrites>>;
-    for (let attempt = 0; attempt < 3 && held === undefined; attempt++)
-      held = await holdWrites(5_000);
-    if (held === undefined) assert.fail(diagnostics.join('\n\n'));
-    const { locker, writes } = held;
-    await fault(locker);
-    await locker.query('ROLLBACK');
-    await locker.end();
-    return Promise.all(writes);
+    const missed: string[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const held = await holdWrites(5_000);
+      if (typeof held === 'string') {
+        missed.push(held);
+        continue;
+      }
+      await fault(held.locker);
+      await held.locker.query('ROLLBACK');
+      await held.locker.end();
+      return Promise.all(held.writes);
+    }
+    return assert.fail(missed.join('\n\n'));
   }
 
   async function assertRecovered() {
