@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
+import { hookList } from '../http/route-hooks.js';
 import type { Clock } from '../lib/clock.js';
 import { normalHost, type LicenseRegistry } from './registry.js';
 import { licenseView } from './service.js';
@@ -57,12 +58,11 @@ const DOCUMENT_PATHS = new Set(['/api/v1/openapi.json', '/docs/json']);
 /**
  * Requests whose Host is mapped to a licensed account get the OpenAPI document (the docs page
  * reads it) titled with the licensee's name, its server that host (TLS at the proxy), and no
- * contact of this service.
+ * contact of this service. Registered before those routes.
  */
 export function licenseeDocuments(app: FastifyInstance, registry: LicenseRegistry): void {
-  app.addHook('onSend', (request, reply, payload, done) => {
-    // The route's own path (no allocation): every other response passes straight through.
-    if (typeof payload !== 'string' || !DOCUMENT_PATHS.has(request.routeOptions.url ?? '')) {
+  const retitle: onSendHookHandler = (request, reply, payload, done) => {
+    if (typeof payload !== 'string') {
       done(null, payload);
       return;
     }
@@ -83,5 +83,9 @@ export function licenseeDocuments(app: FastifyInstance, registry: LicenseRegistr
     };
     document.servers = [{ url: `https://${normalHost(request.headers.host ?? '')}` }];
     done(null, JSON.stringify(document));
+  };
+  // On those two routes only: every other response has no onSend step to pass.
+  app.addHook('onRoute', (route) => {
+    if (DOCUMENT_PATHS.has(route.url)) route.onSend = [...hookList(route.onSend), retitle];
   });
 }
