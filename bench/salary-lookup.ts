@@ -53,7 +53,7 @@ import {
   type ServerProcess,
 } from './lib/processes.js';
 import { benchRedis } from './lib/redis-scenarios.js';
-import { formatTable, isNoisy, ratio, serverCpuPerRequestUs } from './lib/report.js';
+import { formatTable, isNoisy, isUnsteady, ratio, serverCpuPerRequestUs } from './lib/report.js';
 import { readRss } from './lib/rss.js';
 import { healthUnderDownloads } from './lib/downloads.js';
 import { legitimateUnderFlood } from './lib/flood.js';
@@ -404,6 +404,7 @@ function summary(options: BenchOptions, baseline: Measurement, ours: readonly Ou
         ratio: ratio(m, baseline),
         serverCpuPerRequestUs: serverCpuPerRequestUs(m),
         noisy: isNoisy(m),
+        unsteady: isUnsteady(m),
       })),
     })),
   };
@@ -464,6 +465,7 @@ async function run(options: BenchOptions): Promise<void> {
     ratio: ratio(m, baseline),
     serverCpuPerRequestUs: serverCpuPerRequestUs(m),
     noisy: isNoisy(m),
+    unsteady: isUnsteady(m),
   }));
   console.log(`\n${JSON.stringify(redisRows.length === 0 ? json : { ...json, redis })}`);
 }

@@ -27,6 +27,8 @@ export interface Measurement {
   readonly helloRps?: number;
   /** Paired rows: this row's req/s over hello-world's, per round. */
   readonly ratios?: readonly number[];
+  /** Paired rows: hello-world's req/s in each round, beside this row's. */
+  readonly helloRounds?: readonly number[];
   /** The /health row: the downloads running beside it, by response status. */
   readonly downloadStatuses?: Readonly<Record<string, number>>;
 }
@@ -133,6 +135,7 @@ export async function measurePaired(
     ...combine(ours),
     helloRps: mean(hellos.map((m) => m.requestsPerSecond.mean)),
     ratios,
+    helloRounds: hellos.map((m) => m.requestsPerSecond.mean),
   };
 }
 

@@ -19,6 +19,18 @@ export function isNoisy(m: Measurement): boolean {
   return m.cpu.other > NOISY_OTHER_CPU_PCT;
 }
 
+/**
+ * hello-world's fastest round beside a paired row over its slowest: above this, the machine's
+ * own speed changed during the row (another tenant on the host, the CPU's clock), which no
+ * process on this machine shows as CPU use, and the row's ratio is not to be trusted.
+ */
+export const UNSTEADY_HELLO_SPREAD = 1.25;
+
+export function isUnsteady(m: Measurement): boolean {
+  const rounds = m.helloRounds ?? [];
+  return rounds.length > 1 && Math.max(...rounds) / Math.min(...rounds) > UNSTEADY_HELLO_SPREAD;
+}
+
 /** CPU time the server spent per response: unlike req/s, barely moved by the load generator. */
 export function serverCpuPerRequestUs(m: Measurement): number {
   return m.responses > 0 ? (1000 * m.cpu.serverMs) / m.responses : 0;
@@ -43,7 +55,11 @@ function columns(baseline: Measurement): readonly Column[] {
       cell: (m) => (m.helloRps ?? baseline.requestsPerSecond.mean).toFixed(0),
     },
     { title: 'vs hello', cell: (m) => ratio(m, baseline).toFixed(2) },
-    { title: 'rounds', cell: (m) => m.ratios?.map((r) => r.toFixed(2)).join(' ') ?? '' },
+    {
+      title: 'rounds',
+      cell: (m) =>
+        `${m.ratios?.map((r) => r.toFixed(2)).join(' ') ?? ''}${isUnsteady(m) ? ' ~' : ''}`,
+    },
     { title: 'max RSS MiB', cell: (m) => (m.maxRssBytes / MIB).toFixed(1) },
     { title: 'srv CPU µs/req', cell: (m) => serverCpuPerRequestUs(m).toFixed(1) },
     { title: 'CPU% srv', cell: (m) => m.cpu.server.toFixed(0) },
@@ -67,8 +83,17 @@ export function formatTable(rows: readonly Measurement[], baseline: Measurement)
       .join('  ');
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   const table = [line(cols.map((c) => c.title)), rule, ...cells.map(line)].join('\n');
-  return rows.some(isNoisy)
-    ? `${table}\n\n! other processes used over ${NOISY_OTHER_CPU_PCT} % of a core during this row: ` +
-        'its numbers are disturbed; rerun on a quiet machine.'
-    : table;
+  const notes: string[] = [];
+  if (rows.some(isNoisy))
+    notes.push(
+      `! other processes used over ${NOISY_OTHER_CPU_PCT} % of a core during this row: ` +
+        'its numbers are disturbed; rerun on a quiet machine.',
+    );
+  if (rows.some(isUnsteady))
+    notes.push(
+      `~ hello-world's own rounds beside this row differed by more than ` +
+        `${Math.round((UNSTEADY_HELLO_SPREAD - 1) * 100)} %: the machine's speed changed during ` +
+        'the row, and its ratio is not to be trusted; rerun on a steadier machine or with more --rounds.',
+    );
+  return [table, ...notes].join('\n\n');
 }
