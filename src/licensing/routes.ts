@@ -58,7 +58,8 @@ const DOCUMENT_PATHS = new Set(['/api/v1/openapi.json', '/docs/json']);
 /**
  * Requests whose Host is mapped to a licensed account get the OpenAPI document (the docs page
  * reads it) titled with the licensee's name, its server that host (TLS at the proxy), and no
- * contact of this service. Registered before those routes.
+ * contact of this service. Called before those routes are added: it attaches itself to them as
+ * they are.
  */
 export function licenseeDocuments(app: FastifyInstance, registry: LicenseRegistry): void {
   const retitle: onSendHookHandler = (request, reply, payload, done) => {
