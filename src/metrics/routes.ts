@@ -11,10 +11,11 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 export function tokenMatcher(token: string | undefined): (header: string | undefined) => boolean {
   if (token === undefined) return () => true;
   const expected = digest(`Bearer ${token}`);
-  // The scheme name is case-insensitive (RFC 9110 §11.1); the token itself is compared whole.
+  // The scheme name is case-insensitive (RFC 9110 §11.1) and one or more spaces follow it
+  // (§11.4), as for the API's own credentials; the token itself is compared whole.
   return (header) =>
     header !== undefined &&
-    timingSafeEqual(digest(header.replace(/^bearer /i, 'Bearer ')), expected);
+    timingSafeEqual(digest(header.replace(/^bearer +/i, 'Bearer ')), expected);
 }
 
 /**

@@ -42,8 +42,21 @@ describe('GET /metrics', () => {
     return res.text();
   };
 
+  it('takes the scheme in any case, followed by one or more spaces', async () => {
+    for (const authorization of [`bearer ${TOKEN}`, `BEARER   ${TOKEN}`]) {
+      const res = await fetch(`${base}/metrics`, { headers: { authorization } });
+      assert.equal(res.status, 200, authorization);
+    }
+  });
+
   it('refuses a missing or wrong token with 401 and no figures', async () => {
-    for (const authorization of [undefined, 'Bearer wrong', `Bearer ${TOKEN}x`, TOKEN]) {
+    for (const authorization of [
+      undefined,
+      'Bearer wrong',
+      `Bearer ${TOKEN}x`,
+      `Bearer\t${TOKEN}`,
+      TOKEN,
+    ]) {
       const res = await fetch(`${base}/metrics`, {
         headers: authorization === undefined ? {} : { authorization },
       });
