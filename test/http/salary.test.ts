@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { COUNTRY_CODES } from '../../src/catalog/index.js';
+import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { changedRelease } from '../helpers/webhooks.js';
 
 interface Problem {
   type: string;
@@ -243,5 +246,54 @@ describe('GET /api/v1/salary (Free, no credential)', () => {
       assert.equal(res.json<Problem>().code, 'UNAUTHENTICATED');
       assert.match(String(res.headers['www-authenticate']), /^Bearer /);
     }
+  });
+});
+
+describe('GET /api/v1/salary, the same query again', () => {
+  let t: TestApp;
+  let developerKey: string;
+  before(async () => {
+    t = await buildTestApp({ env: { RELEASE_POLL_SECONDS: '1' } });
+    developerKey = (await accountOnPlan(t, 'developer')).apiKey!;
+  });
+  after(() => t.close());
+
+  const get = (query: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url: `/api/v1/salary?${query}`, headers });
+  const developer = () => ({ authorization: `Bearer ${developerKey}` });
+
+  it('answers the same bytes, and checks each plan for itself', async () => {
+    const lastYear = 'country=DE&job=nurse&level=mid&year=2025';
+    const first = await get(lastYear, developer());
+    assert.equal(first.statusCode, 200);
+    const again = await get(lastYear, developer());
+    assert.equal(again.body, first.body);
+    // Free reaches only the current year, whatever another plan was answered before.
+    const free = await get(lastYear);
+    assert.equal(free.statusCode, 403);
+    assert.equal(free.json<Problem>().required_plan, 'developer');
+    assert.equal((await get(lastYear, developer())).statusCode, 200);
+  });
+
+  it('tells an absent level and year from given ones', async () => {
+    assert.equal((await get('country=FR&job=nurse&level=senior')).json().data.length, 1);
+    assert.equal((await get('country=FR&job=nurse')).json().data.length, 4);
+    assert.equal((await get('country=FR&job=nurse&year=2026')).json().data.length, 4);
+    assert.equal((await get('country=FR&job=nurse&level=senior&year=2026')).json().data.length, 1);
+    assert.equal((await get('country=fr&job=nurse&level=senior')).json().data[0].country, 'FR');
+  });
+
+  it('answers from the release loaded since', async () => {
+    const query = 'country=AT&job=nurse&level=lead';
+    assert.equal((await get(query)).json().meta.release.version, '2026.11.3');
+    await t.releases.load(await changedRelease('2026.11.4-answer-test'));
+    // The server takes up a release loaded elsewhere at its next poll (a second here).
+    let version = '';
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline;) {
+      version = (await get(query)).json().meta.release.version;
+      if (version !== '2026.11.3') break;
+      await sleep(100);
+    }
+    assert.equal(version, '2026.11.4-answer-test');
   });
 });
