@@ -163,26 +163,42 @@ export function createWebhookWorker(deps: {
     );
   }
 
-  /** One of `concurrency` lanes: claims one due delivery at a time and sends it. */
-  async function lane(): Promise<number> {
+  /** Claims up to `limit` due deliveries for this worker. */
+  function claim(limit: number): Promise<repo.ClaimedDelivery[]> {
+    const now = clock.now();
+    return repo.claimDue(db, id, new Date(now), new Date(now + LEASE_MS), limit);
+  }
+
+  /** Sends one claimed delivery; a fault recording it leaves it to be retried after the lease. */
+  function attempt(d: repo.ClaimedDelivery): Promise<void> {
+    return deliver(d).catch((error: unknown) =>
+      logger.error(
+        { err: error, delivery: d.id },
+        'webhook delivery could not be recorded; retried after the lease',
+      ),
+    );
+  }
+
+  /** One of `concurrency` lanes: sends `first`, then claims one due delivery at a time. */
+  async function lane(first: repo.ClaimedDelivery): Promise<number> {
     let sent = 0;
-    while (!poller.stopping) {
-      const now = clock.now();
-      const [d] = await repo.claimDue(db, id, new Date(now), new Date(now + LEASE_MS), 1);
-      if (d === undefined) break;
+    let next: repo.ClaimedDelivery | undefined = first;
+    while (next !== undefined) {
       sent++;
-      await deliver(d).catch((error: unknown) =>
-        logger.error(
-          { err: error, delivery: d.id },
-          'webhook delivery could not be recorded; retried after the lease',
-        ),
-      );
+      await attempt(next);
+      if (poller.stopping) break;
+      [next] = await claim(1);
     }
     return sent;
   }
 
+  /**
+   * One claim of up to `concurrency` deliveries opens as many lanes: an outbox with nothing due
+   * costs one query per run, however many lanes the process may run.
+   */
   async function runOnce(): Promise<number> {
-    const counts = await Promise.all(Array.from({ length: deps.concurrency }, lane));
+    const first = await claim(deps.concurrency);
+    const counts = await Promise.all(first.map(lane));
     return counts.reduce((a, b) => a + b, 0);
   }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { createSecretBox } from '../../src/lib/secret-box.js';
+import type { Db } from '../../src/store/index.js';
 import {
   createHttpSender,
   createWebhookWorker,
@@ -270,6 +271,60 @@ describe('webhook delivery to a real receiver', () => {
     } finally {
       await chatty.close();
     }
+  });
+
+  it('claims with one query when nothing is due, and opens a lane per due delivery', async () => {
+    let claims = 0;
+    const counted: Db = {
+      ...t.db,
+      query: (sql, params) => {
+        if (sql.includes('UPDATE webhook_deliveries SET claimed_by')) claims++;
+        return t.db.query(sql, params);
+      },
+    };
+    const worker = createWebhookWorker({
+      db: counted,
+      clock: t.clock,
+      box: createSecretBox(TEST_SECRET_KEY, 'webhook-secrets'),
+      sender: createHttpSender({ allowPrivate: true }),
+      logger: pino({ level: 'silent' }),
+      concurrency: 8,
+    });
+    await worker.runOnce(); // what earlier tests left due
+    claims = 0;
+    assert.equal(await worker.runOnce(), 0);
+    assert.equal(claims, 1, 'an idle outbox costs one claim, not one per lane');
+
+    // An account of its own: the event goes to its three endpoints only.
+    const own = (await accountOnPlan(t, 'business')).apiKey as string;
+    const hooks = await Promise.all(
+      ['lane-a', 'lane-b', 'lane-c'].map((p) => registerWebhook(t, own, `${receiver.url}/${p}`)),
+    );
+    const before = receiver.received.length;
+    await recordEvent(t);
+    claims = 0;
+    // The event goes to every endpoint subscribed to data.updated (earlier tests' too).
+    const sent = await worker.runOnce();
+    assert.ok(sent >= 3, `${sent} sent`);
+    // One claim for the batch, then each lane's look for more: one query per delivery, plus one.
+    assert.equal(claims, sent + 1);
+    const paths = receiver.received.slice(before).map((r) => r.path);
+    for (const p of ['/hook/lane-a', '/hook/lane-b', '/hook/lane-c'])
+      assert.equal(paths.filter((q) => q === p).length, 1, p);
+    const statuses = await Promise.all(
+      hooks.map(async (hook) =>
+        (
+          await t.app.inject({
+            method: 'GET',
+            url: `/api/v1/webhooks/${hook.id}/deliveries`,
+            headers: { authorization: `Bearer ${own}` },
+          })
+        )
+          .json<{ data: Delivery[] }>()
+          .data.map((d) => d.status),
+      ),
+    );
+    assert.deepEqual(statuses, [['succeeded'], ['succeeded'], ['succeeded']]);
   });
 
   it('with private targets not allowed, the address actually connected to is refused', async () => {
