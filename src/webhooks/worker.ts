@@ -197,6 +197,7 @@ export function createWebhookWorker(deps: {
    * costs one query per run, however many lanes the process may run.
    */
   async function runOnce(): Promise<number> {
+    if (poller.stopping) return 0;
     const first = await claim(deps.concurrency);
     const counts = await Promise.all(first.map(lane));
     return counts.reduce((a, b) => a + b, 0);
