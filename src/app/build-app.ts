@@ -66,7 +66,7 @@ import { registerIdempotency } from '../http/idempotency.js';
 import { LazySchemas } from '../http/lazy-schemas.js';
 import { hookList, onRoutesWith } from '../http/route-hooks.js';
 import { ShutdownGate } from '../http/shutdown-gate.js';
-import { bodyShapeProblem, finiteQuery, textGuard } from '../http/text-guard.js';
+import { bodyShapeProblem, decimalQuery, textGuard } from '../http/text-guard.js';
 import {
   customEndpointRoutes,
   type CustomEndpointRegistry,
@@ -247,8 +247,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     route.preValidation = [textGuard, ...hookList(route.preValidation)];
   });
   app.addHook('onRoute', (route) => {
-    if (route.schema?.querystring !== undefined)
-      route.preHandler = [finiteQuery, ...hookList(route.preHandler)];
+    const guard = decimalQuery(route.schema?.querystring);
+    if (guard !== undefined) route.preValidation = [guard, ...hookList(route.preValidation)];
   });
   registerIdempotency(app, {
     db: deps.db,

@@ -210,12 +210,12 @@ function fromValidation(
       );
     } else if (Array.isArray(value) && source === 'querystring') reason = 'must be given only once';
     else if (e.keyword === 'enum') {
-      reason = `${describe(value)} is not one of the allowed values`;
+      reason = `${quoted(value)} is not one of the allowed values`;
       allowed = e.params.allowedValues as string[];
-    } else if (e.keyword === 'pattern') reason = `${describe(value)} is not a valid ${name}`;
+    } else if (e.keyword === 'pattern') reason = `${quoted(value)} is not a valid ${name}`;
     else if (e.keyword === 'maxLength') {
       reason = `is too long (at most ${String(e.params.limit)} characters)`;
-    } else reason = `${describe(value)} ${e.message ?? 'is invalid'}`;
+    } else reason = `${quoted(value)} ${e.message ?? 'is invalid'}`;
     params.set(name, allowed === undefined ? { name, reason } : { name, reason, allowed });
   }
   // A body of thousands of unknown members names the first few, not all: the answer to a bad
@@ -235,7 +235,8 @@ function fromValidation(
   return AppError.invalidParams(list);
 }
 
-function describe(value: unknown): string {
+/** A client's value as quoted in a problem's text: control characters replaced, at most 40 characters. */
+export function quoted(value: unknown): string {
   if (value === undefined) return 'the value';
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   // eslint-disable-next-line no-control-regex -- control characters are what is being replaced

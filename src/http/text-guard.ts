@@ -1,5 +1,6 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, preValidationHookHandler } from 'fastify';
 import { AppError, type InvalidParam } from '../errors/index.js';
+import { quoted } from './problem.js';
 
 const NUL = 'must not contain U+0000 (NUL)';
 const LONE_SURROGATE = 'must be well-formed Unicode (it holds a lone surrogate)';
@@ -83,22 +84,76 @@ export function textGuard(request: FastifyRequest, _reply: unknown, done: (error
   );
 }
 
-/**
- * Ajv coerces `limit=Infinity` or `limit=1e309` to Infinity and, with the options this API uses,
- * lets it pass as an integer within its bounds; the database then refuses it (a 500). Numbers in
- * a query must be finite: anything else is a 400 naming the parameter.
- */
-export function finiteQuery(
-  request: FastifyRequest,
-  _reply: unknown,
-  done: (error?: Error) => void,
-): void {
-  const query = request.query as Record<string, unknown> | undefined;
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (typeof value === 'number' && !Number.isFinite(value)) {
-      done(AppError.invalidParams([{ name, reason: `${String(value)} is not a finite number` }]));
-      return;
-    }
+/** How a numeric query parameter must be written: decimal digits, a sign, a decimal point. */
+const DECIMAL = {
+  integer: {
+    pattern: /^-?\d+$/,
+    reason: 'is not a whole number written in decimal digits (such as 2024)',
+  },
+  number: {
+    pattern: /^-?\d+(\.\d+)?$/,
+    reason: 'is not a number written in decimal digits (such as 72000 or 72000.50)',
+  },
+} as const;
+
+type NumericKind = keyof typeof DECIMAL;
+
+/** `integer` or `number` when every value a property's schema allows is one; else undefined. */
+function numericKind(schema: unknown): NumericKind | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
+  const s = schema as { type?: unknown; anyOf?: unknown[]; items?: unknown };
+  if (s.type === 'integer' || s.type === 'number') return s.type;
+  if (s.type === 'array') return numericKind(s.items);
+  if (Array.isArray(s.anyOf) && s.anyOf.length > 0) {
+    const kinds = s.anyOf.map(numericKind);
+    if (kinds.some((k) => k === undefined)) return undefined;
+    return kinds.includes('number') ? 'number' : 'integer';
   }
-  done();
+  return undefined;
+}
+
+/** The first value of a query (or of arguments coerced like one) not written as its number. */
+export type DecimalCheck = (query: Record<string, unknown>) => InvalidParam | undefined;
+
+/**
+ * Query values are text, and Ajv turns text into a number the way JavaScript does: `0x7E6` would
+ * be 2022, `1e3` 1000, `+2024` or ` 2024` 2024, and `Infinity` or `1e309` an infinite number
+ * that passes as an integer. Each text value of a numeric parameter of `querySchema` must be
+ * decimal digits (with a sign, and a decimal point where fractions are allowed). Undefined for a
+ * schema without a numeric parameter.
+ */
+export function decimalCheck(querySchema: unknown): DecimalCheck | undefined {
+  const properties = (querySchema as { properties?: Record<string, unknown> } | undefined)
+    ?.properties;
+  const numeric: [string, NumericKind][] = [];
+  for (const [name, schema] of Object.entries(properties ?? {})) {
+    const kind = numericKind(schema);
+    if (kind !== undefined) numeric.push([name, kind]);
+  }
+  if (numeric.length === 0) return undefined;
+  return (query) => {
+    for (const [name, kind] of numeric) {
+      const given = query[name];
+      if (given === undefined) continue;
+      for (const value of Array.isArray(given) ? given : [given]) {
+        if (typeof value === 'string' && !DECIMAL[kind].pattern.test(value))
+          return { name, reason: `${quoted(value)} ${DECIMAL[kind].reason}` };
+      }
+    }
+    return undefined;
+  };
+}
+
+/**
+ * The route's `decimalCheck` before validation (Ajv's coercion): a value not written in decimal
+ * digits is a 400 naming the parameter. Undefined for a route without a numeric query parameter.
+ */
+export function decimalQuery(querySchema: unknown): preValidationHookHandler | undefined {
+  const check = decimalCheck(querySchema);
+  if (check === undefined) return undefined;
+  return (request, _reply, done) => {
+    const param = check(request.query as Record<string, unknown>);
+    if (param === undefined) done();
+    else done(AppError.invalidParams([param]));
+  };
 }

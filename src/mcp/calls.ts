@@ -6,6 +6,7 @@ import { AppError, type InvalidParam } from '../errors/index.js';
 import { checkAccess } from '../http/auth-hook.js';
 import { problemDocument } from '../http/problem.js';
 import type { SpendQuota } from '../http/quota.js';
+import { decimalCheck } from '../http/text-guard.js';
 import type { Clock } from '../lib/clock.js';
 import type { SlaCounter } from '../sla/index.js';
 import type { QuotaEndpoints, UsageRecorder } from '../usage/index.js';
@@ -47,7 +48,8 @@ type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 
 /**
  * A tool call as its REST twin answers a request: the twin's allowlist and scope checks, the
- * arguments checked by the same JSON Schema (types coerced as in a query string), the same
+ * arguments checked by the same JSON Schema (a number given as text written in decimal digits,
+ * then types coerced as in a query string), the same
  * service and plan checks, then the twin's quota cost spent (nothing for a refusal). Every call
  * counts in usage and the SLA under the twin's endpoint name, with the status the twin would
  * have answered.
@@ -62,7 +64,7 @@ export function toolRunner(deps: ToolRunnerDeps): ToolRunner {
     deps.tools.map((tool) => {
       const [method = 'GET', url = ''] = tool.endpoint.split(' ');
       const validate = compile({ schema: tool.input, method, url, httpPart: 'querystring' });
-      return [tool.name, { tool, validate, path: url }] as const;
+      return [tool.name, { tool, validate, decimal: decimalCheck(tool.input), path: url }] as const;
     }),
   );
 
@@ -71,9 +73,11 @@ export function toolRunner(deps: ToolRunnerDeps): ToolRunner {
     args: Record<string, unknown>,
     caller: ToolCaller,
   ): Promise<object> {
-    const { tool, validate } = entry;
+    const { tool, validate, decimal } = entry;
     const admitted = checkAccess(caller.ip, tool.auth, caller.principal);
     if (admitted instanceof AppError) throw admitted;
+    const notDecimal = decimal?.(args);
+    if (notDecimal !== undefined) throw AppError.invalidParams([notDecimal]);
     const input = structuredClone(args);
     if (!validate(input)) throw invalidArguments(validate.errors ?? []);
     const body = tool.run(input, admitted);

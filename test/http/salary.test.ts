@@ -174,6 +174,19 @@ describe('GET /api/v1/salary (Free, no credential)', () => {
     });
   }
 
+  it('a year not written in decimal digits is a 400, not the number JavaScript reads', async () => {
+    // 0x7E6 is 2022, 1e3 1000, +2024 and " 2024" 2024 to JavaScript's Number().
+    for (const year of ['0x7E6', '1e3', '%2B2026', '%202026', '2026.0', 'Infinity', '1e309']) {
+      const res = await get(`country=DE&job=nurse&year=${year}`);
+      assert.equal(res.statusCode, 400, `${year}: ${res.body}`);
+      const [param] = res.json<Problem>().invalid_params ?? [];
+      assert.equal(param?.name, 'year');
+      assert.match(String(param?.reason), /is not a whole number written in decimal digits/);
+    }
+    const plain = await get('country=DE&job=nurse&year=2026');
+    assert.equal(plain.statusCode, 200, plain.body);
+  });
+
   it('lists all 27 codes when the country is unknown', async () => {
     const problem = (await get('country=XX&job=nurse')).json<Problem>();
     assert.deepEqual(problem.invalid_params?.[0]?.allowed, [...COUNTRY_CODES]);

@@ -119,6 +119,9 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
       [{ country: 'DE', job: 'nurse', level: 'mid' }, 'salary'],
       [{ country: 'ZZ', job: 'nurse', level: 'mid', salary: 40000 }, 'country'],
       [{ country: 'DE', job: 'nurse', level: 'boss', salary: 40000 }, 'level'],
+      // A number given as text must be decimal digits, as in the REST twin's query string.
+      [{ country: 'DE', job: 'nurse', level: 'mid', salary: '4e4' }, 'salary'],
+      [{ country: 'DE', job: 'nurse', level: 'mid', salary: 40000, year: '0x7E6' }, 'year'],
     ] as const) {
       const result = await callTool(client, 'salary_position', args);
       assert.equal(result.isError, true, JSON.stringify(args));
@@ -148,8 +151,8 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
     const report = (await call('GET', '/api/v1/usage', { token: developer.session })).json();
     assert.equal(report.by_endpoint['GET /api/v1/salary'], 2);
     assert.equal(report.by_endpoint['GET /api/v1/jobs'], 1);
-    // Including the five refused by the argument test above.
-    assert.equal(report.by_endpoint['GET /api/v1/salary/position'], 6);
+    // Including the seven refused by the argument test above.
+    assert.equal(report.by_endpoint['GET /api/v1/salary/position'], 8);
     assert.equal(report.by_endpoint['GET /api/v1/bulk/countries'], 1);
     assert.equal(report.by_status['403'], 1);
     assert.equal(report.by_endpoint['POST /mcp'], undefined);
