@@ -1,8 +1,23 @@
 // Runs every *.test.ts under src/, test/ and the TypeScript client (clients/typescript/) with node:test through tsx.
 // Node 20's --test does not expand globs, so the files are listed here.
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+//
+// Each file runs in its own process and ends when its event loop is empty, so every result
+// reaches this process and the totals printed at the end are exact. Two limits keep a stuck
+// file from holding the run open instead of failing it:
+// - TEST_TIMEOUT_MS (node's --test-timeout, 10 minutes): on Node 24 a test still running then
+//   fails by name; on Node 20 the limit is per file, so a file still running or still open
+//   then fails by name;
+// - TEST_RUN_LIMIT_MINUTES (30): a run still going then (on Node 24, a file whose tests have
+//   all finished but that keeps a socket, timer or child process open) is stopped and fails,
+//   naming the files still running.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const TEST_TIMEOUT_MS = Number(process.env.TEST_TIMEOUT_MS ?? 10 * 60_000);
+const RUN_LIMIT_MINUTES = Number(process.env.TEST_RUN_LIMIT_MINUTES ?? 30);
+/** After SIGTERM, how long the run has to stop before it is killed. */
+const KILL_AFTER_MS = 10_000;
 
 function collect(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -19,16 +34,68 @@ const files = ['src', 'test', 'clients/typescript']
   .flatMap((dir) => collect(dir, []))
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
   .sort();
-const result = spawnSync(
+
+// The run in a process group of its own, so that stopping it stops every file's process too.
+const run = spawn(
   process.execPath,
-  // --test-force-exit: a file whose tests have all finished must not hold the run open because
-  // something it started (a socket, a timer) keeps its event loop alive; the suite then waited
-  // forever on such a file instead of failing or finishing. Its cost (nodejs/node#64833): a
-  // child can exit before its last results reach this process over the pipe, so the totals
-  // printed at the end are a lower bound (a few tests short on some runs). A failure still fails
-  // the run: the child's exit code fails its file, though the failing test's own report can be
-  // missing; rerun that file alone (`npm test -- <path>`) to see it.
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-force-exit', ...files],
-  { stdio: 'inherit' },
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    `--test-timeout=${TEST_TIMEOUT_MS}`,
+    ...files,
+  ],
+  { stdio: 'inherit', detached: true },
 );
-process.exit(result.status ?? 1);
+
+const stopRun = (signal) => {
+  try {
+    process.kill(-run.pid, signal);
+  } catch {
+    // already gone
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stopRun(signal));
+
+const limit = setTimeout(() => {
+  const running = runningFiles();
+  console.error(
+    `\nThe test run did not finish within ${RUN_LIMIT_MINUTES} minutes and was stopped.` +
+      (running.length > 0
+        ? ` Still running: ${running.join(', ')}. A file whose tests have all finished but that keeps a socket, timer or child process open never exits; close it in an after() hook.`
+        : ''),
+  );
+  stopRun('SIGTERM');
+  setTimeout(() => stopRun('SIGKILL'), KILL_AFTER_MS).unref();
+  process.exitCode = 1;
+}, RUN_LIMIT_MINUTES * 60_000);
+
+run.on('exit', (code) => {
+  clearTimeout(limit);
+  if (process.exitCode !== 1) process.exitCode = code ?? 1;
+});
+
+/** The test files whose process is still alive (read from /proc; empty where there is none). */
+function runningFiles() {
+  const wanted = new Set(files.map((f) => resolve(f)));
+  const found = new Set();
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const pid of pids) {
+    // The runner itself names every file; only the files' own processes count.
+    if (Number(pid) === run.pid) continue;
+    let args = [];
+    try {
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    for (const arg of args) if (arg !== '' && wanted.has(resolve(arg))) found.add(resolve(arg));
+  }
+  return [...found].map((f) => f.slice(process.cwd().length + 1)).sort();
+}
