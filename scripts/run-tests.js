@@ -2,14 +2,15 @@
 // Node 20's --test does not expand globs, so the files are listed here.
 //
 // Each file runs in its own process and ends when its event loop is empty, so every result
-// reaches this process and the totals printed at the end are exact. Two limits keep a stuck
-// file from holding the run open instead of failing it:
+// reaches this process and the totals printed at the end are exact. Three limits keep a stuck
+// file from holding the run open:
+// - a file whose tests have all finished but that something keeps open (a socket, a timer, a
+//   child process) is ended 30 s later, naming what held it, with its tests' exit code
+//   (scripts/test-file-exit.js, loaded into every file's process);
 // - TEST_TIMEOUT_MS (node's --test-timeout, 10 minutes): on Node 24 a test still running then
-//   fails by name; on Node 20 the limit is per file, so a file still running or still open
-//   then fails by name;
-// - TEST_RUN_LIMIT_MINUTES (30): a run still going then (on Node 24, a file whose tests have
-//   all finished but that keeps a socket, timer or child process open) is stopped and fails,
-//   naming the files still running.
+//   fails by name; on Node 20 the limit is per file, so a file still running then fails by name;
+// - TEST_RUN_LIMIT_MINUTES (30): a run still going then is stopped and fails, naming the files
+//   still running.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -41,6 +42,8 @@ const run = spawn(
   [
     '--import',
     'tsx',
+    '--import',
+    new URL('./test-file-exit.js', import.meta.url).href,
     '--test',
     '--test-concurrency=2',
     `--test-timeout=${TEST_TIMEOUT_MS}`,

@@ -24,7 +24,6 @@ describe('decimalQuery', () => {
   const schema = Type.Object({
     year: Type.Optional(Type.Integer({ minimum: 2000 })),
     salary: Type.Optional(Type.Number()),
-    limit: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
     levels: Type.Optional(Type.Array(Type.Integer())),
     country: Type.Optional(Type.String()),
   });
