@@ -2,10 +2,35 @@
 // finished ends when its event loop is empty; one that something keeps open (a socket, a timer,
 // a child process) would never end and hold the whole run. Once the file's tests have finished,
 // this gives it GRACE_MS to end by itself (its results have long reached the runner by then),
-// then names what is still open and ends it with the exit code its tests set.
+// then names what is still open, ends the processes it started (a server left running would
+// keep its database connections for the rest of the run) and ends it with the exit code its
+// tests set.
+import { readdirSync, readFileSync } from 'node:fs';
 import { getActiveResourcesInfo } from 'node:process';
 
 const GRACE_MS = 30_000;
+
+/** The processes whose parent is this one (read from /proc; none where there is no /proc). */
+function children() {
+  const found = [];
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return found;
+  }
+  for (const pid of pids) {
+    try {
+      // The fields after the command's closing parenthesis: state, then the parent's pid.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid) found.push(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
 
 // Only a test file's own process: the processes a test starts with the same node flags (the
 // embedded database's initialization) are not test files.
@@ -16,9 +41,17 @@ if (
   const { after } = await import('node:test');
   after(() => {
     setTimeout(() => {
+      const started = children();
       process.stderr.write(
-        `${process.argv[1]}: its tests finished ${GRACE_MS / 1000} s ago, but it was still held open by ${getActiveResourcesInfo().join(', ')}; ended it.\n`,
+        `${process.argv[1]}: its tests finished ${GRACE_MS / 1000} s ago, but it was still held open by ${getActiveResourcesInfo().join(', ')}${started.length > 0 ? ` (processes it started: ${started.join(', ')}, now killed)` : ''}; ended it.\n`,
       );
+      for (const pid of started) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
       process.exit();
     }, GRACE_MS).unref();
   });
