@@ -1,10 +1,13 @@
-// Loaded into each test file's process by scripts/run-tests.js. A file whose tests have all
-// finished ends when its event loop is empty; one that something keeps open (a socket, a timer,
-// a child process) would never end and hold the whole run. Once the file's tests have finished,
-// this gives it GRACE_MS to end by itself (its results have long reached the runner by then),
-// then names what is still open, ends the processes it started (a server left running would
-// keep its database connections for the rest of the run) and ends it with the exit code its
-// tests set.
+// Loaded into each test file's process by scripts/run-tests.js, once the file's tests have
+// finished (a root `after` hook):
+// - A process whose event loop is empty exits at its 'exit' event with its tests' exit code, its
+//   results already written. node's own clean-up after that event can spin forever (seen: a test
+//   file at 100 % CPU in node::Environment::CleanupHandles, waiting on a request that never
+//   completes, after its tests had passed).
+// - A process that something keeps open (a socket, a timer, a child process) would never reach
+//   that event. It gets GRACE_MS to end by itself; then what holds it is named, the processes it
+//   started are killed (a server left running would keep its database connections for the rest
+//   of the run), and it exits with its tests' exit code.
 import { readdirSync, readFileSync } from 'node:fs';
 import { getActiveResourcesInfo } from 'node:process';
 
@@ -40,6 +43,9 @@ if (
 ) {
   const { after } = await import('node:test');
   after(() => {
+    // Registered last, so every other listener of the file has run; exit() inside the 'exit'
+    // event ends the process at once with this code.
+    process.on('exit', (code) => process.exit(code));
     setTimeout(() => {
       const started = children();
       process.stderr.write(
