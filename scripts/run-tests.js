@@ -2,11 +2,12 @@
 // Node 20's --test does not expand globs, so the files are listed here.
 //
 // Each file runs in its own process and ends when its event loop is empty, so every result
-// reaches this process and the totals printed at the end are exact. Three limits keep a stuck
-// file from holding the run open:
-// - a file whose tests have all finished but that something keeps open (a socket, a timer, a
-//   child process) is ended 30 s later, naming what held it, with its tests' exit code
-//   (scripts/test-file-exit.js, loaded into every file's process);
+// reaches this process and the totals printed at the end are exact. What keeps a stuck file
+// from holding the run open:
+// - scripts/test-file-exit.js, loaded into every file's process: once its tests have finished,
+//   a file exits at its 'exit' event (node's own clean-up after it can spin forever), and one
+//   that something keeps open (a socket, a timer, a child process) is ended 30 s later, naming
+//   what held it, with its tests' exit code;
 // - TEST_TIMEOUT_MS (node's --test-timeout, 10 minutes): on Node 24 a test still running then
 //   fails by name; on Node 20 the limit is per file, so a file still running then fails by name;
 // - TEST_RUN_LIMIT_MINUTES (30): a run still going then is stopped and fails, naming the files
