@@ -13,8 +13,9 @@
 // - TEST_RUN_LIMIT_MINUTES (30): a run still going then is stopped and fails, naming the files
 //   still running.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { processIds, procFile } from './processes.js';
 
 const TEST_TIMEOUT_MS = Number(process.env.TEST_TIMEOUT_MS ?? 10 * 60_000);
 const RUN_LIMIT_MINUTES = Number(process.env.TEST_RUN_LIMIT_MINUTES ?? 30);
@@ -66,9 +67,7 @@ const limit = setTimeout(() => {
   const running = runningFiles();
   console.error(
     `\nThe test run did not finish within ${RUN_LIMIT_MINUTES} minutes and was stopped.` +
-      (running.length > 0
-        ? ` Still running: ${running.join(', ')}. A file whose tests have all finished but that keeps a socket, timer or child process open never exits; close it in an after() hook.`
-        : ''),
+      (running.length > 0 ? ` Still running: ${running.join(', ')}.` : ''),
   );
   stopRun('SIGTERM');
   setTimeout(() => stopRun('SIGKILL'), KILL_AFTER_MS).unref();
@@ -80,26 +79,15 @@ run.on('exit', (code) => {
   if (process.exitCode !== 1) process.exitCode = code ?? 1;
 });
 
-/** The test files whose process is still alive (read from /proc; empty where there is none). */
+/** The test files whose process is still alive (none where there is no /proc). */
 function runningFiles() {
   const wanted = new Set(files.map((f) => resolve(f)));
   const found = new Set();
-  let pids = [];
-  try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  for (const pid of pids) {
+  for (const pid of processIds()) {
     // The runner itself names every file; only the files' own processes count.
-    if (Number(pid) === run.pid) continue;
-    let args = [];
-    try {
-      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    } catch {
-      continue;
-    }
-    for (const arg of args) if (arg !== '' && wanted.has(resolve(arg))) found.add(resolve(arg));
+    if (pid === run.pid) continue;
+    for (const arg of (procFile(pid, 'cmdline') ?? '').split('\0'))
+      if (arg !== '' && wanted.has(resolve(arg))) found.add(resolve(arg));
   }
   return [...found].map((f) => f.slice(process.cwd().length + 1)).sort();
 }

@@ -8,31 +8,19 @@
 //   that event. It gets GRACE_MS to end by itself; then what holds it is named, the processes it
 //   started are killed (a server left running would keep its database connections for the rest
 //   of the run), and it exits with its tests' exit code.
-import { readdirSync, readFileSync } from 'node:fs';
 import { getActiveResourcesInfo } from 'node:process';
+import { processIds, procFile } from './processes.js';
 
 const GRACE_MS = 30_000;
 
-/** The processes whose parent is this one (read from /proc; none where there is no /proc). */
+/** The processes whose parent is this one. */
 function children() {
-  const found = [];
-  let pids = [];
-  try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return found;
-  }
-  for (const pid of pids) {
-    try {
-      // The fields after the command's closing parenthesis: state, then the parent's pid.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid) found.push(Number(pid));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
+  return processIds().filter((pid) => {
+    const stat = procFile(pid, 'stat');
+    if (stat === undefined) return false;
+    // The fields after the command's closing parenthesis: state, then the parent's pid.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+  });
 }
 
 // Only a test file's own process: the processes a test starts with the same node flags (the
