@@ -8,7 +8,8 @@ import tseslint from 'typescript-eslint';
 /**
  * The layers of src/ (docs/architecture.md). Foundations know no feature; the HTTP kit
  * (src/http) knows only foundations; a feature reaches another feature only through its
- * index.ts; only the entry points (src/main) and the app's assembly (src/app) see everything.
+ * index.ts; only the entry points (src/main) and the app's assembly (src/app) see every
+ * feature, each through its index.ts.
  */
 const FOUNDATIONS = ['lib', 'errors', 'config', 'store', 'auth', 'plans', 'limits', 'formats'];
 const SHELL = ['http', 'app', 'main'];
@@ -153,6 +154,24 @@ export default tseslint.config(
       ],
     },
   })),
+  {
+    // The app's assembly and the entry points compose features through their index.ts too.
+    files: ['src/app/**/*.ts', 'src/main/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^\\.\\./(?!(${foundation}|http|app|main)/)[a-z-]+/(?!index\\.js$)`,
+              message: 'Compose a feature through its index.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     // Routes and dashboard pages call services: they import no repository and take no
     // database handle, so every read and write goes through the feature's service.

@@ -25,3 +25,9 @@ export {
 } from './repo.js';
 export { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
 export { ChainVerificationSchema } from './schemas.js';
+export {
+  accountRoutes,
+  AccountSchema,
+  SessionSchema,
+  type AccountRoutesOptions,
+} from './routes.js';

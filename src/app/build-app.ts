@@ -1,13 +1,21 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { accountRoutes, AccountSchema, SessionSchema } from '../accounts/routes.js';
-import type { AccountService } from '../accounts/index.js';
+import {
+  accountRoutes,
+  AccountSchema,
+  SessionSchema,
+  type AccountService,
+} from '../accounts/index.js';
 import { usageKeyOf, type CredentialResolver, type Principal } from '../auth/index.js';
-import { billingRoutes, billingSchemas } from '../billing/routes.js';
-import type { SubscriptionService } from '../billing/index.js';
-import type { CredentialCache, KeyService } from '../keys/index.js';
-import { keyRoutes, KeySchema, NewKeySchema } from '../keys/routes.js';
+import { billingRoutes, billingSchemas, type SubscriptionService } from '../billing/index.js';
+import {
+  keyRoutes,
+  KeySchema,
+  NewKeySchema,
+  type CredentialCache,
+  type KeyService,
+} from '../keys/index.js';
 import {
   NewOAuthClientSchema,
   OAuthClientSchema,

@@ -38,3 +38,4 @@ export {
   type VatDecision,
   type VatTreatment,
 } from './vat.js';
+export { billingRoutes, billingSchemas } from './routes.js';

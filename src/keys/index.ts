@@ -17,3 +17,4 @@ export {
   type KeyAuthority,
   type KeyRights,
 } from './key-authority.js';
+export { keyRoutes, KeySchema, NewKeySchema } from './routes.js';
