@@ -23,31 +23,25 @@ import {
   type ReleaseRecord,
 } from '../src/releases/format.js';
 import { recordConfidence } from './release-model/confidence.js';
-import { buildCountryMeans, type CountryMeans } from './release-model/country-means.js';
+import { buildCountryMeans } from './release-model/country-means.js';
 import { buildDispersion, jobSpreadFactors, type Dispersion } from './release-model/dispersion.js';
 import { fxFor } from './release-model/fx-rates.js';
-import { loadGroupTables, type GroupTables } from './release-model/group-tables.js';
+import { loadGroupTables } from './release-model/group-tables.js';
 import { EU, loadInputs } from './release-model/inputs.js';
 import {
   buildJobRatioModel,
   type JobRatioModel,
   type Sigmas,
 } from './release-model/job-ratio-model.js';
-import {
-  loadOccupationEvidence,
-  type OccupationEvidence,
-} from './release-model/occupation-evidence.js';
-import {
-  buildLevelProfile,
-  LEVEL_WEIGHTS,
-  type LevelProfile,
-} from './release-model/level-profile.js';
+import { loadOccupationEvidence } from './release-model/occupation-evidence.js';
+import { buildLevelProfile, LEVEL_WEIGHTS } from './release-model/level-profile.js';
 import { Z } from './release-model/math.js';
 import { SIGMA_FLOOR } from './release-model/dispersion.js';
 import {
   buildOccupationProfile,
   type OccupationProfile,
 } from './release-model/occupation-profile.js';
+import type { Model } from './release-model/model.js';
 import { SOURCE_FILES } from './release-model/source-files.js';
 
 export const RELEASE_VERSION = '2026.11.3';
@@ -93,21 +87,6 @@ const METHODOLOGY =
   'statutory minimum wage. confidence: high = own unit-group table and published country mean; medium = own table at ' +
   'group level, or a mean one year from a published one; low = borrowed group or a mean two or more years away. ' +
   'Every step, number and caveat: docs/data.md and docs/validation.md in the salary-api repository.';
-
-export interface Model {
-  readonly countryMeans: CountryMeans;
-  /** Job ratios in `jobRatio` are the final ones; the §4.2–4.4 prior is in `prior`. */
-  readonly occupations: OccupationProfile;
-  readonly prior: OccupationProfile['jobRatio'];
-  readonly evidence: OccupationEvidence;
-  readonly jobModel: JobRatioModel;
-  readonly groupTables: GroupTables;
-  readonly spreadFactor: ReadonlyMap<string, number>;
-  /** σ of each (country, job) cell before the minimum-wage floor: the fit's input. */
-  readonly sigma: Sigmas;
-  readonly levels: LevelProfile;
-  readonly dispersion: Dispersion;
-}
 
 export interface Release {
   readonly header: ReleaseHeader;

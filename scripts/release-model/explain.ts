@@ -1,7 +1,7 @@
 import { COUNTRIES } from '../../src/catalog/countries.js';
 import { JOBS, LEVELS, iscoMajorGroup } from '../../src/catalog/jobs.js';
 import type { ReleaseRecord } from '../../src/releases/format.js';
-import type { Model } from '../build-release.js';
+import type { Model } from './model.js';
 import { GROUPS, SECTOR_SHARE } from './occupation-profile.js';
 
 /**

@@ -1,20 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Queryable } from './db.js';
-
-/**
- * A transaction that the code running inside it need not be handed: every query and
- * transaction of the Db made in `run`'s async context joins it. The idempotency layer uses it
- * so that a handler's writes and the response stored for its `Idempotency-Key` commit together
- * or not at all.
- */
-export interface AmbientTransaction {
-  run<T>(fn: () => T): T;
-  /** A statement of the caller's own, inside the transaction. */
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
-  commit(): Promise<void>;
-  /** Rolls back; never throws (the connection may be gone, which rolls back too). */
-  rollback(): Promise<void>;
-}
+import type { AmbientTransaction, Queryable } from './db.js';
 
 /** The driver's side of an ambient transaction: one open transaction on one connection. */
 export interface OpenTransaction {

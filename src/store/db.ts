@@ -1,7 +1,3 @@
-import type { AmbientTransaction } from './ambient.js';
-
-export type { AmbientTransaction } from './ambient.js';
-
 /**
  * The database as the features see it: parameterised queries and transactions. Two
  * implementations, PGlite (embedded, in DATA_DIR) and PostgreSQL (DATABASE_URL), run the same
@@ -29,6 +25,21 @@ export interface Db extends Queryable {
    * checkpoint (a crash-consistent copy PostgreSQL opens as after a clean stop or a crash).
    */
   snapshot?(): Promise<Uint8Array>;
+}
+
+/**
+ * A transaction that the code running inside it need not be handed: every query and
+ * transaction of the Db made in `run`'s async context joins it. The idempotency layer uses it
+ * so that a handler's writes and the response stored for its `Idempotency-Key` commit together
+ * or not at all.
+ */
+export interface AmbientTransaction {
+  run<T>(fn: () => T): T;
+  /** A statement of the caller's own, inside the transaction. */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  commit(): Promise<void>;
+  /** Rolls back; never throws (the connection may be gone, which rolls back too). */
+  rollback(): Promise<void>;
 }
 
 /**
