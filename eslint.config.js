@@ -19,6 +19,9 @@ const FEATURES = readdirSync(fileURLToPath(new globalThis.URL('./src', import.me
   .filter((d) => d.isDirectory() && !FOUNDATIONS.includes(d.name) && !SHELL.includes(d.name))
   .map((d) => d.name);
 const foundation = FOUNDATIONS.join('|');
+/** A relative import of another folder's file other than its index.ts, except from `exempt`. */
+const featureFile = (exempt) =>
+  `^\\.\\./(?!(${[...FOUNDATIONS, ...exempt].join('|')})/)[a-z-]+/(?!index\\.js$)`;
 
 export default tseslint.config(
   { ignores: ['.tmp/**', 'dist/**', 'node_modules/**', 'data/**', 'bin/**', 'scripts/*.js'] },
@@ -142,7 +145,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: `^\\.\\./(?!(${foundation}|http)/)[a-z-]+/(?!index\\.js$)`,
+              regex: featureFile(['http']),
               message: 'Import another feature through its index.ts.',
             },
             {
@@ -164,7 +167,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: `^\\.\\./(?!(${foundation}|http|app|main)/)[a-z-]+/(?!index\\.js$)`,
+              regex: featureFile(SHELL),
               message: 'Compose a feature through its index.ts.',
             },
           ],
