@@ -49,10 +49,9 @@ type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 /**
  * A tool call as its REST twin answers a request: the twin's allowlist and scope checks, the
  * arguments checked by the same JSON Schema (a number given as text written in decimal digits,
- * then types coerced as in a query string), the same
- * service and plan checks, then the twin's quota cost spent (nothing for a refusal). Every call
- * counts in usage and the SLA under the twin's endpoint name, with the status the twin would
- * have answered.
+ * then types coerced as in a query string), the same service and plan checks, then the twin's
+ * quota cost spent (nothing for a refusal). Every call counts in usage and the SLA under the
+ * twin's endpoint name, with the status the twin would have answered.
  */
 export function toolRunner(deps: ToolRunnerDeps): ToolRunner {
   const { spendQuota, recorder, clock, quotaEndpoints, sla } = deps;
