@@ -121,10 +121,12 @@ export class CredentialCache implements CredentialResolver, CredentialSink {
   async load(): Promise<void> {
     const { db, clock } = this.deps;
     const now = new Date(clock.now());
+    // Credentials first, their accounts after (see #refresh).
+    const [keys, sessions] = await Promise.all([liveKeys(db, now), liveSessions(db, now)]);
     for (const account of await accountsChangedSince(db, new Date(0).toISOString()))
       this.#applyAccount(account);
-    for (const key of await liveKeys(db, now)) this.#applyKey(key);
-    for (const session of await liveSessions(db, now)) this.#applySession(session);
+    for (const key of keys) this.#applyKey(key);
+    for (const session of sessions) this.#applySession(session);
     this.#sweptAt = now.getTime();
   }
 
@@ -244,10 +246,6 @@ export class CredentialCache implements CredentialResolver, CredentialSink {
     return taken;
   }
 
-  /**
-   * Reads what changed since the last read. Calls during a read are answered by one more read
-   * after it, so a change announced while a read was under way is never missed.
-   */
   /** Credentials held and reads of changes done so far (metrics). */
   stats(): { size: number; refreshes: number } {
     return {
@@ -264,6 +262,10 @@ export class CredentialCache implements CredentialResolver, CredentialSink {
     'credential refresh failed; serving cached keys',
   );
 
+  /**
+   * Reads what changed since the last read. Calls during a read are answered by one more read
+   * after it, so a change announced while a read was under way is never missed.
+   */
   refresh(): Promise<void> {
     return this.#refresher.refresh();
   }
@@ -272,11 +274,14 @@ export class CredentialCache implements CredentialResolver, CredentialSink {
     const { db } = this.deps;
     this.#refreshes++;
     const since = new Date(Date.parse(this.#since) - OVERLAP_MS).toISOString();
-    const [accounts, keys, sessions] = await Promise.all([
-      accountsChangedSince(db, since),
+    // Keys and sessions are read before the accounts, never beside them: a credential created
+    // in the transaction that changed its account (a plan change issuing the first key) is then
+    // always paired with that change, never with the account as it was before.
+    const [keys, sessions] = await Promise.all([
       keysChangedSince(db, since),
       sessionsChangedSince(db, since),
     ]);
+    const accounts = await accountsChangedSince(db, since);
     for (const account of accounts) this.#applyAccount(account);
     for (const key of keys) this.#applyKey(key);
     for (const session of sessions) this.#applySession(session);

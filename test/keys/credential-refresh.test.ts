@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { operatorPrincipal } from '../../src/billing/index.js';
+import { CredentialCache } from '../../src/keys/index.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { DEFAULT_PLANS } from '../../src/plans/index.js';
+import type { Db } from '../../src/store/index.js';
+import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
+import { operatorServices, UNLIMITED, type Services } from '../redis/fixture.js';
+
+const skip = !(await postgresAvailable()) && 'no PostgreSQL';
+
+/**
+ * The database as a second instance's credential cache sees it, with a plan change committed
+ * by someone else at the worst moment once armed: just after the cache's next read of the
+ * accounts has run, before it returns. A read of the keys made while that read is under way
+ * waits for the change's commit, as one on another pooled connection may.
+ */
+function racingDb(db: Db, commitChange: () => Promise<void>) {
+  let armed = false;
+  let accountsRead: Promise<void> | undefined;
+  const query: Db['query'] = async (sql, params) => {
+    if (armed && /FROM accounts\b/.test(sql)) {
+      armed = false;
+      let done!: () => void;
+      accountsRead = new Promise<void>((r) => (done = r));
+      const rows = await db.query(sql, params);
+      await commitChange();
+      done();
+      return rows as never;
+    }
+    if (/FROM api_keys\b/.test(sql)) await accountsRead;
+    return db.query(sql, params);
+  };
+  return {
+    db: { ...db, kind: db.kind, query } satisfies Db,
+    arm() {
+      armed = true;
+      accountsRead = undefined;
+    },
+  };
+}
+
+describe('credential re-read beside a plan change on PostgreSQL', { skip }, () => {
+  let pg: TestDb;
+  let s: Services;
+
+  before(async () => {
+    pg = await freshPostgres();
+    s = await operatorServices(pg.db, {});
+  });
+  after(async () => {
+    s?.cache.stop();
+    await pg?.cleanup();
+  });
+
+  async function freeAccount(email: string) {
+    const { account } = await s.accounts.signUp(
+      { email, password: 'a long enough passphrase' },
+      '127.0.0.1',
+      { throttle: false },
+    );
+    const upgraded: { apiKey?: string } = {};
+    const upgrade = async () => {
+      const result = await s.subscriptions.change(
+        operatorPrincipal(account.id, s.plans.free),
+        'enterprise',
+        null,
+        UNLIMITED,
+      );
+      upgraded.apiKey = result.api_key?.key;
+    };
+    return { upgrade, upgraded };
+  }
+
+  function cacheOver(db: Db) {
+    return new CredentialCache({
+      db,
+      clock: systemClock,
+      plans: DEFAULT_PLANS,
+      logger: pino({ level: 'silent' }),
+    });
+  }
+
+  it('a re-read never pairs the key a plan change issued with the account as it was', async () => {
+    const { upgrade, upgraded } = await freeAccount('refresh@example.com');
+    const racing = racingDb(pg.db, upgrade);
+    const cache = cacheOver(racing.db);
+    await cache.load();
+    racing.arm();
+    await cache.refresh();
+    assert.ok(upgraded.apiKey !== undefined, 'the plan change committed during the re-read');
+    assert.equal((await cache.resolve(upgraded.apiKey))?.plan.id, 'enterprise');
+  });
+
+  it('nor does the first load', async () => {
+    const { upgrade, upgraded } = await freeAccount('load@example.com');
+    const racing = racingDb(pg.db, upgrade);
+    racing.arm();
+    const cache = cacheOver(racing.db);
+    await cache.load();
+    assert.ok(upgraded.apiKey !== undefined, 'the plan change committed during the load');
+    assert.equal((await cache.resolve(upgraded.apiKey))?.plan.id, 'enterprise');
+  });
+});
