@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { operatorPrincipal } from '../../src/billing/index.js';
 import { CredentialCache } from '../../src/keys/index.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { DEFAULT_PLANS } from '../../src/plans/index.js';
 import type { Db } from '../../src/store/index.js';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
-import { operatorServices, UNLIMITED, type Services } from '../redis/fixture.js';
+import { freeAccount, operatorServices, upgrade, type Services } from '../redis/fixture.js';
 
 const skip = !(await postgresAvailable()) && 'no PostgreSQL';
 
@@ -55,23 +54,14 @@ describe('credential re-read beside a plan change on PostgreSQL', { skip }, () =
     await pg?.cleanup();
   });
 
-  async function freeAccount(email: string) {
-    const { account } = await s.accounts.signUp(
-      { email, password: 'a long enough passphrase' },
-      '127.0.0.1',
-      { throttle: false },
-    );
+  /** A Free account, and its move to Enterprise (which issues its first key) to run later. */
+  async function upgradeToRun(email: string) {
+    const { account } = await freeAccount(s, email);
     const upgraded: { apiKey?: string } = {};
-    const upgrade = async () => {
-      const result = await s.subscriptions.change(
-        operatorPrincipal(account.id, s.plans.free),
-        'enterprise',
-        null,
-        UNLIMITED,
-      );
-      upgraded.apiKey = result.api_key?.key;
+    const run = async () => {
+      upgraded.apiKey = (await upgrade(s, account.id, 'enterprise')).key;
     };
-    return { upgrade, upgraded };
+    return { upgrade: run, upgraded };
   }
 
   function cacheOver(db: Db) {
@@ -84,7 +74,7 @@ describe('credential re-read beside a plan change on PostgreSQL', { skip }, () =
   }
 
   it('a re-read never pairs the key a plan change issued with the account as it was', async () => {
-    const { upgrade, upgraded } = await freeAccount('refresh@example.com');
+    const { upgrade, upgraded } = await upgradeToRun('refresh@example.com');
     const racing = racingDb(pg.db, upgrade);
     const cache = cacheOver(racing.db);
     await cache.load();
@@ -95,7 +85,7 @@ describe('credential re-read beside a plan change on PostgreSQL', { skip }, () =
   });
 
   it('nor does the first load', async () => {
-    const { upgrade, upgraded } = await freeAccount('load@example.com');
+    const { upgrade, upgraded } = await upgradeToRun('load@example.com');
     const racing = racingDb(pg.db, upgrade);
     racing.arm();
     const cache = cacheOver(racing.db);

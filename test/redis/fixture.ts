@@ -31,6 +31,31 @@ export async function operatorServices(db: Db, env: Record<string, string>): Pro
   return createServices(config, { clock: systemClock, logger: pino({ level: 'silent' }), db });
 }
 
+/** A Free account, signed up as a person would (without the sign-up throttle). */
+export async function freeAccount(s: Services, email: string) {
+  return s.accounts.signUp({ email, password: 'a long enough passphrase' }, '127.0.0.1', {
+    throttle: false,
+  });
+}
+
+/** Moves a Free account to `plan`, as the operator would: the account's first API key. */
+export async function upgrade(
+  s: Services,
+  accountId: string,
+  plan: PlanId,
+  contract: Contract = UNLIMITED,
+): Promise<{ key: string; id: string }> {
+  const result = await s.subscriptions.change(
+    operatorPrincipal(accountId, s.plans.free),
+    plan,
+    null,
+    plan === 'enterprise' ? contract : undefined,
+  );
+  const key = result.api_key;
+  if (key === undefined || key === null) throw new Error('no first key');
+  return key;
+}
+
 /** An account on `plan` with its first API key and a session token. */
 export async function paidAccount(
   s: Services,
@@ -38,18 +63,7 @@ export async function paidAccount(
   contract: Contract = UNLIMITED,
 ): Promise<{ accountId: string; apiKey: string; keyId: string; session: string; email: string }> {
   const email = `${plan}-${randomBytes(4).toString('hex')}@example.com`;
-  const { account, session } = await s.accounts.signUp(
-    { email, password: 'a long enough passphrase' },
-    '127.0.0.1',
-    { throttle: false },
-  );
-  const result = await s.subscriptions.change(
-    operatorPrincipal(account.id, s.plans.free),
-    plan,
-    null,
-    plan === 'enterprise' ? contract : undefined,
-  );
-  const key = result.api_key;
-  if (key === undefined || key === null) throw new Error('no first key');
+  const { account, session } = await freeAccount(s, email);
+  const key = await upgrade(s, account.id, plan, contract);
   return { accountId: account.id, apiKey: key.key, keyId: key.id, session: session.token, email };
 }
