@@ -1,12 +1,17 @@
 /**
- * The 21 job categories, each mapped to one ISCO-08 unit group (4-digit code) and its major
- * group (first digit). They span every ISCO major group and the main sectors of the economy.
+ * The 21 job categories, each defined by the ISCO-08 unit groups (4-digit codes) it covers; the
+ * first is its main unit group, and its first digit the major group. They span every ISCO major
+ * group and the main sectors of the economy. docs/data.md §3 maps every source row to these
+ * definitions and names the gap where a row is broader or narrower.
  */
 export interface Job {
   readonly slug: string;
   readonly title: string;
+  /** Main ISCO-08 unit group. */
   readonly iscoCode: string;
   readonly iscoTitle: string;
+  /** Every ISCO-08 unit group the job covers (the main one first). */
+  readonly iscoCodes: readonly string[];
   readonly sector: string;
 }
 
@@ -16,6 +21,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Marketing manager',
     iscoCode: '1221',
     iscoTitle: 'Sales and marketing managers',
+    iscoCodes: ['1221'],
     sector: 'business services',
   },
   {
@@ -23,6 +29,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Software engineer',
     iscoCode: '2512',
     iscoTitle: 'Software developers',
+    iscoCodes: ['2512', '2514'],
     sector: 'information and communication',
   },
   {
@@ -30,13 +37,15 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Civil engineer',
     iscoCode: '2142',
     iscoTitle: 'Civil engineers',
+    iscoCodes: ['2142'],
     sector: 'construction',
   },
   {
     slug: 'physician',
-    title: 'Physician (general practitioner)',
+    title: 'Physician (medical doctor)',
     iscoCode: '2211',
-    iscoTitle: 'Generalist medical practitioners',
+    iscoTitle: 'Medical doctors (generalist and specialist medical practitioners)',
+    iscoCodes: ['2211', '2212'],
     sector: 'health',
   },
   {
@@ -44,6 +53,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Nurse',
     iscoCode: '2221',
     iscoTitle: 'Nursing professionals',
+    iscoCodes: ['2221'],
     sector: 'health',
   },
   {
@@ -51,6 +61,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Secondary school teacher',
     iscoCode: '2330',
     iscoTitle: 'Secondary education teachers',
+    iscoCodes: ['2330'],
     sector: 'education',
   },
   {
@@ -58,6 +69,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Accountant',
     iscoCode: '2411',
     iscoTitle: 'Accountants',
+    iscoCodes: ['2411'],
     sector: 'finance',
   },
   {
@@ -65,6 +77,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Financial analyst',
     iscoCode: '2413',
     iscoTitle: 'Financial analysts',
+    iscoCodes: ['2413'],
     sector: 'finance',
   },
   {
@@ -72,6 +85,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'HR specialist',
     iscoCode: '2423',
     iscoTitle: 'Personnel and careers professionals',
+    iscoCodes: ['2423'],
     sector: 'business services',
   },
   {
@@ -79,6 +93,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'IT support technician',
     iscoCode: '3512',
     iscoTitle: 'Information and communications technology user support technicians',
+    iscoCodes: ['3512'],
     sector: 'information and communication',
   },
   {
@@ -86,6 +101,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Administrative assistant',
     iscoCode: '4110',
     iscoTitle: 'General office clerks',
+    iscoCodes: ['4110'],
     sector: 'business services',
   },
   {
@@ -93,6 +109,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Customer service agent',
     iscoCode: '4222',
     iscoTitle: 'Contact centre information clerks',
+    iscoCodes: ['4222'],
     sector: 'business services',
   },
   {
@@ -100,6 +117,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Shop sales assistant',
     iscoCode: '5223',
     iscoTitle: 'Shop sales assistants',
+    iscoCodes: ['5223'],
     sector: 'retail',
   },
   {
@@ -107,6 +125,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Chef / cook',
     iscoCode: '5120',
     iscoTitle: 'Cooks',
+    iscoCodes: ['5120'],
     sector: 'hospitality',
   },
   {
@@ -114,13 +133,16 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Waiter',
     iscoCode: '5131',
     iscoTitle: 'Waiters',
+    iscoCodes: ['5131'],
     sector: 'hospitality',
   },
   {
     slug: 'care-worker',
     title: 'Care worker',
     iscoCode: '5322',
-    iscoTitle: 'Home-based personal care workers',
+    iscoTitle:
+      'Personal care workers in health services (home-based care workers and health care assistants)',
+    iscoCodes: ['5322', '5321'],
     sector: 'health',
   },
   {
@@ -128,6 +150,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Crop farmer',
     iscoCode: '6111',
     iscoTitle: 'Field crop and vegetable growers',
+    iscoCodes: ['6111'],
     sector: 'agriculture',
   },
   {
@@ -135,6 +158,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Electrician',
     iscoCode: '7411',
     iscoTitle: 'Building and related electricians',
+    iscoCodes: ['7411'],
     sector: 'construction',
   },
   {
@@ -142,6 +166,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Motor vehicle mechanic',
     iscoCode: '7231',
     iscoTitle: 'Motor vehicle mechanics and repairers',
+    iscoCodes: ['7231'],
     sector: 'trades',
   },
   {
@@ -149,6 +174,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Truck driver',
     iscoCode: '8332',
     iscoTitle: 'Heavy truck and lorry drivers',
+    iscoCodes: ['8332'],
     sector: 'logistics',
   },
   {
@@ -156,6 +182,7 @@ export const JOBS: readonly Job[] = Object.freeze([
     title: 'Cleaner',
     iscoCode: '9112',
     iscoTitle: 'Cleaners and helpers in offices, hotels and other establishments',
+    iscoCodes: ['9112'],
     sector: 'facility services',
   },
 ]);

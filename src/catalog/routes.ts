@@ -6,10 +6,10 @@ import { COUNTRIES, currentCurrency } from './countries.js';
 import { JOBS, LEVELS, iscoMajorGroup } from './jobs.js';
 
 const LEVEL_DESCRIPTIONS: Record<(typeof LEVELS)[number], string> = {
-  junior: 'Early career (modelled on the 25–29 age band).',
-  mid: 'Established (30–34 age band).',
-  senior: 'Experienced (35–44 age band).',
-  lead: 'Most experienced, lead roles (45–49 age band).',
+  junior: 'Early career: 1–3 years in the job (the entry of a pay scale).',
+  mid: 'Established: 4–10 years in the job.',
+  senior: 'Experienced: 11–20 years in the job.',
+  lead: 'Most experienced: 21 years or more, or the top of a normal career on a pay scale.',
 };
 
 const CountriesResponse = Type.Object({
@@ -29,7 +29,11 @@ const JobsResponse = Type.Object({
     Type.Object({
       slug: Type.String(),
       title: Type.String(),
-      isco_code: Type.String({ description: 'ISCO-08 unit group.' }),
+      isco_code: Type.String({ description: 'Main ISCO-08 unit group.' }),
+      isco_codes: Type.Array(Type.String(), {
+        description:
+          'Every ISCO-08 unit group the job covers, the main one first; the data sources are mapped to this definition.',
+      }),
       isco_title: Type.String(),
       isco_major_group: Type.Integer({ minimum: 1, maximum: 9 }),
       sector: Type.String(),
@@ -54,6 +58,7 @@ export const JOB_LIST = {
     slug: j.slug,
     title: j.title,
     isco_code: j.iscoCode,
+    isco_codes: [...j.iscoCodes],
     isco_title: j.iscoTitle,
     isco_major_group: iscoMajorGroup(j),
     sector: j.sector,

@@ -5064,8 +5064,10 @@ export interface operations {
         content: {
           'application/json': {
             data: {
-              /** @description ISCO-08 unit group. */
+              /** @description Main ISCO-08 unit group. */
               isco_code: string;
+              /** @description Every ISCO-08 unit group the job covers, the main one first; the data sources are mapped to this definition. */
+              isco_codes: string[];
               isco_major_group: number;
               isco_title: string;
               sector: string;
