@@ -1,8 +1,8 @@
 import { COUNTRIES } from '../../src/catalog/countries.js';
-import { JOBS, LEVELS, iscoMajorGroup } from '../../src/catalog/jobs.js';
+import { JOBS, LEVELS } from '../../src/catalog/jobs.js';
 import type { ReleaseRecord } from '../../src/releases/format.js';
+import type { Confidence } from './confidence.js';
 import type { Model } from './model.js';
-import { GROUPS, SECTOR_SHARE } from './occupation-profile.js';
 
 /**
  * Human-readable dump of the model's numbers (`--explain`), the source of the figures quoted in
@@ -10,156 +10,154 @@ import { GROUPS, SECTOR_SHARE } from './occupation-profile.js';
  */
 
 const f = (x: number, d = 3) => x.toFixed(d);
-const pct = (x: number, d = 2) => `${(x * 100).toFixed(d)} %`;
-const eur = (x: number) => Math.round(x).toLocaleString('en-GB');
+const pct = (x: number, d = 1) => `${(x * 100).toFixed(d)} %`;
+const n0 = (x: number) => Math.round(x).toLocaleString('en-GB');
 const table = (head: readonly string[], rows: readonly (readonly string[])[]) =>
   [
     `| ${head.join(' | ')} |`,
-    `|${head.map(() => '---').join('|')}|`,
+    `| ${head.map(() => '---').join(' | ')} |`,
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ].join('\n');
 
-export function explain(model: Model): string {
-  const { countryMeans: cm, occupations: occ, levels, dispersion: disp } = model;
+export function explain(model: Model, confidence: Confidence): string {
   const out: string[] = [];
   const years = [2014, 2018, 2021, 2022, 2023, 2024, 2025, 2026];
-  out.push('## Country means (EUR)');
+  out.push('## Country means (model currency; * = not a published level)');
   out.push(
     table(
-      ['country', ...years.map(String), 'mean/SES-median 2022', 'own growth', 'applied growth'],
+      ['country', 'currency', ...years.map(String), 'national series', 'projected growth'],
       [...COUNTRIES]
         .sort((a, b) => a.code.localeCompare(b.code))
         .map((c) => {
-          const y = cm.byCountry.get(c.code);
-          const g = cm.growth.get(c.code);
+          const s = model.series.byCountry.get(c.code);
+          const p = model.series.projection.get(c.code);
+          const nat = model.series.national.get(c.code);
           return [
             c.code,
+            c.code === 'BG' ? 'BGN' : (c.currencies.at(-1)?.currency ?? ''),
             ...years.map(
-              (yr) =>
-                `${eur(y?.get(yr)?.mean ?? NaN)}${y?.get(yr)?.basis === 'published' ? '' : '*'}`,
+              (y) => `${n0(s?.get(y)?.mean ?? NaN)}${s?.get(y)?.basis === 'published' ? '' : '*'}`,
             ),
-            f(cm.backcastRatio.get(c.eurostatCode) ?? NaN, 0),
-            g ? `${pct(g.own)} (${g.from}-${g.to})` : '',
-            g ? pct(g.applied) : '',
+            nat ? `${nat.years[0] ?? ''}–${nat.years.at(-1) ?? ''}` : '–',
+            p ? `${pct(p.applied)} (own ${pct(p.own)})` : '',
           ];
         }),
     ),
   );
-  out.push(
-    `EU27 growth 2022-2024: ${pct(cm.euGrowth)}; EU27 back-cast ratio ${f(cm.backcastRatio.get('EU27_2020') ?? NaN, 1)}`,
-  );
-  out.push('\n## 2021 back-cast vs first-vintage nama_10_fte');
-  out.push(
-    table(
-      ['geo', 'first vintage', 'back-cast', 'diff'],
-      cm.validation2021.map((v) => [v.geo, eur(v.firstVintage), eur(v.backcast), pct(v.diff, 1)]),
-    ),
-  );
-  out.push('\n## Netherlands');
-  out.push([...cm.nl.modelled].map(([y, v]) => `${y}: ${eur(v)}`).join(', '));
-  out.push(
-    `checks 2022: hourly x 38 h x 52.18 = ${eur(cm.nl.hourlyCheck2022)}; OECD via BE/DE = ${eur(cm.nl.oecdCheck2022)}`,
-  );
 
-  out.push('\n## Occupation profile');
-  out.push(
-    `EU fill fit: ln m_EU = ${f(occ.euFill.intercept)} + ${f(occ.euFill.slope)} ln r_BG2018`,
-  );
+  out.push('\n## Annual full-time minimum wage (model currency)');
   out.push(
     table(
-      ['group', 'share (BG 2022)', 'EU hourly 2018', 'EU ratio', 'BG 2018', 'BG 2022'],
-      GROUPS.map((g) => [
-        String(g),
-        pct(occ.groupShare.get(g) ?? NaN),
-        occ.euFill.filled.has(g)
-          ? `${f(occ.euFill.filled.get(g) ?? NaN, 2)} (filled)`
-          : 'published',
-        f(occ.euProfile.get(g) ?? NaN),
-        f(occ.bgProfile.get(2018)?.get(g) ?? NaN),
-        f(occ.bgProfile.get(2022)?.get(g) ?? NaN),
-      ]),
-    ),
-  );
-  out.push(
-    `dispersion exponents: ${[...occ.dispersion].map(([geo, d]) => `${geo} d=${f(d.d)} (groups ${d.groups.join(',')})`).join('; ')}`,
-  );
-  out.push(
-    table(
-      ['job', 'country', 'sector', 'sector ratio', 'group ratio', 'premium', 'own factor'],
-      occ.evidence.map((e) => [
-        e.job,
-        e.country,
-        e.sector,
-        f(e.sectorRatio),
-        f(e.groupRatio),
-        f(e.sectorRatio / e.groupRatio),
-        f(Math.pow(e.sectorRatio / e.groupRatio, SECTOR_SHARE)),
-      ]),
-    ),
-  );
-  const shown = ['DE', 'BG', 'CY', 'DK', 'EE', 'NL', 'RO'];
-  out.push(
-    table(
-      ['job', 'ISCO', 'weight', 'factor', ...shown],
-      JOBS.map((j) => [
-        j.slug,
-        String(iscoMajorGroup(j)),
-        f(occ.jobWeights[j.slug] ?? NaN, 6),
-        f(occ.jobFactor.get(j.slug) ?? NaN),
-        ...shown.map((c) => f(occ.jobRatio.get(c)?.get(j.slug) ?? NaN)),
-      ]),
-    ),
-  );
-
-  out.push('\n## Group levels (own major-group table; * = bridged from the next table, ! = EU27)');
-  out.push(
-    table(
-      ['country', 'table', ...GROUPS.map(String)],
-      [...model.jobModel.groupLevels].map(([c, levels]) => {
-        const first = [...levels.values()][0]?.table;
-        return [
+      ['country', ...years.map(String)],
+      [...model.minimumWages.annual]
+        .sort((a, b) => a[0].localeCompare(b[0]))
+        .map(([c, byYear]) => [
           c,
-          first?.label ?? '',
-          ...GROUPS.map((g) => {
-            const l = levels.get(g);
-            const mark = !l?.table ? '!' : l.table === first ? '' : '*';
-            return `${f(l?.level ?? NaN)}${mark}`;
-          }),
+          ...years.map((y) => (byYear.has(y) ? n0(byYear.get(y) ?? NaN) : '–')),
+        ]),
+    ),
+  );
+
+  out.push('\n## Job levels: pooled model (offset within the ISCO group)');
+  out.push(
+    table(
+      ['job', 'a', 'b (per ln pay level)', 'between-country sd', 'countries'],
+      JOBS.map((j) => {
+        const p = model.levels.pooled.get(j.slug);
+        return [
+          j.slug,
+          f(p?.a ?? NaN),
+          f(p?.b ?? NaN),
+          f(Math.sqrt(p?.tau2 ?? NaN)),
+          String(p?.countries ?? 0),
         ];
       }),
     ),
   );
   out.push(
-    `pooled within-group fits: ${[...model.jobModel.pooled].map(([j, p]) => `${j} a=${f(p.intercept)} b=${f(p.slope)} (${p.countries.join(',')})`).join('; ')}`,
+    `country effects u_c: ${[...model.levels.countryEffect]
+      .filter(([, v]) => v !== 0)
+      .map(([c, v]) => `${c} ${f(v)}`)
+      .join(', ')}`,
   );
 
-  out.push('\n## Levels');
+  out.push('\n## Seniority (level pay over the job mean, before country scaling)');
   out.push(
     table(
-      ['level', 'CBS hourly', 'ratio'],
-      LEVELS.map((l) => [l, f(levels.hourly[l], 3), f(levels.ratio[l], 4)]),
+      ['job', ...LEVELS, 'lead/junior', 'from'],
+      JOBS.map((j) => {
+        const r = model.seniority.ratio.get(j.slug);
+        return [
+          j.slug,
+          ...LEVELS.map((l) => f(r?.[l] ?? NaN)),
+          f(model.seniority.spread.get(j.slug)?.leadOverJunior ?? NaN, 2),
+          model.seniority.spread.get(j.slug)?.from ?? '',
+        ];
+      }),
+    ),
+  );
+  out.push(
+    `shape (share of the junior-to-lead gap): ${LEVELS.map((l) => `${l} ${f(model.seniority.shape[l])}`).join(', ')}`,
+  );
+  out.push(
+    table(
+      ['job', 'country', 'scale', 'entry', 'top', 'top / entry'],
+      model.seniority.scales.map((s) => [
+        s.job,
+        s.country,
+        s.source,
+        s.entry,
+        s.top,
+        f(s.ratio, 2),
+      ]),
     ),
   );
 
-  out.push('\n## Dispersion');
-  for (const [c, s] of disp.observed)
-    out.push(`${c}: ${s.source}: ratio ${f(s.meanMedianRatio, 4)}, sigma ${f(s.sigma)}`);
-  out.push(
-    `default sigma ${f(disp.defaultSigma)}; kappa ${f(disp.kappa)}; level variance ${f(disp.levelVariance, 4)}`,
-  );
-  for (const [y, k] of disp.kappaByYear)
-    out.push(`BG ${y}: within ${f(k.within)} + between ${f(k.between)} vs aggregate ${f(k.total)}`);
+  out.push('\n## Spread');
   out.push(
     table(
-      ['country', 'sigma country', 'job variance', 'sigma cell'],
-      [...disp.cells].map(([c, s]) => [c, f(s.sigmaCountry), f(s.jobVariance, 4), f(s.sigmaCell)]),
+      ['job', 'm_j', 'tables'],
+      JOBS.map((j) => [
+        j.slug,
+        f(model.spread.relative.get(j.slug)?.m ?? NaN, 2),
+        String(model.spread.relative.get(j.slug)?.tables ?? 0),
+      ]),
     ),
   );
+  out.push(
+    `λ_c: ${[...model.spread.scale]
+      .map(([c, s]) => `${c} ${f(s.lambda, 2)}${s.fitted ? '' : '*'}`)
+      .join(', ')} (* median, no published ratio)`,
+  );
+  out.push(`own job spreads: ${[...model.spread.own.keys()].join(', ')}`);
+
+  out.push('\n## Confidence calibration');
+  out.push(
+    `class errors: ${Object.entries(confidence.classError)
+      .map(
+        ([k, v]) =>
+          `${k} ${pct(v)} (n=${confidence.classCount[k as keyof typeof confidence.classCount]})`,
+      )
+      .join(', ')}; time errors: ${Object.entries(confidence.timeError)
+      .map(([k, v]) => `${k} ${pct(v)}`)
+      .join(', ')}`,
+  );
+  out.push(
+    `pooled cell error by job: ${[...confidence.pooledJob].map(([j, v]) => `${j} ${pct(v)}`).join(', ')}`,
+  );
+  out.push(
+    `\n## Evidence rows: ${model.fitRows.length} fitted, ${model.heldOutRows.length} held out, ${model.evidence.skipped.length} left out`,
+  );
+  for (const s of model.evidence.skipped)
+    out.push(
+      `- left out: ${s.row.source} ${s.row.refPeriod} ${s.row.rowLabel} (${s.row.jobs.join(', ')}): ${s.reason}`,
+    );
   return out.join('\n');
 }
 
-const show = (r: ReleaseRecord) =>
-  `${r.country} ${r.job} ${r.level} ${r.year} [${r.basis}/${r.confidence}]: p10 ${r.p10} p25 ${r.p25} median ${r.median} p75 ${r.p75} p90 ${r.p90} mean ${r.mean} EUR (${r.local_currency} ${r.fx_rate})`;
+function show(r: ReleaseRecord): string {
+  return `${r.country} ${r.job} ${r.level} ${r.year} (${r.basis}, ${r.confidence}): p10 ${n0(r.p10)}, median ${n0(r.median)}, p90 ${n0(r.p90)}, mean ${n0(r.mean)} EUR`;
+}
 
 export function sanityLines(records: readonly ReleaseRecord[]): string[] {
   const pick = (country: string, job: string, level: string, year: number) =>
@@ -168,6 +166,7 @@ export function sanityLines(records: readonly ReleaseRecord[]): string[] {
     );
   const lines = [
     pick('DE', 'software-engineer', 'senior', 2024),
+    pick('PL', 'physician', 'mid', 2024),
     pick('BG', 'cleaner', 'junior', 2024),
     pick('LU', 'physician', 'lead', 2026),
   ]
@@ -175,6 +174,6 @@ export function sanityLines(records: readonly ReleaseRecord[]): string[] {
     .map(show);
   const byMedian = [...records].sort((a, b) => a.median - b.median);
   const [lo, hi] = [byMedian[0], byMedian.at(-1)];
-  if (lo && hi) lines.push(`min median: ${show(lo)}`, `max median: ${show(hi)}`);
+  if (lo && hi) lines.push(`lowest median: ${show(lo)}`, `highest median: ${show(hi)}`);
   return lines;
 }

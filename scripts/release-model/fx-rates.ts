@@ -1,36 +1,101 @@
-import { type Country, currencyInYear } from '../../src/catalog/countries.js';
-import type { Inputs } from './inputs.js';
+import { readCsv, text } from './csv.js';
 
 /**
- * Currencies the ECB file does not carry because they were pegged at their irrevocable euro
- * conversion rate before being replaced: the litas (Lithuania, euro from 2015-01-01) at
- * 3.45280 LTL per EUR (Council Regulation (EU) No 851/2014). docs/data.md §6.
+ * ECB euro reference rates (units per EUR), averaged per calendar year (docs/data.md §8):
+ *
+ * - a finished year with every daily fixing: the mean of its daily rates;
+ * - a year the sources cover only in part: the mean of the daily fixings and monthly averages
+ *   they hold (each monthly average counted with its number of fixings), with the last date
+ *   covered stated;
+ * - a year after the last one covered: the last year's average, stated as such.
  */
-const FIXED_CONVERSION_RATES: Readonly<Record<string, number>> = { LTL: 3.4528 };
 
-/**
- * Step 5: the local currency of a record and its ECB annual average rate (units per EUR).
- * Years after the last year in the ECB file (2026) repeat its latest rate; that latest year
- * (2025) is itself a partial-year average. docs/data.md §6.
- */
-export function fxFor(
-  inputs: Inputs,
-  country: Country,
-  year: number,
-): { currency: string; rate: number } {
-  const currency = currencyInYear(country, year);
-  if (currency === 'EUR') return { currency, rate: 1 };
-  const fixed = FIXED_CONVERSION_RATES[currency];
-  if (fixed !== undefined) return { currency, rate: fixed };
-  const years = [...inputs.fx.keys()].filter((y) => y <= year && inputs.fx.get(y)?.has(currency));
-  const from = Math.max(...years);
-  const rate = inputs.fx.get(from)?.get(currency)?.rate;
-  if (rate === undefined || (from !== year && !isLatestYear(inputs, from))) {
-    throw new Error(`ECB: no ${currency} rate for ${year}`);
-  }
-  return { currency, rate };
+export const FX_DAILY_FILE = 'ecb_eurofxref_hist_2014_2025';
+export const FX_MONTHLY_FILE = 'ecb_exr_monthly_avg_pln_2025_2026';
+
+export interface FxYear {
+  readonly rate: number;
+  /** Fixings the average is made of. */
+  readonly fixings: number;
+  /** Last date (YYYY-MM-DD) or month (YYYY-MM) the average covers. */
+  readonly lastCovered: string;
+  /** Whether the average covers the whole calendar year. */
+  readonly complete: boolean;
+  /** The year whose average is used when this year has no rate of its own. */
+  readonly from: number;
 }
 
-function isLatestYear(inputs: Inputs, year: number): boolean {
-  return year === Math.max(...inputs.fx.keys());
+export interface FxTable {
+  /** currency → year → annual average. */
+  readonly years: ReadonlyMap<string, ReadonlyMap<number, FxYear>>;
+  readonly rate: (currency: string, year: number) => number;
+}
+
+const CURRENCIES = ['BGN', 'CZK', 'DKK', 'HRK', 'HUF', 'PLN', 'RON', 'SEK'] as const;
+
+/** A year is complete when its fixings run to the last working days of December. */
+const COMPLETE_FROM_DAY = '12-28';
+
+export function loadFx(dir: string, lastYear: number): FxTable {
+  const daily = readCsv(dir, `${FX_DAILY_FILE}.csv`);
+  const monthly = readCsv(dir, `${FX_MONTHLY_FILE}.csv`);
+  const sums = new Map<string, Map<number, { sum: number; n: number; last: string }>>();
+  const add = (cur: string, year: number, value: number, weight: number, date: string) => {
+    const byYear = sums.get(cur) ?? new Map<number, { sum: number; n: number; last: string }>();
+    const s = byYear.get(year) ?? { sum: 0, n: 0, last: '' };
+    byYear.set(year, {
+      sum: s.sum + value * weight,
+      n: s.n + weight,
+      last: date > s.last ? date : s.last,
+    });
+    sums.set(cur, byYear);
+  };
+  for (const row of daily) {
+    const date = text(row, 'date');
+    for (const cur of CURRENCIES) {
+      const raw = text(row, cur);
+      if (raw === 'N/A' || raw === '') continue;
+      add(cur, Number(date.slice(0, 4)), Number(raw), 1, date);
+    }
+  }
+  // Monthly averages extend the daily file for the months it does not reach.
+  for (const row of monthly) {
+    const month = text(row, 'month');
+    const cur = text(row, 'currency');
+    const last = sums.get(cur)?.get(Number(month.slice(0, 4)))?.last ?? '';
+    if (last.slice(0, 7) >= month) continue;
+    add(
+      cur,
+      Number(month.slice(0, 4)),
+      Number(text(row, 'currency_per_eur')),
+      Number(text(row, 'observations')),
+      month,
+    );
+  }
+  const years = new Map<string, Map<number, FxYear>>();
+  for (const [cur, byYear] of sums) {
+    const out = new Map<number, FxYear>();
+    for (const [year, s] of [...byYear].sort((a, b) => a[0] - b[0])) {
+      out.set(year, {
+        rate: s.sum / s.n,
+        fixings: s.n,
+        lastCovered: s.last,
+        complete: s.last.length === 10 && s.last.slice(5) >= COMPLETE_FROM_DAY,
+        from: year,
+      });
+    }
+    const known = [...out.keys()];
+    const latest = Math.max(...known);
+    for (let y = latest + 1; y <= lastYear; y++) {
+      const prev = out.get(latest);
+      if (prev) out.set(y, { ...prev, from: latest });
+    }
+    years.set(cur, out);
+  }
+  const rate = (currency: string, year: number) => {
+    const r = years.get(currency)?.get(year)?.rate;
+    if (r === undefined) throw new Error(`ECB: no ${currency} rate for ${year}`);
+    return r;
+  };
+  return { years, rate };
 }

@@ -1,70 +1,108 @@
 /** Small numeric helpers shared by the model steps; no domain knowledge. */
 
-/** Value at fraction t (0..1) of the way from a to b on a log scale. */
-export function geometricInterpolate(a: number, b: number, t: number): number {
-  return a * Math.pow(b / a, t);
-}
-
-/** Compound annual growth rate from `from` to `to` over `years` years. */
-export function cagr(from: number, to: number, years: number): number {
-  return Math.pow(to / from, 1 / years) - 1;
-}
-
 export function clamp(x: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, x));
-}
-
-/** Ordinary least squares fit y = intercept + slope · x. */
-export function linearFit(
-  xs: readonly number[],
-  ys: readonly number[],
-): { slope: number; intercept: number } {
-  if (xs.length !== ys.length || xs.length < 2)
-    throw new Error('linearFit needs two or more points');
-  const mx = mean(xs);
-  const my = mean(ys);
-  let sxy = 0;
-  let sxx = 0;
-  xs.forEach((x, i) => {
-    sxy += (x - mx) * ((ys[i] ?? NaN) - my);
-    sxx += (x - mx) ** 2;
-  });
-  const slope = sxy / sxx;
-  return { slope, intercept: my - slope * mx };
 }
 
 export function mean(xs: readonly number[]): number {
   return xs.reduce((s, x) => s + x, 0) / xs.length;
 }
 
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
+}
+
 export function weightedMean(xs: readonly number[], ws: readonly number[]): number {
   return xs.reduce((s, x, i) => s + x * (ws[i] ?? NaN), 0) / ws.reduce((s, w) => s + w, 0);
 }
 
-/** Population variance of xs with weights ws (the weights need not sum to 1). */
-export function weightedVariance(xs: readonly number[], ws: readonly number[]): number {
-  const m = weightedMean(xs, ws);
-  return weightedMean(
-    xs.map((x) => (x - m) ** 2),
-    ws,
-  );
-}
-
-/** Log-normal σ whose mean/median ratio is `ratio`: mean/median = exp(σ²/2). */
-export function sigmaFromMeanMedian(ratio: number): number {
-  if (!(ratio > 1)) throw new Error(`mean/median ratio ${ratio} is not above 1`);
-  return Math.sqrt(2 * Math.log(ratio));
-}
-
-export function roundTo(x: number, decimals: number): number {
-  const f = 10 ** decimals;
-  return Math.round(x * f) / f;
+/** Ordinary (or weighted) least squares y = intercept + slope · x. */
+export function linearFit(
+  xs: readonly number[],
+  ys: readonly number[],
+  ws: readonly number[] = xs.map(() => 1),
+): { slope: number; intercept: number } {
+  if (xs.length !== ys.length || xs.length < 2)
+    throw new Error('linearFit needs two or more points');
+  const mx = weightedMean(xs, ws);
+  const my = weightedMean(ys, ws);
+  let sxy = 0;
+  let sxx = 0;
+  xs.forEach((x, i) => {
+    const w = ws[i] ?? NaN;
+    sxy += w * (x - mx) * ((ys[i] ?? NaN) - my);
+    sxx += w * (x - mx) ** 2;
+  });
+  const slope = sxx > 0 ? sxy / sxx : 0;
+  return { slope, intercept: my - slope * mx };
 }
 
 /** Standard normal quantiles of the published percentiles. */
 export const Z = Object.freeze({
   p10: -1.2815515655446004,
   p25: -0.6744897501960817,
+  median: 0,
   p75: 0.6744897501960817,
   p90: 1.2815515655446004,
+});
+export type Quantile = keyof typeof Z;
+
+/** Standard normal cumulative distribution (Abramowitz–Stegun 7.1.26 via erf, |error| < 1.5e-7). */
+export function normCdf(x: number): number {
+  const t = 1 / (1 + (0.3275911 * Math.abs(x)) / Math.SQRT2);
+  const poly =
+    t *
+    (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  const erf = 1 - poly * Math.exp(-(x * x) / 2);
+  return x >= 0 ? 0.5 * (1 + erf) : 0.5 * (1 - erf);
+}
+
+/** One log-normal component of a mixture: its weight, mean and σ of log pay. */
+export interface LogNormal {
+  readonly weight: number;
+  readonly mean: number;
+  readonly sigma: number;
+}
+
+/** Share of a weighted mixture of log-normals below `x`. */
+export function mixtureCdf(parts: readonly LogNormal[], x: number): number {
+  let total = 0;
+  let below = 0;
+  for (const p of parts) {
+    const mu = Math.log(p.mean) - (p.sigma * p.sigma) / 2;
+    total += p.weight;
+    below += p.weight * normCdf((Math.log(x) - mu) / p.sigma);
+  }
+  return below / total;
+}
+
+/** The `q` quantile (0 < q < 1) of a mixture of log-normals, by bisection in log pay. */
+export function mixtureQuantile(parts: readonly LogNormal[], q: number): number {
+  let lo = Math.log(Math.min(...parts.map((p) => p.mean))) - 10;
+  let hi = Math.log(Math.max(...parts.map((p) => p.mean))) + 10;
+  for (let i = 0; i < 200 && hi - lo > 1e-12; i++) {
+    const mid = (lo + hi) / 2;
+    if (mixtureCdf(parts, Math.exp(mid)) < q) lo = mid;
+    else hi = mid;
+  }
+  return Math.exp((lo + hi) / 2);
+}
+
+export function mixtureMean(parts: readonly LogNormal[]): number {
+  return weightedMean(
+    parts.map((p) => p.mean),
+    parts.map((p) => p.weight),
+  );
+}
+
+/** Quantile level of each published statistic. */
+export const QUANTILE_LEVEL = Object.freeze({
+  p10: 0.1,
+  p25: 0.25,
+  median: 0.5,
+  p75: 0.75,
+  p90: 0.9,
 });

@@ -68,7 +68,7 @@ export interface Config {
 }
 
 export const BUNDLED_RELEASE = fileURLToPath(
-  new URL('../../releases/salary-2026.11.3.jsonl.gz', import.meta.url),
+  new URL('../../releases/salary-2026.11.4.jsonl.gz', import.meta.url),
 );
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -31,7 +31,7 @@ export const ReleaseHeaderSchema = Type.Object(
     current_year: Type.Integer({ minimum: 2000, maximum: 2100 }),
     last_published_year: Type.Integer({ minimum: 2000, maximum: 2100 }),
     methodology: Type.String({ minLength: 1, maxLength: 2000 }),
-    sources: Type.Array(ReleaseSourceSchema, { minItems: 1, maxItems: 100 }),
+    sources: Type.Array(ReleaseSourceSchema, { minItems: 1, maxItems: 200 }),
     /** Employment weight of each job within a country (they sum to 1), used for country averages. */
     job_weights: Type.Record(Type.String(), Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
     /** Share of employees at each level within a job (they sum to 1). */

@@ -49,7 +49,7 @@ describe('GET /api/v1/salary/position', () => {
     assert.ok(data.distribution.p10 < data.distribution.p25);
     assert.ok(['medium', 'low'].includes(data.confidence));
     assert.equal(meta.country.code, 'DE');
-    assert.equal(meta.release.version, '2026.11.3');
+    assert.equal(meta.release.version, '2026.11.4');
     assert.equal(meta.methodology_url, '/methodology');
   });
 

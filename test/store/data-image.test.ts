@@ -34,7 +34,7 @@ describe('the prepared database image', () => {
     manifest = {
       pglite: pgliteVersion(),
       migrations: listMigrations().map((m) => m.version),
-      release: { version: '2026.11.3', sha256: sha256File(BUNDLED_RELEASE) },
+      release: { version: '2026.11.4', sha256: sha256File(BUNDLED_RELEASE) },
       inputs: 'test',
     };
     mkdirSync(imageDir);
@@ -87,7 +87,7 @@ describe('the prepared database image', () => {
       const [release] = await db.query<{ version: string; loaded_at: Date }>(
         'SELECT version, loaded_at FROM data_releases',
       );
-      assert.equal(release?.version, '2026.11.3');
+      assert.equal(release?.version, '2026.11.4');
       assert.equal(new Date(release.loaded_at).getTime(), now);
       const [event] = await db.query<{ created_at: Date; data: { loaded_at: string } }>(
         "SELECT created_at, data FROM events WHERE type = 'data.updated'",
@@ -129,7 +129,7 @@ describe('the prepared database image', () => {
     const db = await openConfiguredDatabase(config, quiet, 'test', { clock, imageDir });
     try {
       const releases = createReleaseService({ db, clock });
-      assert.equal(await releases.activeVersion(), '2026.11.3');
+      assert.equal(await releases.activeVersion(), '2026.11.4');
       await ensureRelease(releases, newer, quiet);
       assert.equal(await releases.activeVersion(), '2026.12.2');
       const events = await db.query<{ created_at: Date; data: { release: string } }>(
@@ -137,7 +137,7 @@ describe('the prepared database image', () => {
       );
       assert.deepEqual(
         events.map((e) => e.data.release),
-        ['2026.11.3', '2026.12.2'],
+        ['2026.11.4', '2026.12.2'],
       );
       assert.equal(new Date(events[1]!.created_at).getTime(), now);
     } finally {
