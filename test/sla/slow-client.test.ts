@@ -1,0 +1,88 @@
+// The SLA counts the server's own time only: a client that sends its body slowly, or reads a
+// large answer slowly, never turns a request into a failure (docs/sla.md, rule 2). Real HTTP
+// on a raw socket; the server's clock is moved while the client dawdles.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { accountOnPlan } from '../helpers/accounts.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { listenHttp } from '../helpers/http.js';
+
+const SLOW = 31_000;
+
+async function open(base: string): Promise<Socket> {
+  const { hostname, port } = new URL(base);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  return socket;
+}
+
+/** Reads from `socket` until `predicate` holds for what arrived; the bytes so far. */
+async function readUntil(socket: Socket, predicate: (text: string) => boolean): Promise<string> {
+  let text = '';
+  for (;;) {
+    if (predicate(text)) return text;
+    const [chunk] = (await once(socket, 'data')) as [Buffer];
+    text += chunk.toString('latin1');
+  }
+}
+
+describe('SLA latency is the server’s own time', () => {
+  let t: TestApp;
+  let base: string;
+  let account: { accountId: string; apiKey: string | null };
+
+  before(async () => {
+    t = await buildTestApp({ now: '2026-11-22T10:01:00Z' });
+    account = await accountOnPlan(t, 'enterprise');
+    ({ base } = await listenHttp(t));
+  });
+  after(() => t.close());
+
+  const counts = () => [...t.sla.counter.pending(account.accountId).values()];
+
+  it('a request body trickled for over 30 s is served, not failed', async () => {
+    const body = JSON.stringify({ name: 'slow upload' });
+    const socket = await open(base);
+    socket.write(
+      `POST /api/v1/keys HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${account.apiKey}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n` +
+        body.slice(0, 5),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    t.clock.advance(SLOW);
+    socket.write(body.slice(5));
+    const answer = await readUntil(socket, (s) => s.includes('sk_live_'));
+    socket.destroy();
+    assert.match(answer, /^HTTP\/1\.1 201/);
+    assert.deepEqual(counts(), [{ served: 1, failed: 0, refused: 0 }]);
+  });
+
+  it('a large answer read slowly for over 30 s is served, not failed', async () => {
+    const socket = await open(base);
+    socket.write(
+      `GET /api/v1/bulk/archive?year=all HTTP/1.1\r\nHost: test\r\n` +
+        `Authorization: Bearer ${account.apiKey}\r\nConnection: close\r\n\r\n`,
+    );
+    const head = await readUntil(socket, (s) => s.includes('\r\n\r\n'));
+    assert.match(head, /^HTTP\/1\.1 200/);
+    // The client stops reading with most of the answer still to come, then resumes later.
+    socket.pause();
+    await new Promise((r) => setTimeout(r, 300));
+    t.clock.advance(SLOW);
+    socket.resume();
+    let bytes = head.length;
+    socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    await once(socket, 'end');
+    assert.ok(bytes > 8_000_000, `a large answer (${bytes} bytes)`);
+    // Counted once the server saw the end of the answer.
+    await new Promise((r) => setTimeout(r, 50));
+    const all = counts().reduce((sum, c) => ({
+      served: sum.served + c.served,
+      failed: sum.failed + c.failed,
+      refused: sum.refused + c.refused,
+    }));
+    assert.deepEqual(all, { served: 2, failed: 0, refused: 0 });
+  });
+});
