@@ -368,6 +368,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     quotaEndpoints: deps.quotaEndpoints,
     sla: deps.sla?.counter,
     baseUrl: baseUrlOf(config),
+    publicBaseUrl: config.publicBaseUrl,
+    loopback:
+      config.host === 'localhost' || config.host === '::1' || config.host.startsWith('127.'),
+    limiter: deps.limiter,
     authorizationServer: deps.oauthAuthority.issuer,
   });
   // The customer dashboard: server-rendered pages over the same services.
