@@ -34,7 +34,8 @@ describe('SLA latency is the server’s own time', () => {
   let account: { accountId: string; apiKey: string | null };
 
   before(async () => {
-    t = await buildTestApp({ now: '2026-11-22T10:01:00Z' });
+    // Counts stay in memory (pending) for the whole test: no flush.
+    t = await buildTestApp({ now: '2026-11-22T10:01:00Z', env: { USAGE_FLUSH_SECONDS: '3600' } });
     account = await accountOnPlan(t, 'enterprise');
     ({ base } = await listenHttp(t));
   });
