@@ -3,28 +3,11 @@
 // its next request on a connection that is about to be closed; a request trickled past the
 // documented 30 s gets its 408 at 30 s, not at twice that.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { REQUEST_TIMEOUT_MS } from '../../src/http/client-errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { listenHttp } from '../helpers/http.js';
-
-async function open(base: string): Promise<Socket> {
-  const { hostname, port } = new URL(base);
-  const socket = connect(Number(port), hostname);
-  await once(socket, 'connect');
-  return socket;
-}
-
-async function readUntil(socket: Socket, predicate: (text: string) => boolean): Promise<string> {
-  let text = '';
-  for (;;) {
-    if (predicate(text)) return text;
-    const [chunk] = (await once(socket, 'data')) as [Buffer];
-    text += chunk.toString('latin1');
-  }
-}
+import { openSocket, readUntil } from '../helpers/sockets.js';
 
 describe('answers in flight when the server starts stopping', () => {
   let t: TestApp;
@@ -44,7 +27,7 @@ describe('answers in flight when the server starts stopping', () => {
   after(() => t.close());
 
   it('say Connection: close, though their request arrived before', async () => {
-    const socket = await open(base);
+    const socket = await openSocket(base);
     socket.write('GET /slow-answer HTTP/1.1\r\nHost: test\r\nConnection: keep-alive\r\n\r\n');
     await new Promise((r) => setTimeout(r, 100));
     const draining = t.app.shutdown.drain(50);
@@ -67,7 +50,7 @@ describe('a request trickled too slowly', () => {
   after(() => t.close());
 
   it('is answered 408 within a second of the documented 30 s', { timeout: 120_000 }, async () => {
-    const socket = await open(base);
+    const socket = await openSocket(base);
     const started = performance.now();
     socket.write(
       'POST /api/v1/accounts HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',

@@ -3,30 +3,13 @@
 // on a raw socket; the server's clock is moved while the client dawdles.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { listenHttp } from '../helpers/http.js';
+import { openSocket, readUntil } from '../helpers/sockets.js';
 
 const SLOW = 31_000;
-
-async function open(base: string): Promise<Socket> {
-  const { hostname, port } = new URL(base);
-  const socket = connect(Number(port), hostname);
-  await once(socket, 'connect');
-  return socket;
-}
-
-/** Reads from `socket` until `predicate` holds for what arrived; the bytes so far. */
-async function readUntil(socket: Socket, predicate: (text: string) => boolean): Promise<string> {
-  let text = '';
-  for (;;) {
-    if (predicate(text)) return text;
-    const [chunk] = (await once(socket, 'data')) as [Buffer];
-    text += chunk.toString('latin1');
-  }
-}
 
 describe('SLA latency is the server’s own time', () => {
   let t: TestApp;
@@ -45,7 +28,7 @@ describe('SLA latency is the server’s own time', () => {
 
   it('a request body trickled for over 30 s is served, not failed', async () => {
     const body = JSON.stringify({ name: 'slow upload' });
-    const socket = await open(base);
+    const socket = await openSocket(base);
     socket.write(
       `POST /api/v1/keys HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${account.apiKey}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n` +
@@ -61,7 +44,7 @@ describe('SLA latency is the server’s own time', () => {
   });
 
   it('a large answer read slowly for over 30 s is served, not failed', async () => {
-    const socket = await open(base);
+    const socket = await openSocket(base);
     socket.write(
       `GET /api/v1/bulk/archive?year=all HTTP/1.1\r\nHost: test\r\n` +
         `Authorization: Bearer ${account.apiKey}\r\nConnection: close\r\n\r\n`,
