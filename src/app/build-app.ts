@@ -61,7 +61,7 @@ import {
 } from '../salary/index.js';
 import { slaRoutes, slaSchemas, type SlaParts } from '../sla/index.js';
 import { AccessLog } from '../http/access-log.js';
-import { clientErrorHandler, REQUEST_TIMEOUT_MS } from '../http/client-errors.js';
+import { clientErrorHandler, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_MS } from '../http/client-errors.js';
 import { DownloadGate } from '../http/download-gate.js';
 import { observeResponses, type ResponseObserver } from '../http/responses.js';
 import { authenticateByRoute, authenticator } from '../http/auth-hook.js';
@@ -168,6 +168,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: false,
     // A request's headers and body must all arrive in time; unreadable ones get a problem too.
     requestTimeout: REQUEST_TIMEOUT_MS,
+    http: {
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      headersTimeout: REQUEST_TIMEOUT_MS,
+    },
     clientErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -368,6 +373,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     quotaEndpoints: deps.quotaEndpoints,
     sla: deps.sla?.counter,
     baseUrl: baseUrlOf(config),
+    publicBaseUrl: config.publicBaseUrl,
+    loopback:
+      config.host === 'localhost' || config.host === '::1' || config.host.startsWith('127.'),
+    limiter: deps.limiter,
     authorizationServer: deps.oauthAuthority.issuer,
   });
   // The customer dashboard: server-rendered pages over the same services.

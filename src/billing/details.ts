@@ -4,6 +4,7 @@ import { AppError, type InvalidParam } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from '../store/index.js';
 import * as repo from './repo.js';
+import { checkVatNumber, isEuVatNumber, type VatNumberVerifier } from './vat-check.js';
 import { countryName, euVatCountry, normalizeVatNumber, vatNumberProblem } from './vat.js';
 
 /** Billing details as the API reads and writes them. */
@@ -12,6 +13,10 @@ export interface PublicBillingDetails {
   address_lines: string[];
   country: string;
   vat_number: string | null;
+  /** The check the VAT number passed (null: none given, or not verified yet: VAT is charged). */
+  vat_number_check: { by: 'check_digits' | 'vies'; at: string; reference: string | null } | null;
+  /** When the operator confirmed a location outside the EU VAT area. */
+  location_confirmed_at: string | null;
   updated_at: string;
 }
 
@@ -30,6 +35,9 @@ function publicDetails(d: repo.BillingDetailsRow): PublicBillingDetails {
     address_lines: d.addressLines,
     country: d.country,
     vat_number: d.vatNumber,
+    vat_number_check: d.vatCheck,
+    location_confirmed_at:
+      d.locationConfirmedAt === null ? null : new Date(d.locationConfirmedAt).toISOString(),
     updated_at: new Date(d.updatedAt).toISOString(),
   };
 }
@@ -40,7 +48,7 @@ function publicDetails(d: repo.BillingDetailsRow): PublicBillingDetails {
  */
 export function detailsProblems(input: BillingDetailsInput): {
   problems: InvalidParam[];
-  value: Omit<repo.BillingDetailsRow, 'accountId' | 'updatedAt'>;
+  value: Pick<repo.BillingDetailsRow, 'companyName' | 'addressLines' | 'country' | 'vatNumber'>;
 } {
   const problems: InvalidParam[] = [];
   const companyName = input.company_name.trim();
@@ -61,7 +69,7 @@ export function detailsProblems(input: BillingDetailsInput): {
   const vatNumber = raw === '' ? null : normalizeVatNumber(raw);
   if (vatNumber !== null && countryName(country) !== undefined) {
     const problem = vatNumberProblem(country, vatNumber);
-    const eu = euVatCountry(country);
+    const eu = euVatCountry(country === 'MC' ? 'FR' : country);
     if (problem !== undefined)
       problems.push({
         name: 'vat_number',
@@ -73,7 +81,7 @@ export function detailsProblems(input: BillingDetailsInput): {
 }
 
 /** The account's billing details: who its invoices are made out to from now on. */
-export function createBillingDetails(deps: { db: Db; clock: Clock }) {
+export function createBillingDetails(deps: { db: Db; clock: Clock; vat: VatNumberVerifier }) {
   const { db, clock } = deps;
   return {
     async get(accountId: string): Promise<PublicBillingDetails | null> {
@@ -92,13 +100,41 @@ export function createBillingDetails(deps: { db: Db; clock: Clock }) {
       const { problems, value } = detailsProblems(input);
       if (problems.length > 0) throw AppError.invalidParams(problems);
       const now = clock.now();
+      // Checked before the transaction: VIES may take seconds, or not answer (then unverified).
+      const check =
+        value.vatNumber === null || !isEuVatNumber(value.vatNumber)
+          ? null
+          : await checkVatNumber(db, deps.vat, value.vatNumber, now);
+      if (check === 'invalid')
+        throw AppError.invalidParams([
+          {
+            name: 'vat_number',
+            reason: 'is not a valid VAT number: VIES, the EU’s register, does not know it',
+          },
+        ]);
       const saved = await db.transaction(async (tx) => {
-        const row = await repo.saveBillingDetails(tx, { accountId, ...value, updatedAt: now });
+        const before = await repo.findBillingDetails(tx, accountId);
+        // The operator's confirmation of a location holds for the address it was given for.
+        const sameAddress =
+          before !== undefined &&
+          before.country === value.country &&
+          before.addressLines.join('\n') === value.addressLines.join('\n');
+        const row = await repo.saveBillingDetails(tx, {
+          accountId,
+          ...value,
+          vatCheck: check === 'unavailable' ? null : check,
+          locationConfirmedAt: sameAddress ? before.locationConfirmedAt : null,
+          updatedAt: now,
+        });
         await recordAudit(tx, {
           accountId,
           actor: actorOf(principal),
           action: 'billing.details_set',
-          data: { country: value.country, vat_number: value.vatNumber },
+          data: {
+            country: value.country,
+            vat_number: value.vatNumber,
+            vat_number_checked_by: row.vatCheck?.by ?? null,
+          },
           ip,
           at: new Date(now),
         });
@@ -107,6 +143,30 @@ export function createBillingDetails(deps: { db: Db; clock: Clock }) {
       return publicDetails(saved);
     },
   };
+}
+
+/**
+ * The operator confirms that an account's billing address outside the EU VAT area is where the
+ * buyer is (`salary-api billing confirm-location`): its invoices from then on carry no VAT.
+ */
+export async function confirmBuyerLocation(
+  db: Db,
+  clock: Clock,
+  accountId: string,
+): Promise<boolean> {
+  const now = clock.now();
+  return db.transaction(async (tx) => {
+    if (!(await repo.confirmLocation(tx, accountId, now))) return false;
+    await recordAudit(tx, {
+      accountId,
+      actor: 'operator',
+      action: 'billing.location_confirmed',
+      data: {},
+      ip: null,
+      at: new Date(now),
+    });
+    return true;
+  });
 }
 
 export type BillingDetailsService = ReturnType<typeof createBillingDetails>;

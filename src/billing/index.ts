@@ -21,6 +21,14 @@ export { listInvoices, findInvoice, balanceOf, ledger } from './repo.js';
 // The SLA's automatic credits go to the same ledger (src/sla).
 export { addLedgerEntry } from './repo.js';
 export {
+  checkDigitsVerifier,
+  viesVerifier,
+  VIES_CACHE_MS,
+  type VatAnswer,
+  type VatNumberVerifier,
+} from './vat-check.js';
+export {
+  confirmBuyerLocation,
   createBillingDetails,
   detailsProblems,
   MAX_ADDRESS_LINES,

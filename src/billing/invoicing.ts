@@ -26,9 +26,15 @@ export const bankTransferCollector: PaymentCollector = { collect: async () => 'p
 /** The buyer an invoice names: the account's billing details now, if it gave any. */
 export async function buyerOf(db: Queryable, accountId: string): Promise<Party | null> {
   const d = await repo.findBillingDetails(db, accountId);
-  return d === undefined
-    ? null
-    : { name: d.companyName, address: d.addressLines, country: d.country, vatNumber: d.vatNumber };
+  if (d === undefined) return null;
+  return {
+    name: d.companyName,
+    address: d.addressLines,
+    country: d.country,
+    vatNumber: d.vatNumber,
+    vatCheck: d.vatCheck,
+    locationConfirmed: d.locationConfirmedAt !== null,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { PlanId } from '../plans/index.js';
 import { jsonColumn, type Queryable } from '../store/index.js';
-import { vatCents, type Party, type Seller, type VatTreatment } from './vat.js';
+import { vatCents, type Party, type Seller, type VatCheck, type VatTreatment } from './vat.js';
 
 export type SubscriptionStatus = 'active' | 'past_due' | 'canceled';
 
@@ -392,6 +392,10 @@ export interface BillingDetailsRow {
   addressLines: string[];
   country: string;
   vatNumber: string | null;
+  /** The check the VAT number passed; null without a number or while it is not verified. */
+  vatCheck: VatCheck | null;
+  /** When the operator confirmed a location outside the EU VAT area; null otherwise. */
+  locationConfirmedAt: number | null;
   updatedAt: number;
 }
 
@@ -401,8 +405,15 @@ interface RawDetails {
   address_lines: string[];
   country: string;
   vat_number: string | null;
+  vat_checked_by: VatCheck['by'] | null;
+  vat_checked_at: Date | string | null;
+  vat_check_reference: string | null;
+  location_confirmed_at: Date | string | null;
   updated_at: Date | string;
 }
+
+const DETAILS_COLUMNS =
+  'account_id, company_name, address_lines, country, vat_number, vat_checked_by, vat_checked_at, vat_check_reference, location_confirmed_at, updated_at';
 
 const toDetails = (r: RawDetails): BillingDetailsRow => ({
   accountId: r.account_id,
@@ -410,6 +421,15 @@ const toDetails = (r: RawDetails): BillingDetailsRow => ({
   addressLines: r.address_lines,
   country: r.country,
   vatNumber: r.vat_number,
+  vatCheck:
+    r.vat_checked_by === null || r.vat_checked_at === null
+      ? null
+      : {
+          by: r.vat_checked_by,
+          at: new Date(r.vat_checked_at).toISOString(),
+          reference: r.vat_check_reference,
+        },
+  locationConfirmedAt: ms(r.location_confirmed_at),
   updatedAt: ms(r.updated_at) as number,
 });
 
@@ -418,7 +438,7 @@ export async function findBillingDetails(
   accountId: string,
 ): Promise<BillingDetailsRow | undefined> {
   const rows = await db.query<RawDetails>(
-    'SELECT account_id, company_name, address_lines, country, vat_number, updated_at FROM billing_details WHERE account_id = $1',
+    `SELECT ${DETAILS_COLUMNS} FROM billing_details WHERE account_id = $1`,
     [accountId],
   );
   return rows[0] === undefined ? undefined : toDetails(rows[0]);
@@ -429,12 +449,100 @@ export async function saveBillingDetails(
   d: BillingDetailsRow,
 ): Promise<BillingDetailsRow> {
   const rows = await db.query<RawDetails>(
-    `INSERT INTO billing_details (account_id, company_name, address_lines, country, vat_number, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO billing_details (account_id, company_name, address_lines, country, vat_number,
+       vat_checked_by, vat_checked_at, vat_check_reference, location_confirmed_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ON CONFLICT (account_id) DO UPDATE SET company_name = $2, address_lines = $3, country = $4,
-       vat_number = $5, updated_at = $6
-     RETURNING account_id, company_name, address_lines, country, vat_number, updated_at`,
-    [d.accountId, d.companyName, d.addressLines, d.country, d.vatNumber, iso(d.updatedAt)],
+       vat_number = $5, vat_checked_by = $6, vat_checked_at = $7, vat_check_reference = $8,
+       location_confirmed_at = $9, updated_at = $10
+     RETURNING ${DETAILS_COLUMNS}`,
+    [
+      d.accountId,
+      d.companyName,
+      d.addressLines,
+      d.country,
+      d.vatNumber,
+      d.vatCheck?.by ?? null,
+      d.vatCheck?.at ?? null,
+      d.vatCheck?.reference ?? null,
+      d.locationConfirmedAt === null ? null : iso(d.locationConfirmedAt),
+      iso(d.updatedAt),
+    ],
   );
   return toDetails(rows[0] as RawDetails);
+}
+
+/** Billing details whose VAT number could not be verified yet (VIES did not answer). */
+export async function unverifiedVatNumbers(
+  db: Queryable,
+  prefixes: readonly string[],
+  limit: number,
+): Promise<{ accountId: string; vatNumber: string }[]> {
+  const rows = await db.query<{ account_id: string; vat_number: string }>(
+    `SELECT account_id, vat_number FROM billing_details
+     WHERE vat_checked_by IS NULL AND left(vat_number, 2) = ANY($1::text[])
+     ORDER BY updated_at LIMIT $2`,
+    [prefixes, limit],
+  );
+  return rows.map((r) => ({ accountId: r.account_id, vatNumber: r.vat_number }));
+}
+
+/** Records the check a number passed, unless the details changed to another number since. */
+export async function setVatCheck(
+  db: Queryable,
+  accountId: string,
+  vatNumber: string,
+  check: VatCheck,
+): Promise<void> {
+  await db.query(
+    `UPDATE billing_details SET vat_checked_by = $3, vat_checked_at = $4, vat_check_reference = $5
+     WHERE account_id = $1 AND vat_number = $2`,
+    [accountId, vatNumber, check.by, check.at, check.reference],
+  );
+}
+
+/** The operator's confirmation of a location outside the EU VAT area; false without details. */
+export async function confirmLocation(
+  db: Queryable,
+  accountId: string,
+  at: number,
+): Promise<boolean> {
+  const rows = await db.query(
+    'UPDATE billing_details SET location_confirmed_at = $2 WHERE account_id = $1 RETURNING account_id',
+    [accountId, iso(at)],
+  );
+  return rows.length > 0;
+}
+
+/** VIES's cached answer about a number, when given at or after `since`. */
+export async function cachedVatCheck(
+  db: Queryable,
+  vatNumber: string,
+  since: number,
+): Promise<{ valid: boolean; reference: string | null; checkedAt: number } | undefined> {
+  const rows = await db.query<{
+    valid: boolean;
+    reference: string | null;
+    checked_at: Date | string;
+  }>(
+    'SELECT valid, reference, checked_at FROM vat_number_checks WHERE vat_number = $1 AND checked_at >= $2',
+    [vatNumber, iso(since)],
+  );
+  const row = rows[0];
+  return row === undefined
+    ? undefined
+    : { valid: row.valid, reference: row.reference, checkedAt: ms(row.checked_at) as number };
+}
+
+export async function cacheVatCheck(
+  db: Queryable,
+  vatNumber: string,
+  answer: { valid: boolean; reference: string | null },
+  at: number,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO vat_number_checks (vat_number, valid, reference, checked_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (vat_number) DO UPDATE SET valid = $2, reference = $3, checked_at = $4`,
+    [vatNumber, answer.valid, answer.reference, iso(at)],
+  );
 }

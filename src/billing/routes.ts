@@ -84,6 +84,24 @@ const BillingDetails = Type.Object(
     address_lines: Type.Array(Type.String()),
     country: Type.String({ description: 'ISO 3166-1 alpha-2 (Greece is GR).' }),
     vat_number: Type.Union([Type.String(), Type.Null()]),
+    vat_number_check: Type.Union(
+      [
+        Type.Object({
+          by: Type.Union([Type.Literal('check_digits'), Type.Literal('vies')]),
+          at: Type.String({ format: 'date-time' }),
+          reference: Type.Union([Type.String(), Type.Null()]),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'The check the EU VAT number passed: its check digits, or VIES (the EU’s register) where the operator verifies with it. null: no EU number, or not verified yet because VIES did not answer; invoices carry VAT until it is verified.',
+      },
+    ),
+    location_confirmed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'When the operator confirmed a location outside the EU VAT area; until then invoices to it carry VAT.',
+    }),
     updated_at: Type.String({ format: 'date-time' }),
   },
   { $id: 'BillingDetails' },
@@ -111,7 +129,7 @@ const BillingDetailsBody = Type.Object(
     vat_number: Type.Optional(
       Type.Union([Type.String({ maxLength: 30 }), Type.Null()], {
         description:
-          'The VAT identification number with its country prefix (EL for Greece), e.g. DE123456789; spaces, dots and hyphens are ignored. Checked against the form of the country’s numbers. Empty or null: none.',
+          'The VAT identification number with its country prefix (EL for Greece, FR for Monaco); spaces, dots and hyphens are ignored. Checked against the form and the check digits of the country’s numbers, and with VIES where the operator enabled it. Empty or null: none.',
       }),
     ),
   },

@@ -18,6 +18,7 @@ import {
 } from './invoicing.js';
 import * as repo from './repo.js';
 import { planOf, type Plans } from './service.js';
+import { verifyPendingVatNumbers, type VatNumberVerifier } from './vat-check.js';
 import type { Seller } from './vat.js';
 
 /** Renewal invoices are issued this long before the period they charge for. */
@@ -50,6 +51,8 @@ export async function runBilling(deps: {
   logger: Logger;
   /** Who the invoices are from (the operator's SELLER_* settings). */
   seller: Seller;
+  /** Verifies again buyers' VAT numbers that VIES could not answer for. */
+  vat: VatNumberVerifier;
   /** Lease holder: this instance. */
   holder?: string;
   /** Scheduled run: skipped when any instance ran billing less than this long ago. */
@@ -66,6 +69,7 @@ export async function runBilling(deps: {
     ...(deps.everyMs === undefined ? {} : { everyMs: deps.everyMs }),
   };
   const ran = await runClaimed(db, claim, async () => {
+    await verifyPendingVatNumbers({ db, clock, verifier: deps.vat, logger: deps.logger });
     for (const accountId of await repo.dueSubscriptionIds(db, now, ADVANCE_INVOICE_MS)) {
       const changed = await db.transaction((tx) => settleAccount(tx, deps, accountId, now, result));
       if (changed !== undefined) deps.cache.applyAccount(changed);

@@ -25,6 +25,7 @@ import {
 import { upgradeCharge } from './proration.js';
 import { createBillingDetails } from './details.js';
 import * as repo from './repo.js';
+import type { VatNumberVerifier } from './vat-check.js';
 import type { Seller } from './vat.js';
 
 export type Plans = Readonly<Record<PlanId, Plan>>;
@@ -38,6 +39,8 @@ export interface BillingDeps {
   collector: PaymentCollector;
   /** Who the invoices are from (the operator's SELLER_* settings). */
   seller: Seller;
+  /** Checks buyers' VAT numbers (check digits, or VIES when the operator enabled it). */
+  vat: VatNumberVerifier;
 }
 
 export interface PublicSubscription {
@@ -170,7 +173,7 @@ export function createSubscriptionService(deps: BillingDeps) {
     markPaid,
 
     /** The account's billing details, which invoices issued from now on name as the buyer. */
-    details: createBillingDetails({ db, clock }),
+    details: createBillingDetails({ db, clock, vat: deps.vat }),
 
     /** The account's invoices, oldest first. */
     async invoices(accountId: string): Promise<PublicInvoice[]> {

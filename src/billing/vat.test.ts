@@ -16,29 +16,34 @@ const seller: Seller = {
   country: 'NL',
   vatNumber: 'NL812345678B01',
 };
-const buyer = (country: string, vatNumber: string | null = null) => ({
-  name: 'B',
-  address: [],
-  country,
-  vatNumber,
-});
+const checked = { by: 'check_digits', at: '2026-11-01T00:00:00.000Z', reference: null } as const;
+const buyer = (
+  country: string,
+  vatNumber: string | null = null,
+  evidence: { vatCheck?: typeof checked; locationConfirmed?: boolean } = {},
+) => ({ name: 'B', address: [] as string[], country, vatNumber, ...evidence });
 
 describe('the EU VAT table', () => {
-  it('has the 27 member states once each, with their own example numbers valid', () => {
+  it('has the 27 member states once each, with example numbers of their form that are refused', () => {
     assert.equal(EU_VAT.length, 27);
     assert.equal(new Set(EU_VAT.map((c) => c.code)).size, 27);
     for (const c of EU_VAT) {
-      assert.equal(vatNumberProblem(c.code, c.example), undefined, c.code);
+      assert.ok(c.pattern.test(c.example.slice(c.prefix.length)), c.code);
+      assert.match(vatNumberProblem(c.code, c.example) ?? '', /example|check digits/, c.code);
       assert.ok(c.rateBp >= 1700 && c.rateBp <= 2700, c.code);
     }
   });
 
-  it('checks the prefix and the form of each country', () => {
-    assert.equal(vatNumberProblem('GR', 'EL123456789'), undefined);
-    assert.match(vatNumberProblem('GR', 'GR123456789') ?? '', /must start with EL/);
+  it('checks the prefix, the form and the check digits of each country', () => {
+    assert.equal(vatNumberProblem('GR', 'EL123456783'), undefined);
+    assert.match(vatNumberProblem('GR', 'GR123456783') ?? '', /must start with EL/);
     assert.match(vatNumberProblem('DE', 'DE12345678') ?? '', /not of the form/);
+    assert.match(vatNumberProblem('DE', 'DE123456780') ?? '', /check digits/);
+    assert.match(vatNumberProblem('DE', 'DE123456789') ?? '', /example/);
+    assert.match(vatNumberProblem('AT', 'ATU00000000') ?? '', /check digits/);
     assert.equal(vatNumberProblem('ES', 'ESB12345674'), undefined);
     assert.equal(vatNumberProblem('IE', 'IE8Z49289F'), undefined);
+    assert.equal(vatNumberProblem('MC', 'FR40303265045'), undefined);
     assert.equal(vatNumberProblem('US', 'EIN123456789'), undefined);
     assert.equal(normalizeVatNumber('de 123.456-789'), 'DE123456789');
   });
@@ -55,9 +60,30 @@ describe('decideVat', () => {
   const cases: [string, Seller, ReturnType<typeof buyer> | null, string, number][] = [
     ['same country, VAT number', seller, buyer('NL', 'NL001234567B01'), 'standard', 2100],
     ['same country, consumer', seller, buyer('NL'), 'standard', 2100],
-    ['other member state, VAT number', seller, buyer('DE', 'DE123456789'), 'reverse_charge', 0],
+    [
+      'other member state, checked VAT number',
+      seller,
+      buyer('DE', 'DE136695976', { vatCheck: checked }),
+      'reverse_charge',
+      0,
+    ],
+    [
+      'other member state, unverified VAT number',
+      seller,
+      buyer('DE', 'DE136695976'),
+      'standard',
+      1900,
+    ],
     ['other member state, consumer', seller, buyer('FI'), 'standard', 2550],
-    ['outside the EU', seller, buyer('US', 'EIN1'), 'outside_eu', 0],
+    ['Monaco: inside French VAT', seller, buyer('MC'), 'standard', 2000],
+    [
+      'outside the EU, confirmed',
+      seller,
+      buyer('US', 'EIN1', { locationConfirmed: true }),
+      'outside_eu',
+      0,
+    ],
+    ['outside the EU, not confirmed', seller, buyer('US', 'EIN1'), 'standard', 2100],
     ['no billing details', seller, null, 'standard', 2100],
     ['seller not registered', { ...seller, vatNumber: null }, buyer('DE'), 'not_charged', 0],
   ];

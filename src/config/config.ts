@@ -40,6 +40,8 @@ export interface Config {
   readonly billingIntervalMs: number;
   readonly shutdownTimeoutMs: number;
   readonly publicBaseUrl: string | undefined;
+  /** The EU's VIES REST service, which verifies buyers' VAT numbers; off when unset. */
+  readonly viesUrl: string | undefined;
   /** Bearer token of `GET /metrics` on the API port; without it (and METRICS_PORT) no metrics. */
   readonly metricsToken: string | undefined;
   /** A loopback-only port serving `GET /metrics`; undefined: none. */
@@ -196,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     billingIntervalMs: int('BILLING_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600) * 1000,
     publicBaseUrl: url('PUBLIC_BASE_URL', ['http:', 'https:']),
+    viesUrl: url('VIES_URL', ['http:', 'https:']),
     metricsToken,
     metricsPort: str('METRICS_PORT') === undefined ? undefined : int('METRICS_PORT', 0, 1, 65535),
     backupDir: str('BACKUP_DIR') === undefined ? undefined : pathOf(str('BACKUP_DIR')!),

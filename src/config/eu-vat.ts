@@ -1,8 +1,10 @@
 /**
- * The EU's VAT reference data: the standard rate of each member state and the form of its VAT
- * numbers. The configuration checks the seller's settings with it; billing decides an
- * invoice's treatment with it (src/billing/vat.ts, docs/billing.md).
+ * The EU's VAT reference data: the standard rate of each member state, the form of its VAT
+ * numbers (and their check digits, by jsvat) and the territories inside and outside the EU VAT
+ * area. The configuration checks the seller's settings with it; billing decides an invoice's
+ * treatment with it (src/billing/vat.ts, docs/billing.md).
  */
+import { checkVAT, countries as jsvatCountries } from 'jsvat';
 
 export interface EuVatCountry {
   /** ISO 3166-1 alpha-2. */
@@ -79,20 +81,120 @@ export function normalizeVatNumber(raw: string): string {
   return raw.toUpperCase().replace(/[\s.-]/g, '');
 }
 
+/** The examples this service prints: of the right form, but nobody's number. */
+const EXAMPLES = new Set(EU_VAT.map((country) => country.example));
+
 /**
  * Why `vatNumber` (normalized) is not a VAT number of `country`, naming the allowed form;
- * undefined when it is. Outside the EU any tax number of 2 to 20 letters and digits is kept.
+ * undefined when it is. An EU number needs its country's prefix and form and its check digits
+ * (jsvat's rules per member state), and is none of the examples this service prints. Outside
+ * the EU any tax number of 2 to 20 letters and digits is kept. Monaco's businesses have French
+ * numbers.
  */
 export function vatNumberProblem(country: string, vatNumber: string): string | undefined {
-  const eu = BY_CODE.get(country);
+  const eu = BY_CODE.get(country === MONACO ? 'FR' : country);
   if (eu === undefined) {
     return /^[A-Z0-9]{2,20}$/.test(vatNumber) ? undefined : 'must be 2 to 20 letters and digits';
   }
   if (!vatNumber.startsWith(eu.prefix))
     return `must start with ${eu.prefix}, the prefix of ${eu.name} (for example ${eu.example})`;
-  return eu.pattern.test(vatNumber.slice(eu.prefix.length))
-    ? undefined
-    : `is not of the form of a VAT number of ${eu.name} (for example ${eu.example})`;
+  if (!eu.pattern.test(vatNumber.slice(eu.prefix.length)))
+    return `is not of the form of a VAT number of ${eu.name} (for example ${eu.example})`;
+  if (EXAMPLES.has(vatNumber))
+    return `is the example of the form, not a VAT number: give the number ${eu.name} issued to the company`;
+  if (!hasValidCheckDigits(vatNumber))
+    return `is not a VAT number of ${eu.name}: its check digits do not match (a typing error?)`;
+  return undefined;
+}
+
+const MONACO = 'MC';
+
+/** Whether an EU VAT number (normalized, with its prefix) has matching check digits. */
+export function hasValidCheckDigits(vatNumber: string): boolean {
+  return checkVAT(vatNumber, jsvatCountries).isValid;
+}
+
+/** Where a buyer is for VAT: in a member state's VAT territory, or outside the EU VAT area. */
+export type VatTerritory =
+  | { readonly inside: true; readonly country: EuVatCountry }
+  | { readonly inside: false; readonly name: string };
+
+/**
+ * Parts of member states outside the EU VAT area (Article 6, Directive 2006/112/EC), by the
+ * postal codes of their addresses: the last postal code of the country's form in the address.
+ */
+const OUTSIDE_PARTS: Readonly<
+  Record<string, { postal: RegExp; parts: [RegExp, string][] } | undefined>
+> = {
+  ES: {
+    postal: /\b(\d{5})\b/g,
+    parts: [
+      [/^3[58]/, 'the Canary Islands'],
+      [/^51/, 'Ceuta'],
+      [/^52/, 'Melilla'],
+    ],
+  },
+  FI: { postal: /\b(?:AX-?)?(\d{5})\b/g, parts: [[/^22/, 'Åland']] },
+  GR: { postal: /\b(\d{3} ?\d{2})\b/g, parts: [[/^630 ?86$/, 'Mount Athos']] },
+  DE: {
+    postal: /\b(\d{5})\b/g,
+    parts: [
+      [/^78266$/, 'Büsingen am Hochrhein'],
+      [/^27498$/, 'Heligoland'],
+    ],
+  },
+  IT: {
+    postal: /\b(\d{5})\b/g,
+    parts: [
+      [/^23041$/, 'Livigno'],
+      [/^22061$/, "Campione d'Italia"],
+    ],
+  },
+  FR: { postal: /\b(\d{5})\b/g, parts: [[/^97[1-6]/, 'a French overseas department']] },
+};
+
+/** Territories with country codes of their own: outside the EU VAT area, or inside a state's. */
+const TERRITORY_CODES: Readonly<Record<string, string | undefined>> = {
+  AX: 'Åland',
+  IC: 'the Canary Islands',
+  EA: 'Ceuta and Melilla',
+  GP: 'a French overseas department',
+  MQ: 'a French overseas department',
+  GF: 'a French overseas department',
+  RE: 'a French overseas department',
+  YT: 'a French overseas department',
+};
+
+/**
+ * The VAT territory of an address: Monaco is inside France's, the Canary Islands, Åland, Mount
+ * Athos and the other parts of Article 6 are outside the EU VAT area (by their own country code
+ * or by the postal code in the address), any other country by its code.
+ */
+export function vatTerritory(country: string, address: readonly string[]): VatTerritory {
+  const code = country === MONACO ? 'FR' : country;
+  const eu = BY_CODE.get(code);
+  if (eu === undefined)
+    return { inside: false, name: TERRITORY_CODES[code] ?? countryName(code) ?? code };
+  const rule = OUTSIDE_PARTS[code];
+  if (rule !== undefined) {
+    const postcodes = address.flatMap((line) =>
+      [...line.matchAll(rule.postal)].map((m) => m[1] ?? ''),
+    );
+    const postcode = postcodes.at(-1);
+    const part =
+      postcode === undefined ? undefined : rule.parts.find(([pattern]) => pattern.test(postcode));
+    if (part !== undefined) return { inside: false, name: part[1] };
+  }
+  return { inside: true, country: eu };
+}
+
+/** The check a VAT number passed: its check digits, or VIES's confirmation, and when. */
+export interface VatCheck {
+  by: 'check_digits' | 'vies';
+  /** ISO 8601. */
+  at: string;
+  /** VIES's reference of the consultation, when it gave one. */
+  reference: string | null;
 }
 
 export interface Party {
@@ -102,6 +204,10 @@ export interface Party {
   /** ISO 3166-1 alpha-2. */
   country: string;
   vatNumber: string | null;
+  /** The buyer's: the check its VAT number passed (none: not verified). */
+  vatCheck?: VatCheck | null;
+  /** The buyer's: whether the operator confirmed its location outside the EU VAT area. */
+  locationConfirmed?: boolean;
 }
 
 /** The operator, as its configuration names it (SELLER_* settings). */

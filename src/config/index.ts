@@ -4,9 +4,13 @@ export {
   countryName,
   euVatCountry,
   EU_VAT,
+  hasValidCheckDigits,
   normalizeVatNumber,
   vatNumberProblem,
+  vatTerritory,
   type EuVatCountry,
   type Party,
   type Seller,
+  type VatCheck,
+  type VatTerritory,
 } from './eu-vat.js';

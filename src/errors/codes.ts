@@ -189,6 +189,12 @@ export const ERROR_CODES = {
     title: 'Download link invalid or expired',
     action: 'Run the export again for a new link.',
   },
+  ORIGIN_NOT_ALLOWED: {
+    status: 403,
+    title: 'Origin or Host not allowed',
+    action:
+      'Call the MCP server from its own origin or from a client that sends no Origin, at its own host name.',
+  },
 } as const satisfies Record<string, { status: number; title: string; action: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -6,6 +6,12 @@ import { PROBLEM_JSON } from './problem.js';
 
 /** How long a client has to send a whole request, headers and body (node's requestTimeout). */
 export const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * How often node looks for requests past REQUEST_TIMEOUT_MS. Both are given to node's server
+ * when it is made (its headers timeout is derived from them then): with node's own defaults
+ * (a check every 30 s, headers within 60 s) a trickled request stayed open up to 60 s.
+ */
+export const TIMEOUT_CHECK_MS = 1_000;
 
 /** What node's HTTP parser refused, as one of the API's error codes with its detail. */
 function refusal(error: NodeJS.ErrnoException & { reason?: unknown }): {

@@ -11,7 +11,10 @@ export interface Answered {
   /** The request target as sent. */
   readonly url: string;
   readonly status: number;
-  /** Time from the request's arrival to its answer on the server's clock (injectable). */
+  /**
+   * The server's own time on its clock (injectable): from the request received whole (its body
+   * read) to its answer handed to node. A client's slow upload or download is not in it.
+   */
   readonly ms: number;
   /** The same on the process's high-resolution timer (for histograms and the access line). */
   readonly elapsedMs: number;
@@ -30,7 +33,10 @@ export type ResponseObserver = (answered: Answered) => void;
 /**
  * The one place where every answered request is accounted for: a single callback-style
  * onResponse hook (no promise per request) hands each answer to every observer, in order.
- * The request's arrival is read from the clock in the first onRequest hook.
+ * The server's own time is read from the clock at three hooks: the request's arrival (the first
+ * onRequest), its body read whole (the first preValidation, which follows the body parser) and
+ * its answer handed to node (onSend). onResponse itself waits for the client to take the last
+ * byte, so a slow reader would be counted as a slow server.
  */
 export function observeResponses(
   app: FastifyInstance,
@@ -38,14 +44,25 @@ export function observeResponses(
   observers: readonly ResponseObserver[],
 ): void {
   app.decorateRequest('receivedAt', 0);
+  app.decorateRequest('answeredAt', 0);
   app.addHook('onRequest', (request, reply, done) => {
     request.receivedAt = clock.now();
     reply.header('x-request-id', request.id);
     done();
   });
   if (observers.length === 0) return;
+  app.addHook('preValidation', (request, _reply, done) => {
+    request.receivedAt = clock.now();
+    done();
+  });
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    request.answeredAt = clock.now();
+    done(null, payload);
+  });
   app.addHook('onResponse', (request, reply, done) => {
     const at = clock.now();
+    // A hijacked answer (the MCP route) passes no onSend: its callers time their own work.
+    const answeredAt = request.answeredAt === 0 ? at : request.answeredAt;
     const route = request.routeOptions.url ?? '(unmatched)';
     const answered: Answered = {
       requestId: request.id,
@@ -53,7 +70,7 @@ export function observeResponses(
       route,
       url: request.url,
       status: reply.statusCode,
-      ms: at - request.receivedAt,
+      ms: answeredAt - request.receivedAt,
       elapsedMs: reply.elapsedTime,
       ip: request.ip,
       principal: request.principal,

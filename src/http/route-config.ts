@@ -31,8 +31,10 @@ declare module 'fastify' {
     principal: Principal;
     /** The usage endpoint name when it is not the route's (a custom endpoint's own). */
     usageEndpoint?: string;
-    /** When the request arrived, on the server's clock (see observeResponses). */
+    /** When the request was received (its headers, then its whole body), on the server's clock. */
     receivedAt: number;
+    /** When its answer was handed to node, on the server's clock (see observeResponses). */
+    answeredAt: number;
     /** The stored answer's scope and key and its transaction, on a POST with Idempotency-Key. */
     idempotency: { scope: string; key: string; tx: AmbientTransaction } | null;
   }

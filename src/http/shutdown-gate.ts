@@ -36,9 +36,17 @@ const SHUTTING_DOWN = new AppError(
 export class ShutdownGate {
   #state: 'open' | 'draining' | 'refusing' = 'open';
 
-  /** Registers the gate's hook before any other on `app`. */
+  /**
+   * Registers the gate's hook before any other on `app`, and one on every answer: an answer
+   * sent once the process is stopping (its request arrived before) says `Connection: close`
+   * too, so its client does not send the next request on a connection about to be closed.
+   */
   attach(app: FastifyInstance): void {
     app.addHook('onRequest', this.#hook);
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (this.#state !== 'open') reply.header('connection', 'close');
+      done(null, payload);
+    });
   }
 
   get state(): 'open' | 'draining' | 'refusing' {

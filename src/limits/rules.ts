@@ -19,6 +19,14 @@ export const LIMIT_WINDOWS = {
   day: { name: 'daily', windowMs: DAY_MS },
 } as const;
 
+/**
+ * Whether `rule` counts a plan's request quota (the windows above), as opposed to a budget of
+ * its own (test sends, redeliveries, sign-ups) that other things spend.
+ */
+export function isQuotaRule(rule: LimitRule): boolean {
+  return rule.name === LIMIT_WINDOWS.hour.name || rule.name === LIMIT_WINDOWS.day.name;
+}
+
 function rulesOf(plan: Plan): LimitRule[] {
   if (plan.limit === null) return [];
   return [{ ...LIMIT_WINDOWS[plan.limit.window], limit: plan.limit.requests }];

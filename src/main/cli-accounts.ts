@@ -7,7 +7,7 @@ import {
   updateContacts,
   type Contract,
 } from '../accounts/index.js';
-import { operatorPrincipal } from '../billing/index.js';
+import { confirmBuyerLocation, operatorPrincipal } from '../billing/index.js';
 import type { Config } from '../config/index.js';
 import { openPublishingBus } from '../store/index.js';
 import { systemClock } from '../lib/clock.js';
@@ -172,6 +172,20 @@ export async function accountCommand(
           ? 'another instance is running billing'
           : `billing: ${result.accounts} accounts, ${result.invoicesIssued} invoices issued, ${result.planChanges.length} plan changes`,
       );
+      return 0;
+    }
+    if (group === 'billing' && verb === 'confirm-location') {
+      const account =
+        flags.email === undefined
+          ? undefined
+          : await findAccountByEmail(db, normalizeEmail(flags.email));
+      if (account === undefined)
+        throw new CliUsageError(
+          'billing confirm-location needs the --email of an existing account',
+        );
+      if (!(await confirmBuyerLocation(db, systemClock, account.id)))
+        throw new CliUsageError(`${account.email} has given no billing details`);
+      print({ account: account.id }, `${account.email}: location confirmed`);
       return 0;
     }
     throw new CliUsageError(`unknown command "${args.join(' ')}"`);

@@ -12,7 +12,10 @@ export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P
                         Set the dedicated account manager of an Enterprise account
   account list [--json] List accounts
   invoice pay ID        Mark an invoice paid
-  billing run [--json]  Roll billing periods, issue renewal invoices, handle overdue accounts now`;
+  billing run [--json]  Roll billing periods, issue renewal invoices, handle overdue accounts now
+  billing confirm-location --email E
+                        Confirm that an account's billing address outside the EU VAT area is where
+                        the buyer is: its invoices from then on carry no VAT`;
 
 export const LICENSE_USAGE = `  account license --email E --licensee NAME --attribution TEXT [--white-label]
                   [--permitted-use TEXT] [--term-end YYYY-MM-DD] [--json]

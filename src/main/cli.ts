@@ -20,7 +20,7 @@ Commands:
                         Serve the API and run the background jobs (PORT, HOST; embedded database in
                         DATA_DIR unless DATABASE_URL); --workers N runs N processes sharing the port
                         (needs DATABASE_URL and REDIS_URL); --role api or worker runs one role only
-                        (needs DATABASE_URL)
+                        (needs DATABASE_URL and REDIS_URL, and PUBLIC_BASE_URL for the worker)
   migrate               Apply pending database migrations
   data load FILE        Validate a data release file completely, then load it in one transaction
   data status           Show the active data release
@@ -115,10 +115,7 @@ async function main(argv: string[]): Promise<number> {
       const role = values.role ?? 'all';
       if (role !== 'all' && role !== 'api' && role !== 'worker')
         throw new UsageError('--role must be all, api or worker');
-      if (role !== 'all' && config.databaseUrl === undefined)
-        throw new UsageError(
-          `--role ${role} needs DATABASE_URL: the embedded database belongs to one process`,
-        );
+      if (role !== 'all') splitRoleNeeds(config, role);
       if (values.workers === undefined || cluster.isWorker) return serve(config, role);
       const workers = Number(values.workers);
       if (!Number.isInteger(workers) || workers < 1 || workers > 64)
@@ -163,6 +160,27 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * What a process of one role needs, refused before anything starts: the embedded database and
+ * an in-process limiter belong to one process (export runs on the worker spend the quota that
+ * lookups on the API spend, so the counters must be shared), and the worker signs export links
+ * and notices for the API's address, which it cannot know from its own.
+ */
+function splitRoleNeeds(config: Config, role: 'api' | 'worker'): void {
+  if (config.databaseUrl === undefined)
+    throw new UsageError(
+      `--role ${role} needs DATABASE_URL: the embedded database belongs to one process`,
+    );
+  if (config.redisUrl === undefined)
+    throw new UsageError(
+      `--role ${role} needs REDIS_URL: the API and worker roles spend one quota per account (export runs count as the lookups they equal), which only shared counters keep exact`,
+    );
+  if (role === 'worker' && config.publicBaseUrl === undefined)
+    throw new UsageError(
+      '--role worker needs PUBLIC_BASE_URL: the export links and notices it signs must name the API’s address, not the worker’s own',
+    );
+}
+
 async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<number> {
   const [
     { createRole, createServer },
@@ -176,6 +194,10 @@ async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<nu
     import('../lib/clock.js'),
   ]);
   const logger = createLogger(config, true);
+  if (role === 'api' && config.publicBaseUrl === undefined)
+    logger.warn(
+      'PUBLIC_BASE_URL is not set: this API instance names itself by its own address, so OAuth tokens it issues are refused by API instances on other addresses, and links and OpenAPI servers differ between them; set it to the address clients use',
+    );
   const db = await openConfiguredDatabase(config, logger, 'server');
   const deps = { clock: systemClock, logger, db };
   const server =

@@ -2,8 +2,10 @@ import pino from 'pino';
 import { createAccountService } from '../accounts/index.js';
 import {
   bankTransferCollector,
+  checkDigitsVerifier,
   createSubscriptionService,
   runBilling,
+  viesVerifier,
   type PaymentCollector,
 } from '../billing/index.js';
 import type { Config } from '../config/index.js';
@@ -142,6 +144,7 @@ export function serviceSet(
 ) {
   const { clock, logger, db, plans, cache, collector } = deps;
   const { seller } = config;
+  const vat = config.viesUrl === undefined ? checkDigitsVerifier : viesVerifier(config.viesUrl);
   const keys = createKeyService({ db, clock, plans, cache });
   const holder = holderId();
   return {
@@ -153,7 +156,16 @@ export function serviceSet(
       cache,
     }),
     keys,
-    subscriptions: createSubscriptionService({ db, clock, plans, keys, cache, collector, seller }),
+    subscriptions: createSubscriptionService({
+      db,
+      clock,
+      plans,
+      keys,
+      cache,
+      collector,
+      seller,
+      vat,
+    }),
     billing: (everyMs?: number) =>
       runBilling({
         db,
@@ -163,6 +175,7 @@ export function serviceSet(
         collector,
         logger,
         seller,
+        vat,
         holder,
         ...(everyMs === undefined ? {} : { everyMs }),
       }),

@@ -19,6 +19,8 @@ export interface ToolCaller {
   readonly requestId: string;
   /** Where problem `type` pages are for this request (problemBaseOf). */
   readonly problemBase: string | null;
+  /** Told the limit headers of each call's quota decision (the HTTP answer carries the last). */
+  readonly limits?: (headers: Record<string, string | number>) => void;
 }
 
 export interface ToolRunnerDeps {
@@ -83,7 +85,11 @@ export function toolRunner(deps: ToolRunnerDeps): ToolRunner {
     const cost = quotaEndpoints.costOf(tool.endpoint);
     if (cost < 1) throw new Error(`${tool.endpoint} declares no quota cost`);
     const spent = await spendQuota(admitted, caller.ip, cost);
-    if (spent instanceof AppError) throw spent;
+    if (spent instanceof AppError) {
+      caller.limits?.(spent.headers);
+      throw spent;
+    }
+    if (spent !== undefined) caller.limits?.(spent);
     return body;
   }
 

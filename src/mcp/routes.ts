@@ -1,7 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify';
-import type { AuthenticatedRoute } from '../auth/index.js';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { addressBucket, type AuthenticatedRoute } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
-import { PROBLEM_JSON, problemBaseOf, problemDocument } from '../http/problem.js';
+import { requestOrigin } from '../http/origin.js';
+import { problemBaseOf } from '../http/problem.js';
+import type { LimitRule, RateLimiter } from '../limits/index.js';
 import { DPOP_ALGS } from '../oauth/index.js';
 import type { SpendQuota } from '../http/quota.js';
 import type { Clock } from '../lib/clock.js';
@@ -35,6 +37,12 @@ export interface McpRoutesOptions {
   sla?: SlaCounter | undefined;
   /** This service's public base URL (the resource is `<baseUrl>/mcp`). */
   baseUrl: string;
+  /** PUBLIC_BASE_URL, when set: its origin and host are this server's own. */
+  publicBaseUrl: string | undefined;
+  /** Whether the server listens on a loopback address (then the Host is checked too). */
+  loopback: boolean;
+  /** Counts protocol messages per address. */
+  limiter: RateLimiter;
   /** The OAuth authorization server's issuer. */
   authorizationServer: string;
 }
@@ -88,38 +96,121 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
     MCP_PATH,
     { schema: { hide: true }, config: { auth: MCP_AUTH, idempotency: false } },
     async (request, reply) => {
+      const refused = foreignCaller(request, opts);
+      if (refused !== undefined) throw new AppError('ORIGIN_NOT_ALLOWED', refused);
+      const messages = Array.isArray(request.body) ? (request.body as unknown[]) : [request.body];
+      const invalid = batchProblem(messages);
+      if (invalid !== undefined)
+        return reply
+          .code(400)
+          .send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: invalid } });
+      await spendMessages(opts, request.ip, messages);
+      let limits: Record<string, string | number> | undefined;
       const caller = {
         principal: request.principal,
         ip: request.ip,
         requestId: request.id,
         problemBase: problemBaseOf(request),
+        limits: (headers: Record<string, string | number>) => (limits = headers),
       };
       // The MCP SDK (and zod) is loaded with the first MCP request, not with the server.
       const { mcpServer, jsonTransport } = await import('./server.js');
       const server = mcpServer(tools, run, caller);
       const transport = jsonTransport();
-      reply.hijack();
-      for (const [name, value] of Object.entries(reply.getHeaders()))
-        if (value !== undefined) reply.raw.setHeader(name, value);
-      reply.raw.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
       try {
         await server.connect(transport);
-        await transport.handleRequest(request.raw, reply.raw, request.body);
-      } catch (error) {
-        request.log.error({ request_id: request.id, err: error }, 'MCP request failed');
-        if (reply.raw.headersSent) return;
-        const problem = new AppError(
-          'INTERNAL',
-          'An unexpected error occurred; it has been logged with the request id.',
-        );
-        reply.raw.writeHead(500, { 'content-type': PROBLEM_JSON });
-        reply.raw.end(
-          JSON.stringify(problemDocument(problem, MCP_PATH, request.id, problemBaseOf(request))),
-        );
+        const answer = await transport.handleRequest(webRequest(request), {
+          parsedBody: request.body,
+        });
+        const body = await answer.text();
+        reply.code(answer.status);
+        answer.headers.forEach((value, name) => void reply.header(name, value));
+        if (limits !== undefined) reply.headers(limits);
+        return await reply.send(body);
+      } finally {
+        await transport.close();
+        await server.close();
       }
     },
   );
 };
+
+/** At most this many JSON-RPC messages in one POST. */
+export const MCP_MAX_BATCH = 20;
+/**
+ * Protocol messages (all but tool calls, which spend the plan's quota) per address: cheap to
+ * ask, not free to answer (a tools/list is 7 KB).
+ */
+export const MCP_MESSAGES: LimitRule = { name: 'mcp-messages', limit: 300, windowMs: 60_000 };
+
+/** Why a batch is refused as the JSON-RPC spec says (-32600); undefined when it is not. */
+function batchProblem(messages: readonly unknown[]): string | undefined {
+  if (messages.length > MCP_MAX_BATCH)
+    return `A batch holds at most ${MCP_MAX_BATCH} messages; this one holds ${messages.length}.`;
+  const ids = new Set<unknown>();
+  for (const message of messages) {
+    if (typeof message !== 'object' || message === null || !('id' in message)) continue;
+    const { id } = message;
+    if (ids.has(id))
+      return `The request id ${JSON.stringify(id)} appears more than once in the batch; each request needs an id of its own.`;
+    ids.add(id);
+  }
+  return undefined;
+}
+
+/** Spends the address's protocol-message budget, or throws its 429. */
+async function spendMessages(
+  opts: McpRoutesOptions,
+  ip: string,
+  messages: readonly unknown[],
+): Promise<void> {
+  const count = messages.filter(
+    (m) =>
+      typeof m !== 'object' || m === null || (m as { method?: unknown }).method !== 'tools/call',
+  ).length;
+  if (count === 0) return;
+  const decision = await opts.limiter.consume(
+    `mcp:${addressBucket(ip)}`,
+    [MCP_MESSAGES],
+    opts.clock.now(),
+    count,
+  );
+  if (!decision.allowed)
+    throw AppError.tooManyAttempts(
+      `At most ${MCP_MESSAGES.limit} MCP protocol messages a minute from one address (tool calls count against the plan instead); try again in ${decision.retryAfterSeconds} s.`,
+      decision.retryAfterSeconds,
+      { limit: MCP_MESSAGES.limit },
+    );
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The MCP transport's rule against DNS rebinding: an Origin, when sent, is the server's own
+ * (PUBLIC_BASE_URL's or the request's), and on a loopback listener the Host names the loopback
+ * or PUBLIC_BASE_URL's host. Why the request is refused; undefined when it is not.
+ */
+function foreignCaller(request: FastifyRequest, opts: McpRoutesOptions): string | undefined {
+  const publicUrl = opts.publicBaseUrl === undefined ? undefined : new URL(opts.publicBaseUrl);
+  if (opts.loopback) {
+    const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+    if (!LOOPBACK_NAMES.has(host) && host !== publicUrl?.hostname)
+      return `This server listens on a loopback address and answers /mcp for its own names only; the Host ${JSON.stringify(host)} is not one of them.`;
+  }
+  const origin = request.headers.origin;
+  if (origin === undefined) return undefined;
+  if (origin === publicUrl?.origin || origin === requestOrigin(request)) return undefined;
+  return `The Origin ${JSON.stringify(origin.slice(0, 100))} is not this server's; /mcp answers its own origin and clients that send none.`;
+}
+
+/** The request as the web-standard transport reads it (its body is passed parsed). */
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Request(`http://mcp.invalid${MCP_PATH}`, { method: request.method, headers });
+}
+
+const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);

@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -40,7 +40,10 @@ export function mcpServer(
   return server;
 }
 
-/** Streamable HTTP, stateless, every answer as JSON (no event stream). */
-export function jsonTransport(): StreamableHTTPServerTransport {
-  return new StreamableHTTPServerTransport({ enableJsonResponse: true });
+/**
+ * Streamable HTTP, stateless, every answer as JSON (no event stream). The web-standard
+ * transport answers with a Response, which the route sends through Fastify like any answer.
+ */
+export function jsonTransport(): WebStandardStreamableHTTPServerTransport {
+  return new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
 }

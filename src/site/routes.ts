@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { Principal } from '../auth/index.js';
 import { AppError, errorCodeOfSlug, problemType } from '../errors/index.js';
 import type { LicenseRegistry } from '../licensing/index.js';
-import { requestOrigin } from '../http/origin.js';
+import { ORIGIN_VARY, requestOrigin } from '../http/origin.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { SalaryDataStore, SalaryIndex, SalaryService } from '../salary/index.js';
 import { brandOf } from './brand.js';
@@ -54,11 +54,12 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
   const version = packageVersion();
   const changelog = renderMarkdown(readDoc('changelog.md').replaceAll('{{version}}', version));
 
+  /** Whether a request's pages are at an address it names itself (not PUBLIC_BASE_URL). */
+  const atOwnOrigin = (request: FastifyRequest): boolean =>
+    deps.publicBaseUrl === undefined || licenses.licenseOfHost(request.headers.host) !== undefined;
   /** Where this server's pages are for a request: a licensee's host itself, else PUBLIC_BASE_URL. */
   const pagesBase = (request: FastifyRequest): string =>
-    licenses.licenseOfHost(request.headers.host) === undefined
-      ? (deps.publicBaseUrl ?? requestOrigin(request))
-      : requestOrigin(request);
+    atOwnOrigin(request) ? requestOrigin(request) : (deps.publicBaseUrl ?? '');
 
   app.decorate('problemTypeBase', (request: FastifyRequest): string | null => {
     const accountId = (request.principal as Principal | null)?.accountId ?? null;
@@ -82,18 +83,25 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
     return example.body;
   }
 
-  const pageHeaders = {
+  // Shared caches keep a page for five minutes. Every page carries the brand of its Host; one
+  // that names its own address (no PUBLIC_BASE_URL, or a licensee's host) varies on what that
+  // address is read from too, so no request chooses the address another reader is shown.
+  const cachedFor = (vary: string) => ({
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': PAGE_CSP,
     'cache-control': 'public, max-age=300',
-  };
+    vary,
+  });
+  const byHost = cachedFor('Host');
+  const byOrigin = cachedFor(ORIGIN_VARY);
+  const pageHeaders = (request: FastifyRequest) => (atOwnOrigin(request) ? byOrigin : byHost);
   const hidden = { schema: { hide: true } };
 
   app.get('/', hidden, async (request, reply) =>
-    reply.headers(pageHeaders).send(
+    reply.headers(pageHeaders(request)).send(
       homePage({
         brand: brandOf(licenses, request.headers.host),
-        origin: requestOrigin(request),
+        origin: pagesBase(request),
         plans: orderedPlans(deps.plans),
         release: deps.data.index?.release,
         example: exampleAnswer(),
@@ -108,8 +116,8 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
     reply.type('application/json').send(app.swagger()),
   );
   app.get('/docs/quick-start', hidden, async (request, reply) => {
-    const text = quickStart.replaceAll(EXAMPLE_ORIGIN, requestOrigin(request));
-    return reply.headers(pageHeaders).send(
+    const text = quickStart.replaceAll(EXAMPLE_ORIGIN, pagesBase(request));
+    return reply.headers(pageHeaders(request)).send(
       page({
         brand: brandOf(licenses, request.headers.host),
         title: 'Quick start',
@@ -120,7 +128,7 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
     );
   });
   app.get('/docs/changelog', hidden, async (request, reply) =>
-    reply.headers(pageHeaders).send(
+    reply.headers(pageHeaders(request)).send(
       page({
         brand: brandOf(licenses, request.headers.host),
         title: 'Changelog',
@@ -150,7 +158,7 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
       },
     },
     async (request, reply) =>
-      reply.headers(pageHeaders).send(
+      reply.headers(pageHeaders(request)).send(
         methodologyPage({
           brand: brandOf(licenses, request.headers.host),
           document: methodology,
@@ -187,13 +195,15 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
   );
 
   app.get('/errors', hidden, async (request, reply) =>
-    reply.headers(pageHeaders).send(errorIndexPage(brandOf(licenses, request.headers.host))),
+    reply
+      .headers(pageHeaders(request))
+      .send(errorIndexPage(brandOf(licenses, request.headers.host))),
   );
   app.get<{ Params: { slug: string } }>('/errors/:slug', hidden, async (request, reply) => {
     const code = errorCodeOfSlug(request.params.slug);
     if (code === undefined)
       throw new AppError('NOT_FOUND', 'There is no such error code; /errors lists them all.');
-    return reply.headers(pageHeaders).send(
+    return reply.headers(pageHeaders(request)).send(
       errorPage({
         brand: brandOf(licenses, request.headers.host),
         code,

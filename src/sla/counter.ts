@@ -18,7 +18,7 @@ export class SlaCounter {
     private readonly logger: Logger,
   ) {}
 
-  /** One answered request; `ms` is how long it took (30 s or more counts as failed). */
+  /** One answered request; `ms` is the server's own time on it (30 s or more counts as failed). */
   count(accountId: string | null, status: number, at: number, ms = 0): void {
     if (accountId === null) return;
     const kind = statusClass(status, ms);

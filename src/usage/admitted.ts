@@ -1,4 +1,5 @@
 import {
+  isQuotaRule,
   LIMIT_WINDOWS,
   windowStart,
   type LimitBaseline,
@@ -49,7 +50,8 @@ export class QuotaEndpoints {
  * requests spent in the window (each endpoint's count times its declared cost), as written by
  * every instance plus this instance's counts not yet written. Refused and failed requests are
  * left out, so the floor never exceeds what the limiter admitted (no false 429). Address
- * buckets (anonymous Free) have no usage rows: 0.
+ * buckets (anonymous Free) have no usage rows, and an account's budgets that are not its quota
+ * (test sends, redeliveries) count something else: 0.
  */
 export function admittedFromUsage(
   db: Queryable,
@@ -57,7 +59,7 @@ export function admittedFromUsage(
   endpoints: QuotaEndpoints,
 ): LimitBaseline {
   return async (bucket, rule, windowStart) => {
-    if (!bucket.startsWith(ACCOUNT_BUCKET)) return 0;
+    if (!bucket.startsWith(ACCOUNT_BUCKET) || !isQuotaRule(rule)) return 0;
     const accountId = bucket.slice(ACCOUNT_BUCKET.length);
     const windowEnd = windowStart + rule.windowMs;
     const rows = await db.query<{ endpoint: string; n: number | string }>(

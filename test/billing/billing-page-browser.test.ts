@@ -59,10 +59,10 @@ describe('the Billing page in a browser', { skip: !browserAvailable() }, () => {
     ]);
     errors.length = 0;
 
-    await page.fill('#vat_number', 'DE 123 456 789');
+    await page.fill('#vat_number', 'DE 136 695 976');
     await Promise.all([page.waitForNavigation(), page.click('#billing-details button')]);
     assert.match((await page.textContent('body')) ?? '', /billing details are saved/);
-    assert.equal(await page.inputValue('#vat_number'), 'DE123456789');
+    assert.equal(await page.inputValue('#vat_number'), 'DE136695976');
 
     await page.selectOption('#plan-choice', 'developer');
     await Promise.all([
@@ -83,7 +83,7 @@ describe('the Billing page in a browser', { skip: !browserAvailable() }, () => {
     const path = await download.path();
     const { readFileSync } = await import('node:fs');
     const text = (await pageTexts(readFileSync(path))).join(' ').replace(/\n/g, ' ');
-    assert.match(text, /VAT number: DE123456789/);
+    assert.match(text, /VAT number: DE136695976/);
     assert.match(text, /Reverse charge/);
     await page.close();
   });

@@ -72,9 +72,9 @@ describe('invoices with billing details and VAT', () => {
         company_name: 'Grachten Data B.V.',
         address_lines: ['Damrak 5', '1012 LG Amsterdam'],
         country: 'nl',
-        vat_number: 'nl 0012.3456.7B01',
+        vat_number: 'nl 0044.9544.5B01',
       },
-      vatNumber: 'NL001234567B01',
+      vatNumber: 'NL004495445B01',
       treatment: 'standard',
       rate: 21,
       vat: 1029,
@@ -86,15 +86,15 @@ describe('invoices with billing details and VAT', () => {
         company_name: 'Beispiel Analytics GmbH',
         address_lines: ['Friedrichstraße 1', '10117 Berlin'],
         country: 'DE',
-        vat_number: 'DE 123 456 789',
+        vat_number: 'DE 136 695 976',
       },
-      vatNumber: 'DE123456789',
+      vatNumber: 'DE136695976',
       treatment: 'reverse_charge',
       rate: 0,
       vat: 0,
       lines: [
         /VAT \(reverse charge\)/,
-        /Reverse charge: VAT to be accounted for by the recipient DE123456789 \(Article 196, Directive 2006\/112\/EC\)\./,
+        /Reverse charge: VAT to be accounted for by the recipient DE136695976 \(Article 196, Directive 2006\/112\/EC\)\./,
       ],
     },
     {
@@ -167,7 +167,7 @@ describe('invoices with billing details and VAT', () => {
       company_name: 'Renamed AG',
       address_lines: ['Neuer Weg 2', '80331 München'],
       country: 'DE',
-      vat_number: 'DE999999999',
+      vat_number: 'DE999999995',
     });
     assert.equal(res.statusCode, 200, res.body);
     const again = await call(a.session, 'GET', `/api/v1/invoices/${a.invoice.id}`);
@@ -229,14 +229,20 @@ describe('billing details over the API', () => {
       company_name: '  Ελληνικά Δεδομένα Α.Ε. ',
       address_lines: ['Ermou 10', '', '105 63 Athens'],
       country: 'gr',
-      vat_number: 'el-123456789',
+      vat_number: 'el-123456783',
     });
     assert.equal(res.statusCode, 200, res.body);
     const expected = {
       company_name: 'Ελληνικά Δεδομένα Α.Ε.',
       address_lines: ['Ermou 10', '105 63 Athens'],
       country: 'GR',
-      vat_number: 'EL123456789',
+      vat_number: 'EL123456783',
+      vat_number_check: {
+        by: 'check_digits',
+        at: new Date(t.clock.now()).toISOString(),
+        reference: null,
+      },
+      location_confirmed_at: null,
     };
     const { updated_at: at, ...stored } = res.json<Record<string, unknown>>();
     assert.deepEqual(stored, expected);
@@ -321,7 +327,7 @@ describe('billing details over the API', () => {
       company_name: 'A Oy',
       address_lines: ['Katu 1', '00100 Helsinki'],
       country: 'FI',
-      vat_number: 'FI12345678',
+      vat_number: 'FI12345671',
     };
     assert.equal((await put(a.session, mine)).statusCode, 200);
     assert.equal((await get(b.session)).body, 'null');
@@ -329,7 +335,7 @@ describe('billing details over the API', () => {
       company_name: 'B AB',
       address_lines: ['Gatan 1'],
       country: 'SE',
-      vat_number: 'SE123456789701',
+      vat_number: 'SE556677889901',
     };
     assert.equal((await put(b.session, theirs)).statusCode, 200);
     assert.equal((await get(a.session)).json().company_name, 'A Oy');

@@ -5,8 +5,11 @@ import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js'
 import { call, LOOKUP, startInstance } from '../helpers/instances.js';
 import { runCli, spawnCli } from '../helpers/process.js';
 import { TEST_SECRET_KEY } from '../helpers/app.js';
+import { deleteKeys, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 
-const skip = !(await postgresAvailable()) && 'no PostgreSQL';
+const skip = !((await postgresAvailable()) && (await redisAvailable())) && 'no PostgreSQL or Redis';
+/** A PostgreSQL address nothing listens on: a role that got as far as connecting would fail. */
+const NO_DATABASE = 'postgres://postgres@127.0.0.1:1/none';
 
 describe('serve --role', () => {
   it('refuses a single role on the embedded database, naming DATABASE_URL', async () => {
@@ -18,6 +21,23 @@ describe('serve --role', () => {
     assert.match(bad.stderr, /--role must be all, api or worker/);
   });
 
+  it('refuses a single role without REDIS_URL, before it starts: export runs and lookups share one quota', async () => {
+    for (const role of ['api', 'worker']) {
+      const result = await runCli(['serve', '--role', role], { DATABASE_URL: NO_DATABASE });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, new RegExp(`--role ${role} needs REDIS_URL`));
+    }
+  });
+
+  it('refuses the worker role without PUBLIC_BASE_URL (it signs links for the API’s address)', async () => {
+    const result = await runCli(['serve', '--role', 'worker'], {
+      DATABASE_URL: NO_DATABASE,
+      REDIS_URL: TEST_REDIS_URL,
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /--role worker needs PUBLIC_BASE_URL/);
+  });
+
   describe('on PostgreSQL, the API and the worker as two processes', { skip }, () => {
     let pg: TestDb & { url: string };
     before(async () => {
@@ -25,18 +45,22 @@ describe('serve --role', () => {
     });
     after(() => pg?.cleanup());
 
-    it('the API role serves lookups; the worker role runs without listening; both stop cleanly', async () => {
-      const env = { DATABASE_URL: pg.url };
+    it('the API role serves lookups (warning without PUBLIC_BASE_URL); the worker role runs without listening; both stop cleanly', async () => {
+      const prefix = uniquePrefix();
+      const env = { DATABASE_URL: pg.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix };
+      after(() => deleteKeys(TEST_REDIS_URL, prefix));
       const api = await startInstance(env, ['serve', '--role', 'api']);
       try {
         const res = await call(api.url, LOOKUP);
         assert.equal(res.status, 200);
         assert.match(api.log(), /salary API listening at http/);
+        assert.match(api.log(), /"level":40.*PUBLIC_BASE_URL is not set/);
       } finally {
         assert.equal(await api.stop(), 0);
       }
       const worker = spawnCli(['serve', '--role', 'worker'], {
         ...env,
+        PUBLIC_BASE_URL: 'https://api.example.com',
         ACCESS_LOG: 'false',
         SECRET_KEY: TEST_SECRET_KEY,
       });

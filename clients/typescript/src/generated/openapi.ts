@@ -1398,9 +1398,18 @@ export interface components {
       company_name: string;
       /** @description ISO 3166-1 alpha-2 (Greece is GR). */
       country: string;
+      /** @description When the operator confirmed a location outside the EU VAT area; until then invoices to it carry VAT. */
+      location_confirmed_at: string | null;
       /** Format: date-time */
       updated_at: string;
       vat_number: string | null;
+      /** @description The check the EU VAT number passed: its check digits, or VIES (the EU’s register) where the operator verifies with it. null: no EU number, or not verified yet because VIES did not answer; invoices carry VAT until it is verified. */
+      vat_number_check: {
+        /** Format: date-time */
+        at: string;
+        by: 'check_digits' | 'vies';
+        reference: string | null;
+      } | null;
     };
     ComplianceDocument: {
       /** Format: date-time */
@@ -2078,7 +2087,7 @@ export interface operations {
            * @example DE
            */
           country: string;
-          /** @description The VAT identification number with its country prefix (EL for Greece), e.g. DE123456789; spaces, dots and hyphens are ignored. Checked against the form of the country’s numbers. Empty or null: none. */
+          /** @description The VAT identification number with its country prefix (EL for Greece, FR for Monaco); spaces, dots and hyphens are ignored. Checked against the form and the check digits of the country’s numbers, and with VIES where the operator enabled it. Empty or null: none. */
           vat_number?: string | null;
         };
       };
