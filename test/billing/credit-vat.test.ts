@@ -6,13 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { addLedgerEntry } from '../../src/billing/index.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { DUTCH_SELLER } from '../helpers/seller.js';
 
-const SELLER = {
-  SELLER_NAME: 'Salary Data Europe B.V.',
-  SELLER_ADDRESS: 'Keizersgracht 1; 1015 CJ Amsterdam',
-  SELLER_COUNTRY: 'NL',
-  SELLER_VAT_NUMBER: 'NL 8123.4567.8B01',
-};
 const DEVELOPER = 4900;
 /** No billing details: a consumer in the seller's country, Dutch VAT (21 %). */
 const WITH_VAT = { vat: 1029, details: undefined };
@@ -30,7 +25,7 @@ const WITHOUT_VAT = {
 describe('balance credit spent on an invoice with and without VAT', () => {
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp({ env: SELLER });
+    t = await buildTestApp({ env: DUTCH_SELLER });
   });
   after(() => t.close());
 

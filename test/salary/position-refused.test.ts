@@ -2,19 +2,13 @@ import assert from 'node:assert/strict';
 import { tracingChannel } from 'node:diagnostics_channel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { after, before, describe, it } from 'node:test';
-import {
-  DAY_MS,
-  MemoryRateLimiter,
-  RedisRateLimiter,
-  type RateLimiter,
-} from '../../src/limits/index.js';
+import { DAY_MS, MemoryRateLimiter, type RateLimiter } from '../../src/limits/index.js';
 import { FORMATS } from '../../src/plans/index.js';
-import { openRedis, redisReady } from '../../src/store/index.js';
 import { ENTERPRISE_CONTRACT, accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { listenHttp, type HttpCall } from '../helpers/http.js';
 import { capturedLogger } from '../helpers/log-lines.js';
-import { deleteKeys, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { prefixedRedisLimiter, redisAvailable } from '../helpers/redis.js';
 
 const POSITION = '/api/v1/salary/position?country=DE&job=software-engineer&level=senior';
 const LIMIT = 2;
@@ -134,20 +128,6 @@ refusedPositions('in-process limiter', async () => ({
 
 refusedPositions(
   'Redis limiter',
-  async () => {
-    const prefix = uniquePrefix();
-    const redis = openRedis(TEST_REDIS_URL, { commandTimeoutMs: 5000 });
-    await redisReady(redis);
-    const limiter = new RedisRateLimiter(redis, { prefix });
-    return {
-      limiter,
-      async close() {
-        assert.equal(limiter.degraded, false, 'decided by Redis, not the fallback');
-        await limiter.close();
-        await deleteKeys(TEST_REDIS_URL, prefix);
-        redis.disconnect();
-      },
-    };
-  },
+  prefixedRedisLimiter,
   (await redisAvailable()) ? false : 'no Redis',
 );
