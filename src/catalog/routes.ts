@@ -85,10 +85,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
       },
       config: { auth: { access: 'data', scope: 'salary:read' }, quota: { cost: 1 } },
     },
-    async (request, reply) => {
-      if (!(await opts.consumeQuota(request, reply))) return reply;
-      return COUNTRY_LIST;
-    },
+    async (request, reply) => opts.consumeQuota(request, reply, () => COUNTRY_LIST),
   );
   app.get(
     '/api/v1/jobs',
@@ -104,9 +101,6 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
       },
       config: { auth: { access: 'data', scope: 'salary:read' }, quota: { cost: 1 } },
     },
-    async (request, reply) => {
-      if (!(await opts.consumeQuota(request, reply))) return reply;
-      return JOB_LIST;
-    },
+    async (request, reply) => opts.consumeQuota(request, reply, () => JOB_LIST),
   );
 };

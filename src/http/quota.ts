@@ -78,14 +78,17 @@ export type SpendQuota = (principal: Principal, ip: string, cost: number) => Spe
 export type Spent = QuotaHeaders | AppError;
 
 /**
- * Spends the route's quota for the request: true when admitted (the rate-limit headers set),
- * false when the 429 has been answered (the caller then sends nothing). A promise only when
- * the limiter is asynchronous (shared limits).
+ * The one way a handler spends its route's quota: `answer` runs only when the request is
+ * admitted (the rate-limit headers set) and its result is returned; a refused request has been
+ * answered with the 429, and nothing of the route's own answer is built, rendered or sent
+ * (the result is undefined). A promise only when the limiter is asynchronous (shared limits)
+ * or `answer` returns one.
  */
-export type ConsumeQuota = (
+export type ConsumeQuota = <T>(
   request: FastifyRequest,
   reply: FastifyReply,
-) => boolean | Promise<boolean>;
+  answer: () => T,
+) => T | undefined | Promise<Awaited<T> | undefined>;
 
 export function quotaSpender(
   limiter: RateLimiter,
@@ -154,13 +157,14 @@ function tighter(a: LimitDecision, b: LimitDecision): LimitDecision {
 }
 
 /**
- * The route handlers' form of `SpendQuota`: spends the cost the matched route declares in
- * `config.quota` and sets the headers on the reply. Handlers call it after validation and plan
- * checks, so refused requests (400, 401, 403, 404) never use quota. A route that calls it
- * without a declaration is a fault (500), which `quotaByRoute` keeps from being registered.
+ * The route handlers' form of `SpendQuota` (see ConsumeQuota): spends the cost the matched
+ * route declares in `config.quota`, sets the headers on the reply and answers through the
+ * handler's `answer` when admitted. Handlers call it after validation and plan checks, so
+ * refused requests (400, 401, 403, 404) never use quota. A route that calls it without a
+ * declaration is a fault (500), which `quotaByRoute` keeps from being registered.
  */
 export function quotaEnforcer(spend: SpendQuota): ConsumeQuota {
-  const set = (request: FastifyRequest, reply: FastifyReply, spent: Spent): boolean => {
+  const admitted = (request: FastifyRequest, reply: FastifyReply, spent: Spent): boolean => {
     if (spent instanceof AppError) {
       sendRefusal(request, reply, spent);
       return false;
@@ -168,13 +172,16 @@ export function quotaEnforcer(spend: SpendQuota): ConsumeQuota {
     if (spent !== undefined) reply.headers(spent);
     return true;
   };
-  return (request, reply) => {
+  return <T>(request: FastifyRequest, reply: FastifyReply, answer: () => T) => {
     const { quota } = request.routeOptions.config;
     if (quota === undefined)
       throw new Error(`${request.method} ${request.url} spends quota but declares no config.quota`);
     const spent = spend(request.principal, request.ip, quota.cost);
-    if (spent instanceof Promise) return spent.then((s) => set(request, reply, s));
-    return set(request, reply, spent);
+    if (spent instanceof Promise)
+      return spent.then((s) => (admitted(request, reply, s) ? answer() : undefined)) as Promise<
+        Awaited<T> | undefined
+      >;
+    return admitted(request, reply, spent) ? answer() : undefined;
   };
 }
 

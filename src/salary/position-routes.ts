@@ -142,21 +142,21 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRoutesOptions> = 
     async (request, reply) => {
       const q = request.query;
       const format = negotiateFormat(q.format, request.headers.accept);
-      const labelling = labellingOf(request.principal.accountId);
       const result = opts.positions.position(q, request.principal, format);
-      const spent = opts.consumeQuota(request, reply);
-      if (spent !== undefined) await spent;
-      const shown = {
-        ...result,
-        meta: labelled({ ...result, data: [], fields: [] }, labelling).meta,
-      };
-      if (format === 'json') return reply.send(shown);
-      const d = result.data;
-      const base = `salary-position-${d.country}-${d.job}-${d.level}-${d.year}`;
-      return sendRendered(
-        reply,
-        await renderTable(format, positionTable(shown), fileName(shown, base, labelling)),
-      );
+      return opts.consumeQuota(request, reply, async () => {
+        const labelling = labellingOf(request.principal.accountId);
+        const shown = {
+          ...result,
+          meta: labelled({ ...result, data: [], fields: [] }, labelling).meta,
+        };
+        if (format === 'json') return reply.send(shown);
+        const d = result.data;
+        const base = `salary-position-${d.country}-${d.job}-${d.level}-${d.year}`;
+        return sendRendered(
+          reply,
+          await renderTable(format, positionTable(shown), fileName(shown, base, labelling)),
+        );
+      });
     },
   );
 };

@@ -37,7 +37,7 @@ export interface SalaryResponder {
     reply: FastifyReply,
     selection: Selection & { format?: Format },
     filename: (meta: SalaryMeta) => string,
-  ): undefined | Promise<void>;
+  ): void | Promise<void>;
   /** Answers in the format given. */
   serveSelection(
     request: FastifyRequest,
@@ -62,20 +62,16 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     reply: FastifyReply,
     selection: Selection & { format?: Format },
     filename: (meta: SalaryMeta) => string,
-  ): undefined | Promise<void> {
+  ): void | Promise<void> {
     const feature = request.routeOptions.config.planFeature;
     const format = negotiateFormat(selection.format, request.headers.accept);
     const schema = request.principal.responseSchema;
     if (format === 'json' && schema === null && labellingOf(request.principal.accountId) === null) {
       const body = salary.standardJson(selection, request.principal, { feature });
-      if (body !== undefined) {
-        const admitted = consumeQuota(request, reply);
-        if (admitted === true) reply.type(JSON_TYPE).send(body);
-        if (typeof admitted === 'boolean') return undefined;
-        return admitted.then((ok) => {
-          if (ok) reply.type(JSON_TYPE).send(body);
+      if (body !== undefined)
+        return consumeQuota(request, reply, () => {
+          reply.type(JSON_TYPE).send(body);
         });
-      }
     }
     return serveSelection(request, reply, selection, format, filename);
   }
@@ -98,8 +94,9 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
       return serveLarge(request, reply, prepared, format, filename, schema, labelling);
     }
     const result = prepared.build();
-    if (!(await consumeQuota(request, reply))) return;
-    await sendSalaryResult(reply, result, format, filename(result.meta), schema, labelling);
+    await consumeQuota(request, reply, () =>
+      sendSalaryResult(reply, result, format, filename(result.meta), schema, labelling),
+    );
   }
 
   /**
@@ -123,24 +120,21 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
       cached === undefined && format !== 'json'
         ? downloads.enter(request.principal.limitBucket)
         : undefined;
-    let body = cached;
     try {
       const result = cached === undefined ? prepared.build() : undefined;
-      if (!(await consumeQuota(request, reply))) {
-        leave?.();
-        return;
-      }
-      body ??= files.getOrAdd(prepared.release, key, () =>
+      const write = () =>
         format === 'json'
           ? renderSalaryJson(result!, schema, labelling)
-          : renderSalaryFile(renderer, result!, format, filename(result!.meta), schema, labelling),
+          : renderSalaryFile(renderer, result!, format, filename(result!.meta), schema, labelling);
+      const file = await consumeQuota(
+        request,
+        reply,
+        () => cached ?? files.getOrAdd(prepared.release, key, write),
       );
-    } catch (error) {
+      if (file !== undefined) sendRendered(reply, file);
+    } finally {
       leave?.();
-      throw error;
     }
-    if (leave !== undefined) body.then(leave, leave);
-    sendRendered(reply, await body);
   }
 
   return { serve, serveSelection };

@@ -5,13 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { pageTexts } from '../helpers/pdf.js';
+import { DUTCH_SELLER } from '../helpers/seller.js';
 
-const SELLER = {
-  SELLER_NAME: 'Salary Data Europe B.V.',
-  SELLER_ADDRESS: 'Keizersgracht 1; 1015 CJ Amsterdam',
-  SELLER_COUNTRY: 'NL',
-  SELLER_VAT_NUMBER: 'NL 8123.4567.8B01',
-};
 const DEVELOPER = 4900;
 /** The euro sign as the text extraction reads it back (WinAnsi 0x80). */
 const EURO = '[€\\x80]';
@@ -19,7 +14,7 @@ const EURO = '[€\\x80]';
 describe('invoices with billing details and VAT', () => {
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp({ env: SELLER });
+    t = await buildTestApp({ env: DUTCH_SELLER });
   });
   after(() => t.close());
 
@@ -203,7 +198,7 @@ describe('invoices with billing details and VAT', () => {
 describe('billing details over the API', () => {
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp({ env: SELLER });
+    t = await buildTestApp({ env: DUTCH_SELLER });
   });
   after(() => t.close());
 

@@ -1,7 +1,10 @@
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { RedisRateLimiter } from '../../src/limits/index.js';
+import { openRedis, redisReady } from '../../src/store/index.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -29,6 +32,29 @@ export async function redisAvailable(): Promise<boolean> {
 /** A key prefix no other test uses, so tests share one Redis without touching each other. */
 export function uniquePrefix(): string {
   return `salary-test:${randomBytes(6).toString('hex')}:`;
+}
+
+/**
+ * A Redis limiter under a key prefix of its own. `close` fails when any decision was the
+ * limiter's local fallback rather than Redis's, then ends it and deletes its keys.
+ */
+export async function prefixedRedisLimiter(): Promise<{
+  limiter: RedisRateLimiter;
+  close: () => Promise<void>;
+}> {
+  const prefix = uniquePrefix();
+  const redis = openRedis(TEST_REDIS_URL, { commandTimeoutMs: 5000 });
+  await redisReady(redis);
+  const limiter = new RedisRateLimiter(redis, { prefix });
+  return {
+    limiter,
+    async close() {
+      assert.equal(limiter.degraded, false, 'decided by Redis, not the fallback');
+      await limiter.close();
+      await deleteKeys(TEST_REDIS_URL, prefix);
+      redis.disconnect();
+    },
+  };
 }
 
 /** Deletes this test's keys (and only those). */

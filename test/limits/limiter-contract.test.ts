@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { DAY_MS, MemoryRateLimiter, RedisRateLimiter } from '../../src/limits/index.js';
-import { openRedis, redisReady } from '../../src/store/index.js';
-import { deleteKeys, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { DAY_MS, MemoryRateLimiter } from '../../src/limits/index.js';
+import { prefixedRedisLimiter, redisAvailable } from '../helpers/redis.js';
 import { limiterContract } from './limiter-contract.js';
 
 // A UTC midnight two days ahead: Redis expires each counter at its window's end.
@@ -21,18 +20,11 @@ const enabled = await redisAvailable();
 limiterContract(
   'Redis',
   async () => {
-    const prefix = uniquePrefix();
-    const redis = openRedis(TEST_REDIS_URL, { commandTimeoutMs: 5000 });
-    await redisReady(redis);
-    const limiter = new RedisRateLimiter(redis, { prefix });
+    const { limiter, close } = await prefixedRedisLimiter();
     return {
       limiter,
       check: () => assert.equal(limiter.degraded, false, 'decided by Redis, not the fallback'),
-      async close() {
-        await limiter.close();
-        await deleteKeys(TEST_REDIS_URL, prefix);
-        redis.disconnect();
-      },
+      close,
     };
   },
   BASE,

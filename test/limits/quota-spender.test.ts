@@ -4,16 +4,9 @@ import { addressBucket, type Principal } from '../../src/auth/index.js';
 import { AppError } from '../../src/errors/index.js';
 import { quotaSpender, type SpendQuota, type Spent } from '../../src/http/quota.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import {
-  DAY_MS,
-  MemoryRateLimiter,
-  planRules,
-  RedisRateLimiter,
-  type RateLimiter,
-} from '../../src/limits/index.js';
+import { DAY_MS, MemoryRateLimiter, planRules, type RateLimiter } from '../../src/limits/index.js';
 import { DEFAULT_PLANS, type Plan } from '../../src/plans/index.js';
-import { openRedis, redisReady } from '../../src/store/index.js';
-import { deleteKeys, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { prefixedRedisLimiter, redisAvailable } from '../helpers/redis.js';
 
 /**
  * The spender every route handler and the MCP tools share (http/quota.ts), with the cost a
@@ -111,19 +104,5 @@ spenderCases('in memory', async () => {
 
 const enabled = await redisAvailable();
 describe('on Redis', { skip: !enabled && 'no Redis reachable' }, () => {
-  spenderCases('Redis', async () => {
-    const prefix = uniquePrefix();
-    const redis = openRedis(TEST_REDIS_URL, { commandTimeoutMs: 5000 });
-    await redisReady(redis);
-    const limiter = new RedisRateLimiter(redis, { prefix });
-    return {
-      limiter,
-      async close() {
-        assert.equal(limiter.degraded, false, 'decided by Redis, not the fallback');
-        await limiter.close();
-        await deleteKeys(TEST_REDIS_URL, prefix);
-        redis.disconnect();
-      },
-    };
-  });
+  spenderCases('Redis', prefixedRedisLimiter);
 });

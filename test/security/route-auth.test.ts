@@ -136,10 +136,7 @@ describe('quota is declared by the route', () => {
       return undefined;
     });
     const app = Fastify();
-    app.get('/undeclared', async (request, reply) => {
-      await consume(request, reply);
-      return 'x';
-    });
+    app.get('/undeclared', async (request, reply) => consume(request, reply, () => 'x'));
     const res = await app.inject({ method: 'GET', url: '/undeclared' });
     assert.equal(res.statusCode, 500);
     assert.match(res.json<{ message: string }>().message, /declares no config\.quota/);
