@@ -103,7 +103,7 @@ const PositionSchema = Type.Object({
   fx_rate: Type.Number({ description: 'Units of local currency per EUR that year.' }),
   basis: StringEnum(['published', 'interpolated', 'projected']),
   projected: Type.Boolean(),
-  confidence: StringEnum(['medium', 'low'], { description: "The record's confidence." }),
+  confidence: StringEnum(['high', 'medium', 'low'], { description: "The record's confidence." }),
 });
 
 export const PositionResponseSchema = Type.Object({

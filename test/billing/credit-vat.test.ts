@@ -18,7 +18,7 @@ const WITHOUT_VAT = {
     company_name: 'Beispiel Analytics GmbH',
     address_lines: ['Friedrichstraße 1', '10117 Berlin'],
     country: 'DE',
-    vat_number: 'DE 123 456 789',
+    vat_number: 'DE 136 695 976',
   },
 };
 

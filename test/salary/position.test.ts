@@ -12,7 +12,7 @@ describe('GET /api/v1/salary/position', () => {
   let call: HttpCall;
   let developer: string;
   let business: string;
-  let served: { p25: number; median: number; p75: number };
+  let served: { p25: number; median: number; p75: number; confidence: string };
   const position = (query: string, token = developer) =>
     call('GET', `/api/v1/salary/position?${query}`, { token });
 
@@ -47,7 +47,8 @@ describe('GET /api/v1/salary/position', () => {
     assert.equal(data.salary_eur, served.median + 1);
     assert.equal(data.distribution.tails, 'log-normal fitted to p10 and p90');
     assert.ok(data.distribution.p10 < data.distribution.p25);
-    assert.ok(['medium', 'low'].includes(data.confidence));
+    assert.equal(data.confidence, served.confidence);
+    assert.ok(['high', 'medium', 'low'].includes(data.confidence));
     assert.equal(meta.country.code, 'DE');
     assert.equal(meta.release.version, '2026.11.4');
     assert.equal(meta.methodology_url, '/methodology');

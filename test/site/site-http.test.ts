@@ -104,10 +104,10 @@ describe('public pages', () => {
     assert.match(methodology.text, /Eurostat/);
     assert.match(methodology.html, /<a href="https:\/\/ec\.europa\.eu\/eurostat/);
     assert.doesNotMatch(methodology.text, /scripts\/|npx |sources\/|\.ts\b/);
-    assert.match(methodology.text, /Validation of release 2026\.11\.3/);
+    assert.match(methodology.text, /Validation of release 2026\.11\.4/);
     assert.match(
       methodology.html,
-      /<table>[\s\S]*Physician against nurse|Physician against nurse[\s\S]*<table>/,
+      /<table>[\s\S]*physician \/ nurse|physician \/ nurse[\s\S]*<table>/,
     );
     const markdown = await t.app.inject('/methodology.md');
     assert.match(String(markdown.headers['content-type']), /^text\/markdown/);

@@ -102,7 +102,7 @@ describe('the prepared database image', () => {
       // Later starts see the bundled file is the active release without parsing it.
       const releases = createReleaseService({ db, clock: new ManualClock(now) });
       assert.equal(await releases.isActive(BUNDLED_RELEASE), true);
-      const other = writeReleaseVersion(join(work, 'other.jsonl.gz'), '2026.11.4');
+      const other = writeReleaseVersion(join(work, 'other.jsonl.gz'), '2026.11.5');
       assert.equal(await releases.isActive(other), false);
       assert.equal(await releases.isActive(join(work, 'missing.jsonl.gz')), false);
     } finally {

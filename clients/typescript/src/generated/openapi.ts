@@ -1708,6 +1708,7 @@ export interface components {
        * @example http://127.0.0.1:3000/errors/request-timeout
        * @example http://127.0.0.1:3000/errors/headers-too-large
        * @example http://127.0.0.1:3000/errors/download-link-invalid
+       * @example http://127.0.0.1:3000/errors/origin-not-allowed
        */
       type: string;
     } & {
@@ -6315,7 +6316,7 @@ export interface operations {
                * @description The record's confidence.
                * @enum {string}
                */
-              confidence: 'medium' | 'low';
+              confidence: 'high' | 'medium' | 'low';
               country: string;
               currency: string;
               /** @description The distribution the salary was placed in (EUR a year): docs/pay-position.md. */
