@@ -3,7 +3,7 @@ import { addressBucket, type AuthenticatedRoute } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import { requestOrigin } from '../http/origin.js';
 import { problemBaseOf } from '../http/problem.js';
-import type { LimitRule, RateLimiter } from '../limits/index.js';
+import { rateLimitHeaders, type LimitRule, type RateLimiter } from '../limits/index.js';
 import { DPOP_ALGS } from '../oauth/index.js';
 import type { SpendQuota } from '../http/quota.js';
 import type { Clock } from '../lib/clock.js';
@@ -104,8 +104,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
         return reply
           .code(400)
           .send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: invalid } });
-      await spendMessages(opts, request.ip, messages);
-      let limits: Record<string, string | number> | undefined;
+      const budget = await spendMessages(opts, request.ip, messages);
+      let limits: Record<string, string | number> | undefined = budget;
       const caller = {
         principal: request.principal,
         ip: request.ip,
@@ -145,6 +145,7 @@ export const MCP_MESSAGES: LimitRule = { name: 'mcp-messages', limit: 300, windo
 
 /** Why a batch is refused as the JSON-RPC spec says (-32600); undefined when it is not. */
 function batchProblem(messages: readonly unknown[]): string | undefined {
+  if (messages.length === 0) return 'Invalid Request: an empty batch holds no message.';
   if (messages.length > MCP_MAX_BATCH)
     return `A batch holds at most ${MCP_MAX_BATCH} messages; this one holds ${messages.length}.`;
   const ids = new Set<unknown>();
@@ -158,36 +159,46 @@ function batchProblem(messages: readonly unknown[]): string | undefined {
   return undefined;
 }
 
-/** Spends the address's protocol-message budget, or throws its 429. */
+/**
+ * Spends the address's protocol-message budget and returns its rate-limit headers (undefined
+ * for a batch of tool calls only, which spend the plan's quota instead), or throws its 429,
+ * which carries the same headers.
+ */
 async function spendMessages(
   opts: McpRoutesOptions,
   ip: string,
   messages: readonly unknown[],
-): Promise<void> {
+): Promise<Record<string, string> | undefined> {
   const count = messages.filter(
     (m) =>
       typeof m !== 'object' || m === null || (m as { method?: unknown }).method !== 'tools/call',
   ).length;
-  if (count === 0) return;
+  if (count === 0) return undefined;
+  const now = opts.clock.now();
   const decision = await opts.limiter.consume(
     `mcp:${addressBucket(ip)}`,
     [MCP_MESSAGES],
-    opts.clock.now(),
+    now,
     count,
   );
+  const headers = rateLimitHeaders(decision, now);
   if (!decision.allowed)
-    throw AppError.tooManyAttempts(
+    throw new AppError(
+      'TOO_MANY_ATTEMPTS',
       `At most ${MCP_MESSAGES.limit} MCP protocol messages a minute from one address (tool calls count against the plan instead); try again in ${decision.retryAfterSeconds} s.`,
-      decision.retryAfterSeconds,
-      { limit: MCP_MESSAGES.limit },
+      {
+        headers,
+        extensions: { retry_after: decision.retryAfterSeconds, limit: MCP_MESSAGES.limit },
+      },
     );
+  return headers;
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * The MCP transport's rule against DNS rebinding: an Origin, when sent, is the server's own
- * (PUBLIC_BASE_URL's or the request's), and on a loopback listener the Host names the loopback
+ * (PUBLIC_BASE_URL's when set, otherwise the request's), and on a loopback listener the Host names the loopback
  * or PUBLIC_BASE_URL's host. Why the request is refused; undefined when it is not.
  */
 function foreignCaller(request: FastifyRequest, opts: McpRoutesOptions): string | undefined {
@@ -199,7 +210,9 @@ function foreignCaller(request: FastifyRequest, opts: McpRoutesOptions): string 
   }
   const origin = request.headers.origin;
   if (origin === undefined) return undefined;
-  if (origin === publicUrl?.origin || origin === requestOrigin(request)) return undefined;
+  // With PUBLIC_BASE_URL, the request's own origin is not asked: behind a proxy that passes
+  // X-Forwarded-Host, a rebinding page could name itself.
+  if (origin === (publicUrl?.origin ?? requestOrigin(request))) return undefined;
   return `The Origin ${JSON.stringify(origin.slice(0, 100))} is not this server's; /mcp answers its own origin and clients that send none.`;
 }
 

@@ -94,6 +94,14 @@ describe('/mcp against DNS rebinding, floods and repeated ids', () => {
     assert.equal(await usage(), before, 'nothing spent');
   });
 
+  it('answers an empty batch Invalid Request (-32600), as JSON-RPC 2.0 says', async () => {
+    const res = await post(base, []);
+    assert.equal(res.status, 400, res.body);
+    const answer = JSON.parse(res.body) as { id: unknown; error: { code: number } };
+    assert.equal(answer.error.code, -32600);
+    assert.equal(answer.id, null);
+  });
+
   it('carries RateLimit headers on a tool call’s answer', async () => {
     const { apiKey } = await accountOnPlan(t, 'developer');
     const res = await post(base, lookup(1), { authorization: `Bearer ${apiKey}` });
@@ -120,5 +128,58 @@ describe('/mcp against DNS rebinding, floods and repeated ids', () => {
     }
     assert.ok(refused !== undefined, 'a flood of tools/list is refused in time');
     assert.ok(Number(refused.headers['retry-after']) >= 1);
+    // The refusal names the budget it ran out of, like every limited answer: fewer messages
+    // left than the batch of ten asked for.
+    assert.match(String(refused.headers.ratelimit), /^"mcp-messages";r=\d;t=\d+$/);
+    assert.match(String(refused.headers['ratelimit-policy']), /^"mcp-messages";q=300;w=60$/);
+    assert.ok(Number(refused.headers['x-ratelimit-remaining']) < 10);
+  });
+});
+
+describe('/mcp protocol answers carry the address budget’s RateLimit headers', () => {
+  let t: TestApp;
+  let base: string;
+  before(async () => {
+    t = await buildTestApp();
+    ({ base } = await listenHttp(t));
+  });
+  after(() => t.close());
+
+  it('counts down the budget on tools/list, by the messages of a batch', async () => {
+    const one = await post(base, listTools(1));
+    assert.equal(one.status, 200, one.body);
+    assert.match(String(one.headers.ratelimit), /^"mcp-messages";r=299;t=\d+$/);
+    const batch = await post(base, [listTools(1), listTools(2), listTools(3)]);
+    assert.equal(batch.status, 200, batch.body);
+    assert.equal(batch.headers['x-ratelimit-remaining'], '296');
+  });
+});
+
+describe('/mcp with PUBLIC_BASE_URL behind a trusted proxy', () => {
+  let t: TestApp;
+  let base: string;
+  before(async () => {
+    t = await buildTestApp({
+      env: { PUBLIC_BASE_URL: 'https://api.good.example', TRUST_PROXY: '127.0.0.1' },
+    });
+    ({ base } = await listenHttp(t));
+  });
+  after(() => t.close());
+
+  it('answers PUBLIC_BASE_URL’s origin only, whatever the forwarded host says', async () => {
+    const own = await post(base, listTools(1), {
+      host: 'api.good.example',
+      origin: 'https://api.good.example',
+    });
+    assert.equal(own.status, 200, own.body);
+    // A page on evil.example, rebound to this server through the proxy, which forwards its name.
+    const rebound = await post(base, listTools(1), {
+      host: 'api.good.example',
+      'x-forwarded-host': 'evil.example',
+      'x-forwarded-proto': 'https',
+      origin: 'https://evil.example',
+    });
+    assert.equal(rebound.status, 403, rebound.body);
+    assert.match(rebound.body, /Origin/);
   });
 });
