@@ -100,7 +100,7 @@ export const complianceRoutes: FastifyPluginAsyncTypebox<ComplianceRoutesOptions
       config: auth,
     },
     async (request, reply) => {
-      const leave = app.downloads.enter(request.principal.limitBucket);
+      const leave = await app.downloads.enter(request.principal.limitBucket);
       try {
         const copy = await documents.download(request.principal, request.params.id, request.ip);
         return await reply
@@ -161,7 +161,7 @@ export const complianceRoutes: FastifyPluginAsyncTypebox<ComplianceRoutesOptions
       const name = `access-review-${review.period.to.slice(0, 10)}-${review.id}`;
       reply.header('content-disposition', `attachment; filename="${name}.${format}"`);
       if (format === 'csv') return reply.header('content-type', MEDIA.csv).send(reviewCsv(review));
-      const leave = app.downloads.enter(request.principal.limitBucket);
+      const leave = await app.downloads.enter(request.principal.limitBucket);
       try {
         return await reply
           .header('content-type', MEDIA.pdf)

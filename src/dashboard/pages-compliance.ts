@@ -178,7 +178,7 @@ export function compliancePages(app: FastifyInstance, tools: DashboardTools): vo
 
   /** A large file made for the account, within the download gate's bounds. */
   async function bounded<T>(request: FastifyRequest, make: () => Promise<T>): Promise<T> {
-    const leave = app.downloads.enter(signedIn(request).principal.limitBucket);
+    const leave = await app.downloads.enter(signedIn(request).principal.limitBucket);
     try {
       return await make();
     } finally {

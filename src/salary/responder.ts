@@ -118,7 +118,7 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     const cached = files.get(prepared.release, key);
     const leave =
       cached === undefined && format !== 'json'
-        ? downloads.enter(request.principal.limitBucket)
+        ? await downloads.enter(request.principal.limitBucket)
         : undefined;
     try {
       const result = cached === undefined ? prepared.build() : undefined;
