@@ -86,7 +86,13 @@ export async function createApi(core: Core) {
   if (limiter instanceof RedisRateLimiter)
     limiter.reconcileWith(admittedFromUsage(db, recorder, quotaEndpoints));
   core.sla.counter.start(config.usageFlushMs);
-  const heartbeat = new Heartbeat({ db, clock, logger, instanceId: core.slaHolder });
+  const heartbeat = new Heartbeat({
+    db,
+    clock,
+    logger,
+    instanceId: core.slaHolder,
+    countersInProcess: limiter instanceof MemoryRateLimiter,
+  });
   if (config.slaHeartbeatMs > 0) heartbeat.start(config.slaHeartbeatMs);
 
   if (metrics !== undefined) {

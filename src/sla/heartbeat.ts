@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/index.js';
 import { intervalStart } from './measure.js';
-import { addHeartbeats, type Beat } from './repo.js';
+import { addHeartbeats, otherInstanceSince, type Beat } from './repo.js';
 
 /** Beats kept while the database does not answer: a day of them, then the oldest go. */
 const MAX_BUFFERED = 24 * 12;
@@ -11,15 +11,30 @@ const MAX_BUFFERED = 24 * 12;
  * The instance's heartbeat: once a minute it records that this instance is serving. When
  * PostgreSQL is briefly away the beats are kept and written late, so a database blip is not
  * counted as a total outage; only a gap without any living instance is.
+ *
+ * An instance that counts quotas in its own memory (no REDIS_URL) is meant to be the database's
+ * only one: with `countersInProcess`, each written beat also looks for another instance beating
+ * since this one started, and the first one seen is logged as an error (each would let an
+ * account spend its limits once more).
  */
 export class Heartbeat {
   #pending = new Map<number, Beat>();
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
+  readonly #startedAt: number;
+  #otherSeen = false;
 
   constructor(
-    private readonly deps: { db: Db; clock: Clock; logger: Logger; instanceId: string },
-  ) {}
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      logger: Logger;
+      instanceId: string;
+      countersInProcess?: boolean;
+    },
+  ) {
+    this.#startedAt = deps.clock.now();
+  }
 
   /** Records one beat now and writes every beat not yet written. */
   beat(): Promise<void> {
@@ -69,6 +84,19 @@ export class Heartbeat {
       this.#pending = new Map([...this.#pending].sort((a, b) => a[0] - b[0]));
       throw error;
     }
+    // Written: the beats are kept no longer, whatever this look finds (it is tried again).
+    if (this.deps.countersInProcess === true && !this.#otherSeen)
+      await this.#lookForOthers().catch(() => undefined);
+  }
+
+  async #lookForOthers(): Promise<void> {
+    const other = await otherInstanceSince(this.deps.db, this.deps.instanceId, this.#startedAt);
+    if (other === null) return;
+    this.#otherSeen = true;
+    this.deps.logger.error(
+      { otherInstance: other },
+      'another instance serves this database, and REDIS_URL is not set: each instance counts quotas in its own memory, so an account can spend its limits once per instance; set REDIS_URL on every instance',
+    );
   }
 
   start(everyMs: number): void {

@@ -116,6 +116,20 @@ export async function aliveIntervals(
   return new Set(rows.map((r) => ms(r.interval_start)));
 }
 
+/** Another instance that beat at or after `since` (the one with the latest beat), or null. */
+export async function otherInstanceSince(
+  db: Queryable,
+  instanceId: string,
+  since: number,
+): Promise<string | null> {
+  const rows = await db.query<{ instance_id: string }>(
+    `SELECT instance_id FROM sla_heartbeats
+     WHERE instance_id <> $1 AND last_at >= $2 ORDER BY last_at DESC LIMIT 1`,
+    [instanceId, iso(since)],
+  );
+  return rows[0]?.instance_id ?? null;
+}
+
 /** The first interval with a heartbeat: outages are judged from there on. */
 export async function firstHeartbeat(db: Queryable): Promise<number | null> {
   const rows = await db.query<{ first: Date | string | null }>(
