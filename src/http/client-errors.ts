@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ERROR_CODES, problemType, type ErrorCode } from '../errors/index.js';
 import { PROBLEM_JSON } from './problem.js';
@@ -37,9 +37,47 @@ function refusal(error: NodeJS.ErrnoException & { reason?: unknown }): {
 }
 
 /**
+ * The answer node is to write next on `socket` to a request read whole before the unreadable
+ * bytes. The answer to a request still arriving (a body past the request timeout) is not waited
+ * for: that request is the one refused.
+ */
+function answerInFlight(socket: Socket): ServerResponse | undefined {
+  const message = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  return message !== null &&
+    message !== undefined &&
+    !message.writableFinished &&
+    message.req.complete
+    ? message
+    : undefined;
+}
+
+/**
+ * Calls `then` once every request read before on `socket` has been answered. Node answers
+ * pipelined requests one after the other: when an answer finishes it hands the socket to the
+ * next one waiting (its own 'finish' listener, registered first), so after each 'finish' the
+ * socket is looked at again.
+ */
+function afterAnswersInFlight(socket: Socket, then: () => void): void {
+  const answer = answerInFlight(socket);
+  if (answer === undefined) {
+    then();
+    return;
+  }
+  const next = (): void => {
+    answer.off('finish', next);
+    answer.off('close', next);
+    setImmediate(() => afterAnswersInFlight(socket, then));
+  };
+  answer.on('finish', next);
+  answer.on('close', next);
+}
+
+/**
  * Fastify's `clientErrorHandler`: what a connection whose bytes are not a readable HTTP request
  * is answered (no route was asked, so no hook runs), a problem document like every other
- * answer, then the connection is closed. Without a request there is no `instance`, request id
+ * answer, then the connection is closed. Requests pipelined before the unreadable one are
+ * answered first, in order (node's parser reads the whole chunk before any handler answers),
+ * and the problem is written after them. Without a request there is no `instance`, request id
  * or host, so `type` is a path.
  */
 export function clientErrorHandler(
@@ -52,12 +90,18 @@ export function clientErrorHandler(
   const { code, detail } = refusal(error);
   const { status, title } = ERROR_CODES[code];
   this.log.debug({ err: error, code }, 'unreadable request refused');
-  if (socket.writable) {
+  afterAnswersInFlight(socket, () => {
+    if (socket.destroyed) return;
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
     const body = JSON.stringify({ type: problemType(code, ''), title, status, detail, code });
-    socket.write(
+    // end, not write then destroy: the answers before it may still be in the socket's buffer.
+    socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_JSON}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
     );
-  }
-  socket.destroy(error);
+  });
 }

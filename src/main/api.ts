@@ -5,6 +5,7 @@ import { databaseCheck, redisCheck } from '../http/readiness-checks.js';
 import { touchKeys } from '../keys/index.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { RedisRateLimiter, MemoryRateLimiter } from '../limits/index.js';
+import { MCP_PATH } from '../mcp/index.js';
 import { metricsApp, registerSources } from '../metrics/index.js';
 import {
   createOAuthClientService,
@@ -42,7 +43,10 @@ export async function createApi(core: Core) {
     box: createSecretBox(core.secretKey, 'oauth-signing-keys'),
     logger,
     issuer: core.issuer,
-    audience: `${core.issuer}/api/v1`,
+    resources: [
+      { uri: `${core.issuer}/api/v1`, path: '/api/v1' },
+      { uri: `${core.issuer}${MCP_PATH}`, path: MCP_PATH },
+    ],
     lifetimeS: config.oauthTokenTtlSeconds,
     account: (id) => cache.account(id),
     fallback: cache,

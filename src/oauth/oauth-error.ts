@@ -6,6 +6,7 @@ export class OAuthError extends Error {
       | 'invalid_client'
       | 'invalid_grant'
       | 'invalid_scope'
+      | 'invalid_target'
       | 'unauthorized_client'
       | 'unsupported_grant_type'
       | 'unsupported_token_type'

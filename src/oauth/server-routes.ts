@@ -17,6 +17,11 @@ const FORM = 'application/x-www-form-urlencoded';
 function parseForm(body: string): Record<string, string> {
   const form: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of new URLSearchParams(body)) {
+    if (name in form && name === 'resource')
+      throw new OAuthError(
+        'invalid_target',
+        'A token is issued for one resource: give resource once and request a token per resource.',
+      );
     if (name in form) throw new OAuthError('invalid_request', `${name} is given more than once.`);
     form[name] = value;
   }

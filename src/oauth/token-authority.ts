@@ -8,6 +8,7 @@ import {
   type CredentialScheme,
   type Principal,
 } from '../auth/index.js';
+import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { ExpiringSet } from '../lib/expiring-set.js';
 import type { Logger } from '../lib/logger.js';
@@ -24,11 +25,33 @@ import {
   type PublishedKey,
 } from './signing.js';
 
+/** The refusal of a token issued for another resource than the request's. */
+function wrongAudience(resource: OAuthResource): AppError {
+  return new AppError(
+    'UNAUTHENTICATED',
+    `This access token was issued for another resource: requests to ${resource.path} need a token requested with resource=${resource.uri} (RFC 8707).`,
+    {
+      headers: {
+        'www-authenticate': `Bearer realm="salary-api", error="invalid_token", error_description="The access token's audience is not this resource."`,
+      },
+    },
+  );
+}
+
 /** What the verifier needs of an account: as the credential cache holds it. */
 export interface AccountView {
   readonly row: { readonly id: string; readonly responseSchema: Principal['responseSchema'] };
   readonly plan: Plan;
   readonly allowlist: AddressMatcher | null;
+}
+
+/**
+ * A protected resource (RFC 8707): the absolute URI a token is issued for (its `aud`), and the
+ * path prefix of the requests it serves.
+ */
+export interface OAuthResource {
+  readonly uri: string;
+  readonly path: string;
 }
 
 interface ClientEntry {
@@ -46,6 +69,8 @@ interface VerifiedToken {
   readonly iat: number;
   /** The thumbprint of the key a DPoP-bound token is bound to (`cnf.jkt`). */
   readonly jkt: string | undefined;
+  /** The resource the token was issued for (its `aud`). */
+  readonly aud: string;
   /** The principal as last built, and the client and account entries it was built from. */
   principal: Principal | undefined;
   client: ClientEntry | undefined;
@@ -121,6 +146,8 @@ export class OAuthTokenAuthority implements CredentialResolver {
   #signer: { kid: string; key: CryptoKey } | undefined;
   #findingSigner: Promise<{ kid: string; key: CryptoKey }> | undefined;
   #nextRereadAt = 0;
+  /** Each resource's refusal of a token issued for another, built once. */
+  readonly #wrongAudience: ReadonlyMap<string, AppError>;
 
   constructor(
     private readonly deps: {
@@ -129,7 +156,8 @@ export class OAuthTokenAuthority implements CredentialResolver {
       box: SecretBox;
       logger: Logger;
       issuer: string;
-      audience: string;
+      /** The resources tokens are issued for; the first is the one of a request naming none. */
+      resources: readonly [OAuthResource, ...OAuthResource[]];
       /** Access token lifetime, seconds. */
       lifetimeS: number;
       account: (id: string) => AccountView | undefined;
@@ -139,14 +167,42 @@ export class OAuthTokenAuthority implements CredentialResolver {
       dpop: DpopProofs;
       onChange?: () => void;
     },
-  ) {}
+  ) {
+    this.#wrongAudience = new Map(deps.resources.map((r) => [r.uri, wrongAudience(r)]));
+  }
 
   get issuer(): string {
     return this.deps.issuer;
   }
 
-  get audience(): string {
-    return this.deps.audience;
+  /** The resource a token is issued for when the request names none. */
+  get defaultResource(): string {
+    return this.deps.resources[0].uri;
+  }
+
+  /** Whether `uri` is a resource tokens are issued for. */
+  isResource(uri: string): boolean {
+    return this.deps.resources.some((r) => r.uri === uri);
+  }
+
+  /** The resources tokens are issued for. */
+  get resources(): readonly OAuthResource[] {
+    return this.deps.resources;
+  }
+
+  /**
+   * The resource a request is for: the one whose path prefixes the request's, else the first.
+   * A token issued for another is refused (RFC 8707 §2: an audience per resource).
+   */
+  #resourceOf(request: CredentialRequest | undefined): OAuthResource {
+    const url = request?.url ?? '';
+    for (const resource of this.deps.resources) {
+      if (!url.startsWith(resource.path)) continue;
+      const next = url.charCodeAt(resource.path.length);
+      // End, '/' or '?': /mcp and /mcp?x, not /mcpx.
+      if (Number.isNaN(next) || next === 47 || next === 63) return resource;
+    }
+    return this.deps.resources[0];
   }
 
   load(): Promise<void> {
@@ -206,6 +262,8 @@ export class OAuthTokenAuthority implements CredentialResolver {
     scheme: CredentialScheme,
     request: CredentialRequest | undefined,
   ): Principal | undefined | Promise<Principal | undefined> {
+    const resource = this.#resourceOf(request);
+    if (verified.aud !== resource.uri) throw this.#wrongAudience.get(resource.uri)!;
     if (verified.jkt === undefined) {
       if (scheme === 'DPoP') throw DPOP_TOKEN_REQUIRED;
       return this.#principalOf(verified);
@@ -253,6 +311,7 @@ export class OAuthTokenAuthority implements CredentialResolver {
       scopes: new Set(claims.scope.split(' ').filter((s) => s.length > 0)),
       iat: typeof claims.iat === 'number' ? claims.iat * 1000 : 0,
       jkt: typeof jkt === 'string' ? jkt : undefined,
+      aud: claims.aud as string,
       principal: undefined,
       client: undefined,
       account: undefined,
@@ -279,7 +338,7 @@ export class OAuthTokenAuthority implements CredentialResolver {
         },
         {
           issuer: this.deps.issuer,
-          audience: this.deps.audience,
+          audience: this.deps.resources.map((r) => r.uri),
           typ: 'at+jwt',
           algorithms: [SIGNING_ALG],
           requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id', 'scope'],
@@ -291,6 +350,7 @@ export class OAuthTokenAuthority implements CredentialResolver {
         typeof payload.jti !== 'string' ||
         typeof payload.client_id !== 'string' ||
         typeof payload.scope !== 'string' ||
+        typeof payload.aud !== 'string' ||
         payload.sub !== payload.client_id ||
         (payload.cnf !== undefined &&
           (typeof payload.cnf !== 'object' || typeof payload.cnf.jkt !== 'string'))

@@ -294,6 +294,12 @@ export function createOAuthTokenService(deps: {
       const beyond = scopes.filter((s) => !client.scopes.includes(s));
       if (beyond.length > 0)
         throw new OAuthError('invalid_scope', `The client does not hold: ${beyond.join(', ')}.`);
+      const resource = form.resource ?? authority.defaultResource;
+      if (!authority.isResource(resource))
+        throw new OAuthError(
+          'invalid_target',
+          `resource is the absolute URI of one of this server's resources: ${authority.resources.map((r) => r.uri).join(' or ')}.`,
+        );
       const jkt = await proofKey(c.dpop);
       if (client.dpopBound && jkt === undefined)
         throw new OAuthError(
@@ -321,7 +327,7 @@ export function createOAuthTokenService(deps: {
         .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'at+jwt' })
         .setIssuer(authority.issuer)
         .setSubject(client.id)
-        .setAudience(authority.audience)
+        .setAudience(resource)
         .setIssuedAt(iat)
         .setExpirationTime(iat + deps.lifetimeS)
         .setJti(jti)
@@ -331,7 +337,14 @@ export function createOAuthTokenService(deps: {
         accountId: client.accountId,
         actor: `oauth_client:${client.id}`,
         action: 'oauth.token_issue',
-        data: { client_id: client.id, jti, scope, kid, ...(jkt === undefined ? {} : { jkt }) },
+        data: {
+          client_id: client.id,
+          jti,
+          scope,
+          kid,
+          aud: resource,
+          ...(jkt === undefined ? {} : { jkt }),
+        },
         ip,
         at: new Date(now),
       });
@@ -399,7 +412,7 @@ export function createOAuthTokenService(deps: {
         exp: Math.floor(verified.exp / 1000),
         iat: Math.floor(verified.iat / 1000),
         iss: authority.issuer,
-        aud: authority.audience,
+        aud: verified.aud,
         jti: verified.jti,
       };
     },

@@ -180,8 +180,11 @@ describe('export destination tests are no port-scan oracle', () => {
       }
       const { res } = await probe(fresh, destination);
       assert.equal(res.status, 429, res.body);
-      assert.ok(Number(res.headers.get('retry-after')) > 0);
+      assert.ok(Number(res.headers.get('retry-after')) > 60, 'the window is the hour');
       assert.equal(res.json().code, 'TOO_MANY_ATTEMPTS');
+      // Minutes later, still within the hour: still refused.
+      t.clock.advance(5 * 60_000);
+      assert.equal((await probe(fresh, destination)).res.status, 429);
     } finally {
       ok.close();
     }

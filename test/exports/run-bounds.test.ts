@@ -102,6 +102,22 @@ describe('export runs spend the quota and are bounded', () => {
     assert.equal((await call('POST', `/api/v1/exports/${id}/run`, { token: key })).status, 202);
   });
 
+  it('a run-now refused 409 spends nothing: the quota it left is still there', async () => {
+    const key = await limitedKey();
+    const id = await createExport(key);
+    await spend(key, LIMIT - 2);
+    const first = await call('POST', `/api/v1/exports/${id}/run`, { token: key });
+    assert.equal(first.status, 202, first.body);
+    for (let i = 0; i < 3; i++) {
+      const refused = await call('POST', `/api/v1/exports/${id}/run`, { token: key });
+      assert.equal(refused.status, 409, refused.body);
+    }
+    // LIMIT - 2 lookups and one run spent: one request of the day is left.
+    assert.equal((await call('GET', LOOKUP, { token: key })).status, 200);
+    assert.equal((await call('GET', LOOKUP, { token: key })).status, 429);
+    await t.exportWorker.runOnce();
+  });
+
   it('a schedule more often than hourly is 400 naming the minimum, on creation and change', async () => {
     const key = (await accountOnPlan(t, 'enterprise')).apiKey!;
     for (const schedule of ['* * * * *', '*/30 * * * *', '0,30 6 * * *']) {

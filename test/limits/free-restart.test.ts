@@ -66,5 +66,46 @@ for (const store of ['embedded', 'postgres'] as const) {
       assert.equal(count(second, 429), 5);
       assert.equal(count(await serveAndSpend(db, 1), 429), 1);
     });
+
+    it(
+      'a window that rolled over is written whole: the new hour counts from 0',
+      { skip },
+      async () => {
+        await opened?.cleanup();
+        const { db } = await open();
+        const t = await buildTestApp({ db, now: NOW });
+        try {
+          const { call } = await listenHttp(t);
+          for (let i = 0; i < 60; i++) assert.equal((await call('GET', LOOKUP)).status, 200);
+          await t.recorder.flush();
+          t.clock.advance(60 * 60_000);
+          for (let i = 0; i < 30; i++) assert.equal((await call('GET', LOOKUP)).status, 200);
+          await t.recorder.flush();
+        } finally {
+          await t.close();
+        }
+        const rows = await db.query<{ units: string | number }>(
+          'SELECT units FROM limit_address_counts WHERE window_end > $1',
+          [new Date(Date.parse(NOW) + 60 * 60_000).toISOString()],
+        );
+        assert.deepEqual(
+          rows.map((r) => Number(r.units)),
+          [30],
+        );
+        // After a restart within that hour, the client has 70 left, not more.
+        const t2 = await buildTestApp({
+          db,
+          now: new Date(Date.parse(NOW) + 60 * 60_000).toISOString(),
+        });
+        try {
+          const { call } = await listenHttp(t2);
+          const statuses: number[] = [];
+          for (let i = 0; i < 71; i++) statuses.push((await call('GET', LOOKUP)).status);
+          assert.equal(count(statuses, 200), 70, statuses.join(' '));
+        } finally {
+          await t2.close();
+        }
+      },
+    );
   });
 }

@@ -63,6 +63,7 @@ describe('serve --role', () => {
         PUBLIC_BASE_URL: 'https://api.example.com',
         ACCESS_LOG: 'false',
         SECRET_KEY: TEST_SECRET_KEY,
+        LOG_LEVEL: 'debug',
       });
       let log = '';
       worker.stdout?.on('data', (d: Buffer) => (log += d.toString()));
@@ -72,6 +73,11 @@ describe('serve --role', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       assert.match(log, /"role":"worker".*salary API worker running/);
       assert.doesNotMatch(log, /"address"/);
+      // The worker runs its jobs: deliveries, notices, export runs, the billing cycle and the rest.
+      const started = /"jobs":(\[[^\]]*\]).*"msg":"jobs started"/.exec(log)?.[1];
+      assert.ok(started !== undefined, log);
+      for (const job of ['webhooks.deliver', 'notices.send', 'exports.run', 'billing.cycle'])
+        assert.ok((JSON.parse(started) as string[]).includes(job), `${job} in ${started}`);
       worker.kill('SIGTERM');
       const [code] = (await once(worker, 'exit')) as [number | null];
       assert.equal(code, 0, log);

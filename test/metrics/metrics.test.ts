@@ -118,6 +118,26 @@ describe('GET /metrics', () => {
     assert.doesNotMatch(text, /country=|acc_|sk_/);
   });
 
+  it('measures durations in seconds, as the histogram declares: never more than the client waited', async () => {
+    const series = { route: '/api/v1/countries', method: 'GET', status_class: '2xx' };
+    const sum = (text: string) =>
+      sample(text, 'salary_api_http_request_duration_seconds_sum', series) ?? 0;
+    const count = (text: string) =>
+      sample(text, 'salary_api_http_request_duration_seconds_count', series) ?? 0;
+    const before = await scrape();
+    const started = performance.now();
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${base}/api/v1/countries`);
+      assert.equal(res.status, 200);
+      await res.text();
+    }
+    const waitedSeconds = (performance.now() - started) / 1000;
+    const after = await scrape();
+    assert.equal(count(after), count(before) + 5);
+    const measured = sum(after) - sum(before);
+    assert.ok(measured > 0 && measured <= waitedSeconds, `${measured} s of ${waitedSeconds} s`);
+  });
+
   it('reports release, credential cache, outbox, usage lag, round trips and Node defaults', async () => {
     const text = await scrape();
     assert.match(text, /salary_api_release_info\{version="[^"]+"\} 1/);

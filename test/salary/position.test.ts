@@ -54,6 +54,16 @@ describe('GET /api/v1/salary/position', () => {
     assert.equal(meta.methodology_url, '/methodology');
   });
 
+  it('names the fitted log-normal: exp(log_mean ± 1.2816 log_sd) gives back p10 and p90', async () => {
+    const res = await position(`${CELL}&salary=${served.median}`);
+    const d = res.json().data.distribution;
+    // 1.2816 is the standard normal's 90th percentile: the tails are fitted to p10 and p90.
+    const z90 = 1.2815515655446004;
+    assert.ok(d.log_sd > 0 && d.log_sd < 2, `log_sd ${d.log_sd}`);
+    assert.ok(Math.abs(Math.exp(d.log_mean - z90 * d.log_sd) / d.p10 - 1) < 1e-4, `${d.p10}`);
+    assert.ok(Math.abs(Math.exp(d.log_mean + z90 * d.log_sd) / d.p90 - 1) < 1e-4, `${d.p90}`);
+  });
+
   it('is monotonic in the salary, from below p10 to above p90', async () => {
     let last = 0;
     const bands: string[] = [];
