@@ -216,4 +216,8 @@ export interface Seller {
   address: string[];
   country: string | null;
   vatNumber: string | null;
+  /** The account transfers are paid into (SELLER_IBAN); absent on invoices issued before. */
+  iban?: string | null;
+  /** Its bank's BIC (SELLER_BIC), optional within SEPA. */
+  bic?: string | null;
 }
