@@ -63,7 +63,7 @@ export function epcQrPng(text: string): Promise<Buffer> {
 
 /** The EPC QR code as an SVG element for HTML pages. */
 export function epcQrSvg(text: string): Promise<string> {
-  return QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
+  return QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 4, width: 200 });
 }
 
 export function publicTransfer(t: TransferDetails | null) {
