@@ -36,7 +36,9 @@ export {
   type BillingDetailsService,
   type PublicBillingDetails,
 } from './details.js';
+export { epcQrSvg } from './transfer.js';
 export {
+  COUNTRIES,
   countryName,
   decideVat,
   EU_VAT,

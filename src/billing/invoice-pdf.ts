@@ -1,6 +1,7 @@
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
 import { drawable, wrap } from '../formats/pdf-text.js';
 import type { InvoiceRow } from './repo.js';
+import { epcQrPng, invoiceReference, transferDetails } from './transfer.js';
 import { countryName, formatRate, type Party, type Seller } from './vat.js';
 
 const A4: [number, number] = [595.28, 841.89];
@@ -35,9 +36,13 @@ function partyLines(p: Seller | Party): string[] {
   ];
 }
 
+/** The EPC QR code's printed size: 30 mm, above the 2 cm EPC069-12 asks as a minimum. */
+const QR_SIZE = 85;
+
 /**
  * The invoice as a one-page A4 PDF (more pages for many lines), with the standard Helvetica
- * fonts: seller and buyer as they were at issue, number and dates, lines, VAT and total.
+ * fonts: seller and buyer as they were at issue, number and dates, lines, VAT and total, and
+ * for an open invoice the transfer details with their EPC QR code.
  */
 export async function renderInvoicePdf(invoice: InvoiceRow): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
@@ -96,6 +101,7 @@ export async function renderInvoicePdf(invoice: InvoiceRow): Promise<Uint8Array>
   );
   const facts: [string, string][] = [
     ['Invoice number', String(invoice.number)],
+    ['Reference', invoiceReference(invoice.number)],
     ['Issue date', day(invoice.createdAt)],
     ['Due date', day(invoice.dueAt)],
     ['Service period', `${day(invoice.periodStart)} to ${day(invoice.periodEnd)}`],
@@ -167,6 +173,45 @@ export async function renderInvoicePdf(invoice: InvoiceRow): Promise<Uint8Array>
   const note =
     invoice.vat.note ?? 'No VAT was charged on this invoice (issued before VAT was recorded).';
   y = block([note, 'All amounts in euro (EUR).'], MARGIN, y, right - MARGIN, regular);
+
+  const transfer = transferDetails(invoice);
+  if (transfer !== null) {
+    if (y - QR_SIZE - 30 < MARGIN) {
+      page = doc.addPage(A4);
+      y = A4[1] - MARGIN;
+    }
+    y -= 16;
+    text('Pay by bank transfer (SEPA)', MARGIN, y, bold);
+    const rows: [string, string][] = [
+      ['Beneficiary', transfer.beneficiary],
+      ['IBAN', transfer.iban.replace(/(.{4})(?=.)/g, '$1 ')],
+      ...(transfer.bic === null ? [] : ([['BIC', transfer.bic]] as [string, string][])),
+      ['Amount', pdfMoney(transfer.amountCents)],
+      ['Reference', transfer.reference],
+    ];
+    let rowY = y - SIZE * 1.8;
+    for (const [label, value] of rows) {
+      text(label, MARGIN, rowY, bold);
+      text(value, MARGIN + 70, rowY);
+      rowY -= SIZE * 1.5;
+    }
+    text(
+      'Scan the code with a banking app to fill in the transfer.',
+      MARGIN,
+      rowY - 4,
+      regular,
+      8,
+      GREY,
+    );
+    const qr = await doc.embedPng(await epcQrPng(transfer.epcQr));
+    page.drawImage(qr, {
+      x: right - QR_SIZE,
+      y: y - QR_SIZE + SIZE,
+      width: QR_SIZE,
+      height: QR_SIZE,
+    });
+    y = Math.min(rowY - 4, y - QR_SIZE);
+  }
 
   const footer = seller === null ? '' : seller.name;
   const pages = doc.getPages();

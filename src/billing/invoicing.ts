@@ -5,6 +5,7 @@ import type { Queryable } from '../store/index.js';
 import { applyBalance } from './balance.js';
 import type { Period } from './cycle.js';
 import * as repo from './repo.js';
+import { invoiceReference, publicTransfer, transferDetails } from './transfer.js';
 import { decideVat, vatCents, type Party, type Seller } from './vat.js';
 
 export const DAY_MS = 86_400_000;
@@ -187,6 +188,8 @@ export function publicInvoice(i: repo.InvoiceRow) {
     paid_at: iso(i.paidAt),
     seller: i.seller === null ? null : publicParty(i.seller),
     buyer: i.buyer === null ? null : publicParty(i.buyer),
+    reference: invoiceReference(i.number),
+    transfer: publicTransfer(transferDetails(i)),
   };
 }
 

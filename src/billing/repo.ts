@@ -327,6 +327,37 @@ export async function findInvoice(
   return (await withLines(db, rows))[0];
 }
 
+/** The invoice numbered `number`, locked for the transaction. */
+export async function findInvoiceByNumber(
+  db: Queryable,
+  number: number,
+): Promise<InvoiceRow | undefined> {
+  const rows = await db.query<RawInvoice>(
+    `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE number = $1 FOR UPDATE`,
+    [number],
+  );
+  return (await withLines(db, rows))[0];
+}
+
+/** Invoices still owed (open or written off) with exactly `cents` to pay, oldest first. */
+export async function owedInvoicesOf(db: Queryable, cents: number): Promise<InvoiceRow[]> {
+  const rows = await db.query<RawInvoice>(
+    `SELECT ${INVOICE_COLUMNS} FROM invoices
+      WHERE status IN ('open', 'uncollectible') AND amount_due_cents = $1
+      ORDER BY created_at, number`,
+    [cents],
+  );
+  return withLines(db, rows);
+}
+
+/** Takes a partial payment off what an invoice has left to pay. */
+export async function reduceAmountDue(db: Queryable, id: string, cents: number): Promise<void> {
+  await db.query('UPDATE invoices SET amount_due_cents = amount_due_cents - $2 WHERE id = $1', [
+    id,
+    cents,
+  ]);
+}
+
 export async function setInvoiceStatus(
   db: Queryable,
   id: string,

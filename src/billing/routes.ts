@@ -37,6 +37,19 @@ const Party = Type.Object({
   vat_number: Type.Union([Type.String(), Type.Null()]),
 });
 
+const Transfer = Type.Object({
+  beneficiary: Type.String(),
+  iban: Type.String({ description: 'The seller’s IBAN, without spaces.' }),
+  iban_display: Type.String({ description: 'The IBAN in groups of four.' }),
+  bic: Type.Union([Type.String(), Type.Null()]),
+  reference: Type.String({ description: 'The RF reference to give with the transfer.' }),
+  amount_cents: Type.Integer(),
+  epc_qr: Type.String({
+    description:
+      'The text of the EPC QR code (EPC069-12, “GiroCode”) that banking apps scan to fill in the transfer.',
+  }),
+});
+
 const Invoice = Type.Object(
   {
     id: Type.String(),
@@ -73,6 +86,15 @@ const Invoice = Type.Object(
     buyer: Type.Union([Party, Type.Null()], {
       description:
         'The account’s billing details when the invoice was issued; null when none were given.',
+    }),
+    reference: Type.String({
+      description:
+        'The structured creditor reference (ISO 11649) a bank transfer paying this invoice carries.',
+      examples: ['RF971042'],
+    }),
+    transfer: Type.Union([Transfer, Type.Null()], {
+      description:
+        'How to pay the invoice by SEPA credit transfer; null unless it is open with an amount due and the seller gave an IBAN.',
     }),
   },
   { $id: 'Invoice' },

@@ -25,6 +25,8 @@ import {
 import { upgradeCharge } from './proration.js';
 import { createBillingDetails } from './details.js';
 import * as repo from './repo.js';
+import { settleInvoice } from './settle.js';
+import { importBankStatement, unmatchedPayments } from './bank-import.js';
 import type { VatNumberVerifier } from './vat-check.js';
 import type { Seller } from './vat.js';
 
@@ -120,23 +122,7 @@ export function createSubscriptionService(deps: BillingDeps) {
         throw new AppError('CONFLICT', `Invoice ${invoiceId} is ${invoice.status}.`);
       }
       const now = clock.now();
-      await repo.setInvoiceStatus(tx, invoiceId, 'paid', now);
-      await recordAudit(tx, {
-        accountId: invoice.accountId,
-        actor,
-        action: 'invoices.mark_paid',
-        data: { invoice_id: invoiceId },
-        at: new Date(now),
-      });
-      let account: AccountRow | undefined;
-      const sub = await repo.findSubscription(tx, invoice.accountId, true);
-      const stillOverdue = (await repo.listInvoices(tx, invoice.accountId)).some(
-        (i) => i.id !== invoiceId && i.status === 'open' && i.dueAt <= now,
-      );
-      if (sub?.status === 'past_due' && !stillOverdue) {
-        await repo.saveSubscription(tx, { ...sub, status: 'active', pastDueSince: null }, now);
-        account = await updateAccount(tx, invoice.accountId, { status: 'active' }, new Date(now));
-      }
+      const account = await settleInvoice(tx, invoice, now, actor);
       return { invoice: { ...invoice, status: 'paid' as const, paidAt: now }, account };
     });
     if (result.account !== undefined) cache.applyAccount(result.account);
@@ -171,6 +157,13 @@ export function createSubscriptionService(deps: BillingDeps) {
 
   return {
     markPaid,
+
+    /** Applies a camt.053/camt.054 file's credits to the invoices they pay (idempotent). */
+    importBankStatement: (xml: string, actor: string) =>
+      importBankStatement({ db, clock, cache }, xml, actor),
+
+    /** Credits of imported statements that matched no invoice. */
+    unmatchedPayments: () => unmatchedPayments(db),
 
     /** The account's billing details, which invoices issued from now on name as the buyer. */
     details: createBillingDetails({ db, clock, vat: deps.vat }),

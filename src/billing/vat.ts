@@ -9,6 +9,7 @@ import {
 } from '../config/index.js';
 
 export {
+  COUNTRIES,
   countryName,
   euVatCountry,
   EU_VAT,

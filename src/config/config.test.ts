@@ -72,18 +72,24 @@ describe('seller settings', () => {
       address: [],
       country: null,
       vatNumber: null,
+      iban: null,
+      bic: null,
     });
     const config = loadConfig({
       SELLER_NAME: 'Salary Data Europe B.V.',
       SELLER_ADDRESS: 'Keizersgracht 1; 1015 CJ Amsterdam',
       SELLER_COUNTRY: 'nl',
       SELLER_VAT_NUMBER: 'NL 8123.4567.8B01',
+      SELLER_IBAN: 'nl91 abna 0417 1643 00',
+      SELLER_BIC: 'abnanl2a',
     });
     assert.deepEqual(config.seller, {
       name: 'Salary Data Europe B.V.',
       address: ['Keizersgracht 1', '1015 CJ Amsterdam'],
       country: 'NL',
       vatNumber: 'NL812345678B01',
+      iban: 'NL91ABNA0417164300',
+      bic: 'ABNANL2A',
     });
   });
 
@@ -109,6 +115,37 @@ describe('seller settings', () => {
       /SELLER_VAT_NUMBER needs SELLER_COUNTRY/,
     );
   });
+
+  const badBank = [
+    [
+      { SELLER_IBAN: 'NL92ABNA0417164300' },
+      /SELLER_IBAN has wrong check digits \(ISO 13616, mod 97\)/,
+    ],
+    [
+      { SELLER_IBAN: 'NL91ABNA04171643001' },
+      /SELLER_IBAN must have 18 characters for NL \(got 19\)/,
+    ],
+    [{ SELLER_IBAN: 'XX91ABNA0417164300' }, /SELLER_IBAN must start with the code of a country/],
+    [
+      { SELLER_IBAN: 'BR1800360305000010009795493C1' },
+      /SELLER_IBAN must be an IBAN of a SEPA country/,
+    ],
+    [{ SELLER_BIC: 'ABNANL2A' }, /SELLER_BIC needs SELLER_IBAN/],
+    [
+      { SELLER_IBAN: 'NL91ABNA0417164300', SELLER_BIC: 'ABN' },
+      /SELLER_BIC must be a BIC of 8 or 11/,
+    ],
+  ] as const;
+  for (const [env, problem] of badBank)
+    it(`refuses ${JSON.stringify(env)} at start`, () => {
+      try {
+        loadConfig(env);
+        assert.fail('should throw');
+      } catch (error) {
+        assert.ok(error instanceof ConfigError, String(error));
+        assert.match(error.problems.join('\n'), problem);
+      }
+    });
 });
 
 describe('baseUrlOf', () => {

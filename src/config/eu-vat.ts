@@ -76,6 +76,18 @@ export function countryName(code: string): string | undefined {
   return BY_CODE.get(code)?.name ?? REGION_NAMES.of(code);
 }
 
+/** Every code `countryName` knows, with its name, in the order of the names. */
+export const COUNTRIES: readonly { code: string; name: string }[] = Object.freeze(
+  Array.from({ length: 26 * 26 }, (_, i) =>
+    String.fromCharCode(65 + Math.floor(i / 26), 65 + (i % 26)),
+  )
+    .flatMap((code) => {
+      const name = countryName(code);
+      return name === undefined ? [] : [{ code, name }];
+    })
+    .sort((a, b) => a.name.localeCompare(b.name, 'en')),
+);
+
 /** A VAT number as written on invoices: upper case, without spaces, dots and hyphens. */
 export function normalizeVatNumber(raw: string): string {
   return raw.toUpperCase().replace(/[\s.-]/g, '');
@@ -216,4 +228,8 @@ export interface Seller {
   address: string[];
   country: string | null;
   vatNumber: string | null;
+  /** The account transfers are paid into (SELLER_IBAN); absent on invoices issued before. */
+  iban?: string | null;
+  /** Its bank's BIC (SELLER_BIC), optional within SEPA. */
+  bic?: string | null;
 }

@@ -1,6 +1,7 @@
 export { loadConfig, ConfigError, BUNDLED_RELEASE, baseUrlOf, type Config } from './config.js';
 export { resolveSecretKey, SECRET_KEY_FILE } from './secret-key.js';
 export {
+  COUNTRIES,
   countryName,
   euVatCountry,
   EU_VAT,

@@ -5,13 +5,15 @@ import {
   vatNumberProblem,
   type Seller,
 } from './eu-vat.js';
+import { bicProblem, ibanProblem, normalizeIban } from '../lib/bank-account.js';
 
 export const DEFAULT_SELLER_NAME = 'Salary data API';
 
 /**
  * The operator as its invoices name it: SELLER_NAME, SELLER_ADDRESS (lines separated by `;`),
  * SELLER_COUNTRY (an EU member state) and SELLER_VAT_NUMBER (of that country's form). Without
- * a VAT number invoices charge no VAT (docs/billing.md).
+ * a VAT number invoices charge no VAT (docs/billing.md). SELLER_IBAN and SELLER_BIC are the
+ * account transfers are paid into: the IBAN's length and check digits are checked.
  */
 export function parseSeller(str: (name: string) => string | undefined, problems: string[]): Seller {
   const country = str('SELLER_COUNTRY')?.toUpperCase() ?? null;
@@ -32,10 +34,25 @@ export function parseSeller(str: (name: string) => string | undefined, problems:
     .split(/[;\n]/)
     .map((line) => line.trim())
     .filter((line) => line !== '');
+  const rawIban = str('SELLER_IBAN');
+  const iban = rawIban === undefined ? null : normalizeIban(rawIban);
+  if (iban !== null) {
+    const problem = ibanProblem(iban);
+    if (problem !== undefined) problems.push(`SELLER_IBAN ${problem} (got "${rawIban}")`);
+  }
+  const rawBic = str('SELLER_BIC');
+  const bic = rawBic === undefined ? null : rawBic.replace(/\s+/g, '').toUpperCase();
+  if (bic !== null) {
+    if (iban === null) problems.push('SELLER_BIC needs SELLER_IBAN');
+    const problem = bicProblem(bic);
+    if (problem !== undefined) problems.push(`SELLER_BIC ${problem} (got "${rawBic}")`);
+  }
   return Object.freeze({
     name: str('SELLER_NAME') ?? DEFAULT_SELLER_NAME,
     address: Object.freeze(address) as string[],
     country,
     vatNumber,
+    iban,
+    bic,
   });
 }

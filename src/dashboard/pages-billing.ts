@@ -1,14 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  COUNTRIES,
+  epcQrSvg,
   EU_VAT,
   MAX_ADDRESS_LINES,
   upgradeCharge,
   type PublicBillingDetails,
+  type PublicInvoice,
 } from '../billing/index.js';
 import { AppError } from '../errors/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
-import { markup, type Html } from './html.js';
+import { Html, markup } from './html.js';
 import { BASE, money, page, time, type Flash } from './layout.js';
 import { secretBlock } from './pages-keys.js';
 
@@ -57,6 +60,36 @@ function detailsValues(d: PublicBillingDetails | null): DetailsValues {
   };
 }
 
+const countryOption = (code: string, name: string, chosen: string): Html =>
+  markup`<option value="${code}" ${code === chosen ? markup`selected` : ''}>${name}</option>`;
+
+/** Transfer details of the open invoices, each with its EPC QR code for a banking app. */
+async function transferSection(invoices: readonly PublicInvoice[]): Promise<Html | ''> {
+  const open = invoices.filter((i) => i.transfer !== null);
+  if (open.length === 0) return '';
+  const codes = await Promise.all(open.map((i) => epcQrSvg(i.transfer!.epc_qr)));
+  return markup`<h2>Pay by bank transfer</h2>
+    <div class="cards" id="pay-transfer">
+      ${open.map((i, n) => {
+        const t = i.transfer!;
+        return markup`<div class="card transfer" data-invoice="${i.number}">
+          <h3>Invoice ${i.number}</h3>
+          <dl>
+            <dt>Beneficiary</dt><dd>${t.beneficiary}</dd>
+            <dt>IBAN</dt><dd class="iban">${t.iban_display}</dd>
+            ${t.bic === null ? '' : markup`<dt>BIC</dt><dd>${t.bic}</dd>`}
+            <dt>Amount</dt><dd>${euros(t.amount_cents)}</dd>
+            <dt>Reference</dt><dd class="reference">${t.reference}</dd>
+          </dl>
+          <figure class="epc-qr" role="img" aria-label="EPC QR code of invoice ${i.number}">
+            ${new Html(codes[n]!)}
+            <figcaption class="muted">Scan with your banking app to fill in the transfer.</figcaption>
+          </figure>
+        </div>`;
+      })}
+    </div>`;
+}
+
 function detailsForm(csrf: string, v: DetailsValues): Html {
   return markup`<form method="post" action="${BASE}/billing/details" class="stack" id="billing-details">
     <input type="hidden" name="_csrf" value="${csrf}" />
@@ -73,20 +106,18 @@ function detailsForm(csrf: string, v: DetailsValues): Html {
     <textarea id="address_lines" name="address_lines" rows="${MAX_ADDRESS_LINES}" cols="40" required>
 ${v.address_lines}</textarea
     >
-    <label for="country">Country (ISO code, e.g. DE; Greece is GR)</label>
-    <input
-      id="country"
-      name="country"
-      maxlength="2"
-      size="4"
-      list="eu-countries"
-      autocomplete="country"
-      required
-      value="${v.country}"
-    />
-    <datalist id="eu-countries">
-      ${EU_VAT.map((c) => markup`<option value="${c.code}">${c.name}</option>`)}
-    </datalist>
+    <label for="country">Country</label>
+    <select id="country" name="country" autocomplete="country" required>
+      <option value="" ${v.country === '' ? markup`selected` : ''}>Choose a country</option>
+      <optgroup label="European Union">
+        ${[...EU_VAT]
+          .sort((a, b) => a.name.localeCompare(b.name, 'en'))
+          .map((c) => countryOption(c.code, c.name, v.country))}
+      </optgroup>
+      <optgroup label="All countries and territories">
+        ${COUNTRIES.map((c) => countryOption(c.code, c.name, v.country))}
+      </optgroup>
+    </select>
     <label for="vat_number">VAT number with its country prefix (optional, e.g. DE123456789)</label>
     <input id="vat_number" name="vat_number" maxlength="30" value="${v.vat_number}" />
     <button type="submit">Save the billing details</button>
@@ -201,6 +232,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
               </table>
             </div>`
       }
+      ${await transferSection(invoices)}
       <h2>Billing details</h2>
       <p>
         Invoices are made out to these details: a business with a VAT number in another EU country

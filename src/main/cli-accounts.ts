@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import {
   findAccountByEmail,
   listAccounts,
@@ -162,6 +163,41 @@ export async function accountCommand(
     if (group === 'invoice' && verb === 'pay' && arg !== undefined) {
       const invoice = await s.subscriptions.markPaid(arg, 'operator');
       print(invoice, `invoice ${invoice.id} (#${invoice.number}) is paid`);
+      return 0;
+    }
+    if (group === 'payments' && verb === 'import' && arg !== undefined) {
+      const result = await s.subscriptions.importBankStatement(
+        await readFile(arg, 'utf8'),
+        'operator',
+      );
+      const count = (o: string) => result.applied.filter((a) => a.outcome === o).length;
+      print(
+        result,
+        `${result.message}: ${result.credits} credits, ${result.already_imported} imported before; ` +
+          `${count('paid')} paid, ${count('partial')} partial, ${count('overpaid')} overpaid, ${count('unmatched')} unmatched` +
+          result.applied
+            .filter((a) => a.outcome === 'unmatched')
+            .map(
+              (a) =>
+                `\n  unmatched ${a.bank_reference}: ${(a.amount_cents / 100).toFixed(2)} EUR (${a.note})`,
+            )
+            .join(''),
+      );
+      return 0;
+    }
+    if (group === 'payments' && verb === 'unmatched') {
+      const rows = await s.subscriptions.unmatchedPayments();
+      print(
+        rows,
+        rows.length === 0
+          ? 'no unmatched credits'
+          : rows
+              .map(
+                (r) =>
+                  `${r.bankReference}  ${r.bookedOn ?? '          '}  ${(r.amountCents / 100).toFixed(2)} ${r.currency}  ${r.debtorName ?? ''}  ${r.remittance}  (${r.note ?? ''})`,
+              )
+              .join('\n'),
+      );
       return 0;
     }
     if (group === 'billing' && verb === 'run') {

@@ -12,6 +12,11 @@ export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P
                         Set the dedicated account manager of an Enterprise account
   account list [--json] List accounts
   invoice pay ID        Mark an invoice paid
+  payments import FILE [--json]
+                        Read a bank statement (camt.053) or notification (camt.054) and apply its
+                        credits to the invoices they pay; an entry imported before changes nothing
+  payments unmatched [--json]
+                        List imported credits that matched no invoice
   billing run [--json]  Roll billing periods, issue renewal invoices, handle overdue accounts now
   billing confirm-location --email E
                         Confirm that an account's billing address outside the EU VAT area is where

@@ -149,6 +149,7 @@ async function main(argv: string[]): Promise<number> {
     case 'account':
     case 'invoice':
     case 'billing':
+    case 'payments':
       return (await import('./cli-accounts.js')).accountCommand(config, positionals, values);
     case 'probe':
     case 'incident':

@@ -13,6 +13,9 @@ import {
 } from '../helpers/browser.js';
 import { listenHttp } from '../helpers/http.js';
 import { pageTexts } from '../helpers/pdf.js';
+import { qrCodesInImage } from '../helpers/qr.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 describe('the Billing page in a browser', { skip: !browserAvailable() }, () => {
   let t: TestApp;
@@ -24,6 +27,8 @@ describe('the Billing page in a browser', { skip: !browserAvailable() }, () => {
         SELLER_NAME: 'Salary Data Europe B.V.',
         SELLER_COUNTRY: 'NL',
         SELLER_VAT_NUMBER: 'NL812345678B01',
+        SELLER_IBAN: 'NL91ABNA0417164300',
+        SELLER_BIC: 'ABNANL2A',
       },
     });
     base = (await listenHttp(t)).base;
@@ -47,7 +52,10 @@ describe('the Billing page in a browser', { skip: !browserAvailable() }, () => {
     await page.goto(`${base}/dashboard/billing`);
     await page.fill('#company_name', 'Beispiel Analytics GmbH');
     await page.fill('#address_lines', 'Friedrichstraße 1\n10117 Berlin');
-    await page.fill('#country', 'DE');
+    // The country is chosen by its name from the list (member states first, then every country).
+    assert.equal(await page.locator('#country option[value="GR"]').first().textContent(), 'Greece');
+    assert.ok((await page.locator('#country option[value="CH"]').count()) === 1, 'Switzerland');
+    await page.selectOption('#country', { label: 'Germany' });
     await page.fill('#vat_number', 'DE12345');
     await Promise.all([page.waitForNavigation(), page.click('#billing-details button')]);
     const refused = await page.textContent('body');
@@ -73,6 +81,32 @@ describe('the Billing page in a browser', { skip: !browserAvailable() }, () => {
       page.waitForNavigation(),
       page.click('form[action$="/plan/confirm"] button'),
     ]);
+    // The open invoice's transfer details, and its QR code as a phone would read it off the screen.
+    const transfer = page.locator('#pay-transfer .transfer').first();
+    const number = await transfer.getAttribute('data-invoice');
+    assert.match(
+      (await transfer.textContent()) ?? '',
+      /NL91 ABNA 0417 1643 00.*ABNANL2A.*€49\.00.*RF\d{2}\d+/s,
+    );
+    const qrShot = join(tmpdir(), `epc-qr-${process.pid}.png`);
+    await transfer.locator('svg').screenshot({ path: qrShot });
+    const [decoded] = await qrCodesInImage(qrShot);
+    assert.equal(
+      decoded,
+      [
+        'BCD',
+        '002',
+        '1',
+        'SCT',
+        'ABNANL2A',
+        'Salary Data Europe B.V.',
+        'NL91ABNA0417164300',
+        'EUR49.00',
+        '',
+        (await transfer.locator('.reference').textContent())!,
+      ].join('\n'),
+    );
+    assert.ok(number !== null);
     const shot = await screenshot(page, 'billing-page');
     assert.ok(shot.endsWith('.png'));
     assert.deepEqual(await seriousAxeViolations(page), []);

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
+import { creditorReference } from '../../src/lib/bank-account.js';
+import { camt053 } from '../helpers/camt.js';
 import { runCli } from '../helpers/process.js';
 import { setVersion, writeRelease, writeReleaseVersion } from '../helpers/release-file.js';
 
@@ -178,6 +180,57 @@ describe('salary-api CLI on PostgreSQL', async () => {
       );
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--price-cents/);
+    },
+  );
+
+  it(
+    'payments import applies a statement once, lists the unmatched and refuses a foreign file',
+    { skip },
+    async () => {
+      const created = await runCli(
+        ['account', 'create', '--email', 'payer@example.com', '--plan', 'developer', '--json'],
+        { DATABASE_URL: pg.url },
+      );
+      assert.equal(created.code, 0, created.stderr);
+      const accountId = JSON.parse(created.stdout).account.id as string;
+      const [invoice] = await pg.db.query<{ id: string; number: string; amount_due_cents: string }>(
+        "SELECT id, number, amount_due_cents FROM invoices WHERE account_id = $1 AND status = 'open'",
+        [accountId],
+      );
+      assert.ok(invoice !== undefined);
+      const file = join(work, 'statement.xml');
+      writeFileSync(
+        file,
+        camt053([
+          {
+            ref: 'CLI-0001',
+            amount: (Number(invoice.amount_due_cents) / 100).toFixed(2),
+            rf: creditorReference(String(invoice.number)),
+          },
+          { ref: 'CLI-0002', amount: '5.00', text: 'who knows' },
+        ]),
+      );
+      const first = await runCli(['payments', 'import', file, '--json'], { DATABASE_URL: pg.url });
+      assert.equal(first.code, 0, first.stderr);
+      assert.deepEqual(
+        JSON.parse(first.stdout).applied.map((a: { outcome: string }) => a.outcome),
+        ['paid', 'unmatched'],
+      );
+      const again = await runCli(['payments', 'import', file], { DATABASE_URL: pg.url });
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /camt\.053: 2 credits, 2 imported before; 0 paid/);
+      const [row] = await pg.db.query<{ status: string }>(
+        'SELECT status FROM invoices WHERE id = $1',
+        [invoice.id],
+      );
+      assert.equal(row?.status, 'paid');
+      const unmatched = await runCli(['payments', 'unmatched'], { DATABASE_URL: pg.url });
+      assert.match(unmatched.stdout, /CLI-0002 .*5\.00 EUR .*who knows/);
+      const foreign = join(work, 'foreign.xml');
+      writeFileSync(foreign, '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.008.001.02"/>');
+      const bad = await runCli(['payments', 'import', foreign], { DATABASE_URL: pg.url });
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /'statement': is not an ISO 20022 camt\.053 statement/);
     },
   );
 

@@ -1542,6 +1542,11 @@ export interface components {
       period_end: string;
       /** Format: date-time */
       period_start: string;
+      /**
+       * @description The structured creditor reference (ISO 11649) a bank transfer paying this invoice carries.
+       * @example RF971042
+       */
+      reference: string;
       /** @description The seller as it was when the invoice was issued. */
       seller: {
         address: string[];
@@ -1556,6 +1561,20 @@ export interface components {
       subtotal_cents: number;
       /** @description Subtotal plus VAT. */
       total_cents: number;
+      /** @description How to pay the invoice by SEPA credit transfer; null unless it is open with an amount due and the seller gave an IBAN. */
+      transfer: {
+        amount_cents: number;
+        beneficiary: string;
+        bic: string | null;
+        /** @description The text of the EPC QR code (EPC069-12, “GiroCode”) that banking apps scan to fill in the transfer. */
+        epc_qr: string;
+        /** @description The seller’s IBAN, without spaces. */
+        iban: string;
+        /** @description The IBAN in groups of four. */
+        iban_display: string;
+        /** @description The RF reference to give with the transfer. */
+        reference: string;
+      } | null;
       /** @description How VAT is treated (docs/billing.md). */
       vat: {
         amount_cents: number;
