@@ -132,6 +132,7 @@ describe('links in e-mail notices', () => {
     const { account } = await t.services.accounts.signUp({ email, password: PASSWORD }, 'cli', {
       throttle: false,
       operatorPlan: 'Business',
+      verified: true,
     });
     const [welcome] = await mailsOf(account.id);
     assert.equal(welcome?.kind, 'account.welcome');
