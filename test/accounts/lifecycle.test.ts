@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { listAudit } from '../../src/audit/index.js';
 import { RESET_ANSWER_FLOOR_MS } from '../../src/accounts/lifecycle.js';
+import { operatorPrincipal } from '../../src/billing/index.js';
+import { verifyEmailOf } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { secretsMailed, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { mailedToken, mailsTo } from './mail.js';
@@ -124,6 +126,24 @@ describe('account lifecycle: e-mail verification and password reset', () => {
       assert.equal(res.statusCode, 403);
       assert.equal(res.json().code, 'FEATURE_NOT_IN_PLAN');
     });
+  });
+
+  it('an account the operator moved to a paid plan creates keys itself only once confirmed', async () => {
+    const { account, session } = await signUp('operator-moved@example.com');
+    await t.services.subscriptions.change(
+      operatorPrincipal(account.id, t.services.plans.free),
+      'developer',
+      null,
+    );
+    const refused = await post('/api/v1/keys', { name: 'second' }, session.token);
+    assert.equal(refused.statusCode, 403, refused.body);
+    assert.equal(refused.json().code, 'EMAIL_NOT_VERIFIED');
+    await verifyEmailOf(t, account.id);
+    // Developer allows one key, which the subscription issued: past the address check, the
+    // plan's limit answers (409), no longer the 403.
+    const after = await post('/api/v1/keys', { name: 'second' }, session.token);
+    assert.equal(after.statusCode, 409, after.body);
+    assert.equal(after.json().code, 'KEY_LIMIT_REACHED');
   });
 
   describe('password reset', () => {
