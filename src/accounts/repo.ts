@@ -22,6 +22,8 @@ export interface AccountRow {
   responseSchema: ResponseSchema | null;
   createdAt: string;
   updatedAt: string;
+  /** When the e-mail address was verified; null until then (no paid plan, no API key). */
+  emailVerifiedAt: string | null;
   contacts: AccountContacts;
 }
 
@@ -46,6 +48,7 @@ interface Raw {
   response_schema: ResponseSchema | string | null;
   created_at: Date | string;
   updated_at: Date | string;
+  email_verified_at: Date | string | null;
   name: string | null;
   billing_email: string | null;
   technical_email: string | null;
@@ -55,7 +58,7 @@ interface Raw {
 }
 
 const COLUMNS =
-  'id, email, password_hash, plan, status, contract, allowlist, response_schema, created_at, updated_at, ' +
+  'id, email, password_hash, plan, status, contract, allowlist, response_schema, created_at, updated_at, email_verified_at, ' +
   'name, billing_email, technical_email, notices_opt_out, manager_name, manager_email';
 
 function toAccount(r: Raw): AccountRow {
@@ -70,6 +73,8 @@ function toAccount(r: Raw): AccountRow {
     responseSchema: jsonColumn(r.response_schema),
     createdAt: new Date(r.created_at).toISOString(),
     updatedAt: new Date(r.updated_at).toISOString(),
+    emailVerifiedAt:
+      r.email_verified_at === null ? null : new Date(r.email_verified_at).toISOString(),
     contacts: {
       name: r.name,
       billingEmail: r.billing_email,
@@ -114,14 +119,14 @@ export async function updateContacts(
 
 export async function insertAccount(
   db: Queryable,
-  a: { id: string; email: string; passwordHash: string; plan: PlanId; at: Date },
+  a: { id: string; email: string; passwordHash: string; plan: PlanId; at: Date; verified: boolean },
 ): Promise<AccountRow | undefined> {
   const rows = await db.query<Raw>(
-    `INSERT INTO accounts (id, email, password_hash, plan, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $5)
+    `INSERT INTO accounts (id, email, password_hash, plan, created_at, updated_at, email_verified_at)
+     VALUES ($1, $2, $3, $4, $5, $5, CASE WHEN $6::boolean THEN $5::timestamptz END)
      ON CONFLICT ((lower(email))) DO NOTHING
      RETURNING ${COLUMNS}`,
-    [a.id, a.email, a.passwordHash, a.plan, a.at.toISOString()],
+    [a.id, a.email, a.passwordHash, a.plan, a.at.toISOString(), a.verified],
   );
   return rows[0] === undefined ? undefined : toAccount(rows[0]);
 }

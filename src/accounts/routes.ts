@@ -21,6 +21,7 @@ import {
   SessionSchema,
   SupportSchema,
 } from './schemas.js';
+import { accountLifecycleRoutes } from './lifecycle-routes.js';
 import {
   publicAccount,
   type AccountRow,
@@ -39,6 +40,7 @@ export interface AccountRoutesOptions {
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (app, opts) => {
   const { accounts, clock, plans } = opts;
   const tags = ['Account'];
+  await app.register(accountLifecycleRoutes, { accounts });
 
   app.post(
     '/api/v1/accounts',

@@ -16,6 +16,10 @@ export const AccountSchema = Type.Object(
     status: Type.String({ description: 'active, or past_due while an invoice is overdue.' }),
     allowlist: Type.Array(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
+    email_verified_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'When the e-mail address was confirmed; null until then (paid plans and API keys need it).',
+    }),
   },
   { $id: 'Account' },
 );

@@ -24,6 +24,8 @@ import { addressBucket, type Principal } from '../auth/index.js';
 import { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
 import * as repo from './repo.js';
 import { accountSettings } from './settings.js';
+import { accountLifecycle, queueVerification, type AccountLifecycle } from './lifecycle.js';
+import type { ActionTokens } from '../lib/action-tokens.js';
 
 export type { AccountRow, ResponseSchema } from './repo.js';
 
@@ -45,6 +47,8 @@ export interface PublicAccount {
   status: string;
   allowlist: string[];
   created_at: string;
+  /** When the address was verified (a mailed link followed); null until then. */
+  email_verified_at: string | null;
 }
 
 export interface Session {
@@ -66,19 +70,22 @@ export function publicAccount(a: repo.AccountRow): PublicAccount {
     status: a.status,
     allowlist: a.allowlist,
     created_at: a.createdAt,
+    email_verified_at: a.emailVerifiedAt,
   };
 }
 
-export interface AccountService {
+export interface AccountService extends AccountLifecycle {
   /**
    * `throttle: false` for the operator's CLI; sign-ups over HTTP are limited per address.
    * `operatorPlan`: the operator creates the account for a customer, on that plan (its name),
    * and the welcome mail says so instead of inviting a sign-up's choice of plan.
+   * `verified`: the address counts as verified at once (the operator's accounts); otherwise a
+   * verification link is mailed.
    */
   signUp(
     input: { email: string; password: string },
     ip: string,
-    options?: { throttle: boolean; operatorPlan?: string },
+    options?: { throttle: boolean; operatorPlan?: string; verified?: boolean },
   ): Promise<{ account: PublicAccount; session: Session }>;
   logIn(input: { email: string; password: string }, ip: string): Promise<Session>;
   logOut(sessionId: string): Promise<void>;
@@ -132,6 +139,10 @@ export function createAccountService(deps: {
   failures?: RateLimiter;
   /** The credential view, told of sessions and account changes once committed. */
   cache: CredentialSink;
+  /** Signs the tokens of mailed links (verification, password reset). */
+  actionTokens: ActionTokens;
+  /** Least time a password reset request takes to answer (tests shorten it). */
+  resetAnswerFloorMs?: number;
 }): AccountService {
   const { db, clock, plans } = deps;
   const failures = deps.failures ?? new MemoryRateLimiter();
@@ -192,7 +203,11 @@ export function createAccountService(deps: {
   }
 
   return {
-    async signUp({ email: raw, password }, ip, { throttle, operatorPlan } = { throttle: true }) {
+    async signUp(
+      { email: raw, password },
+      ip,
+      { throttle, operatorPlan, verified = false } = { throttle: true },
+    ) {
       const email = normalizeEmail(raw);
       if (!isEmail(email)) {
         throw AppError.invalidParams([{ name: 'email', reason: 'is not a valid e-mail address' }]);
@@ -221,6 +236,7 @@ export function createAccountService(deps: {
           passwordHash,
           plan: 'free',
           at,
+          verified,
         });
         if (account === undefined)
           throw new AppError('EMAIL_TAKEN', 'An account with this e-mail address exists already.');
@@ -241,6 +257,7 @@ export function createAccountService(deps: {
           },
           at,
         );
+        if (!verified) await queueVerification(tx, account, at);
         return { account, ...(await newSession(tx, account.id, ip, false)) };
       });
       return {
@@ -347,6 +364,14 @@ export function createAccountService(deps: {
     },
 
     ...accountSettings({ db, clock, plans, cache: deps.cache }),
+    ...accountLifecycle({
+      db,
+      clock,
+      limiter: failures,
+      actionTokens: deps.actionTokens,
+      cache: deps.cache,
+      ...(deps.resetAnswerFloorMs === undefined ? {} : { answerFloorMs: deps.resetAnswerFloorMs }),
+    }),
 
     auditLog: (accountId, period, limit) =>
       period.from === undefined && period.to === undefined

@@ -4,6 +4,7 @@ import { enqueueNotice } from '../notices/index.js';
 import { actorOf, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import {
+  emailNotVerified,
   revokeKeysBeyond,
   type CredentialCache,
   type KeyService,
@@ -221,7 +222,10 @@ export function createSubscriptionService(deps: BillingDeps) {
         if (live === undefined) {
           if (target === 'free')
             throw new AppError('CONFLICT', 'The account is on the Free plan already.');
-          if (actor !== 'operator') await assertNothingOverdue(tx, accountId, now);
+          if (actor !== 'operator') {
+            if (account.emailVerifiedAt === null) throw emailNotVerified();
+            await assertNothingOverdue(tx, accountId, now);
+          }
           const period = { start: now, end: addMonthsAnchored(now, 1) };
           await repo.saveSubscription(
             tx,

@@ -10,6 +10,7 @@ const DONE: Record<string, string> = {
   allowlist: 'The IP allowlist was saved.',
   password: 'The password was changed; every other session was signed out.',
   contacts: 'The contact addresses were saved.',
+  verification: 'A new confirmation link was mailed to the account’s address.',
 };
 
 /** GET/POST /dashboard/account…: the account, its IP allowlist and its audit log. */
@@ -33,7 +34,18 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
     const content = markup`<dl class="cards">
         <div class="card">
           <dt>E-mail</dt>
-          <dd>${account.email}</dd>
+          <dd>
+            ${account.email}
+            ${
+              account.emailVerifiedAt === null
+                ? markup`<br /><span class="muted">not confirmed yet</span>
+                  <form method="post" action="${BASE}/account/verify-email" class="inline">
+                    <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+                    <button type="submit">Mail a new confirmation link</button>
+                  </form>`
+                : markup`<br /><span class="muted">confirmed ${time(account.emailVerifiedAt)}</span>`
+            }
+          </dd>
         </div>
         <div class="card">
           <dt>Account id</dt>
@@ -207,6 +219,21 @@ ${account.allowlist.join('\n')}</textarea>
         { actor: actorOf(signedIn(request).principal), ip: request.ip },
       );
       return tools.redirect(reply, '/account?done=contacts');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, flash);
+    }
+  });
+
+  app.post('/dashboard/account/verify-email', async (request, reply) => {
+    const { principal } = signedIn(request);
+    try {
+      await deps.accounts.sendVerification(
+        principal.accountId as string,
+        actorOf(principal),
+        request.ip,
+      );
+      return tools.redirect(reply, '/account?done=verification');
     } catch (error) {
       const { status, flash } = flashOf(request, error);
       return render(request, reply, status, flash);

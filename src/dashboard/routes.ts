@@ -15,6 +15,7 @@ import {
 import { markup, type Html } from './html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
 import { accountPages } from './pages-account.js';
+import { RECOVERY_PATHS, recoveryPages } from './pages-recovery.js';
 import { billingPages } from './pages-billing.js';
 import { keyPages } from './pages-keys.js';
 import { overviewPage } from './pages-overview.js';
@@ -37,7 +38,11 @@ import {
   setCookie,
 } from './session.js';
 
-const PUBLIC_PATHS = new Set([`${BASE}/sign-in`, `${BASE}/sign-up`]);
+const PUBLIC_PATHS = new Set([
+  `${BASE}/sign-in`,
+  `${BASE}/sign-up`,
+  ...RECOVERY_PATHS.map((path) => `${BASE}${path}`),
+]);
 const FORM_COOKIE_AGE_S = 2 * 3600;
 
 /**
@@ -231,7 +236,7 @@ function credentialsForm(action: 'sign-in' | 'sign-up', token: string, email: st
       <button type="submit">${signUp ? 'Create the account' : 'Sign in'}</button>
     </form>
     <p>
-      ${signUp ? markup`Have an account? <a href="${BASE}/sign-in">Sign in</a>` : markup`New here? <a href="${BASE}/sign-up">Create an account</a> (Free plan)`}
+      ${signUp ? markup`Have an account? <a href="${BASE}/sign-in">Sign in</a>` : markup`<a href="${BASE}/forgot-password">Forgot your password?</a> · New here? <a href="${BASE}/sign-up">Create an account</a> (Free plan)`}
     </p>`;
 }
 
@@ -268,6 +273,8 @@ function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
     setCookie(request, reply, SESSION_COOKIE, token, Math.floor(SESSION_TTL_MS / 1000));
     return tools.redirect(reply, '');
   }
+
+  recoveryPages(app, tools, formToken);
 
   type Credentials = { email?: unknown; password?: unknown };
   const fields = (body: unknown) => {

@@ -47,6 +47,12 @@ export const ERROR_CODES = {
     title: 'Key broader than the caller',
     action: 'Ask for no more scopes than the calling key holds, or sign in to the dashboard.',
   },
+  EMAIL_NOT_VERIFIED: {
+    status: 403,
+    title: 'E-mail address not verified',
+    action:
+      'Follow the link mailed to the account’s address, or have a new one sent (POST /api/v1/account/email-verification, or the dashboard).',
+  },
   PAYMENT_OVERDUE: {
     status: 402,
     title: 'Payment overdue',

@@ -209,3 +209,12 @@ export async function findClientAllowlist(
   );
   return row?.allowlist;
 }
+
+/** Locks the account's row for a key change; whether its e-mail address is verified. */
+export async function lockAccountForKeys(db: Queryable, accountId: string): Promise<boolean> {
+  const rows = await db.query<{ verified: boolean }>(
+    'SELECT email_verified_at IS NOT NULL AS verified FROM accounts WHERE id = $1 FOR UPDATE',
+    [accountId],
+  );
+  return rows[0]?.verified === true;
+}

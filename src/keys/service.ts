@@ -19,6 +19,14 @@ import * as repo from './repo.js';
 /** How long a rotated key keeps working, so deployments can switch without downtime. */
 export const ROTATION_GRACE_MS = 24 * 3_600_000;
 
+/** The refusal of a paid plan or a key to an account whose address is not verified yet. */
+export function emailNotVerified(): AppError {
+  return new AppError(
+    'EMAIL_NOT_VERIFIED',
+    'Confirm the account’s e-mail address first: follow the link mailed to it, or have a new one sent (POST /api/v1/account/email-verification).',
+  );
+}
+
 export interface PublicKey {
   id: string;
   name: string;
@@ -244,7 +252,10 @@ export function createKeyService(deps: {
         'create',
       );
       const { row, key } = await db.transaction(async (tx) => {
-        await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+        const verified = await repo.lockAccountForKeys(tx, accountId);
+        // After the plan's own refusal: a Free account hears that keys need a plan first.
+        assertPlanHas(plans, principal.plan, (p) => p.maxKeys !== 0, 'API keys');
+        if (!verified && actorOf(principal) !== 'operator') throw emailNotVerified();
         return issue(tx, accountId, principal.plan, wanted, actorOf(principal), ip);
       });
       cache.applyKey(row);

@@ -9,7 +9,7 @@ import {
   type Contract,
 } from '../accounts/index.js';
 import { confirmBuyerLocation, operatorPrincipal } from '../billing/index.js';
-import type { Config } from '../config/index.js';
+import { baseUrlOf, type Config } from '../config/index.js';
 import { openPublishingBus } from '../store/index.js';
 import { systemClock } from '../lib/clock.js';
 import { FORMATS, PLAN_IDS, type PlanId } from '../plans/index.js';
@@ -28,6 +28,7 @@ export interface AccountFlags {
   name?: string;
   'manager-email'?: string;
   json?: boolean;
+  'print-link'?: boolean;
 }
 
 /** Enterprise is sold under a negotiated contract; its price is never assumed. */
@@ -81,6 +82,7 @@ export async function accountCommand(
       const { account } = await s.accounts.signUp({ email: flags.email, password }, 'cli', {
         throttle: false,
         operatorPlan: s.plans[plan].name,
+        verified: true,
       });
       let apiKey: string | undefined;
       if (plan !== 'free') {
@@ -100,6 +102,27 @@ export async function accountCommand(
       print(
         out,
         `created ${account.id} <${account.email}> on ${plan}${apiKey === undefined ? '' : `\napi_key: ${apiKey}`}`,
+      );
+      return 0;
+    }
+    if (group === 'account' && verb === 'reset-password') {
+      const email = arg ?? flags.email;
+      if (email === undefined)
+        throw new CliUsageError('account reset-password needs an e-mail address');
+      const mail = flags['print-link'] !== true;
+      const reset = await s.accounts.operatorPasswordReset(email, { mail });
+      const link = `${baseUrlOf(config)}/dashboard/reset-password?token=${reset.token}`;
+      const out = {
+        account_id: reset.accountId,
+        mailed: mail,
+        expires_at: reset.expiresAt,
+        ...(mail ? {} : { link }),
+      };
+      print(
+        out,
+        mail
+          ? `a reset link was queued for ${email} (valid until ${reset.expiresAt})`
+          : `reset link for ${email} (works once, until ${reset.expiresAt}):\n${link}`,
       );
       return 0;
     }

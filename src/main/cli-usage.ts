@@ -11,6 +11,9 @@ export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P
   account manager --email E --name N --manager-email M
                         Set the dedicated account manager of an Enterprise account
   account list [--json] List accounts
+  account reset-password EMAIL [--print-link] [--json]
+                        Mail the account a single-use link to choose a new password (valid one hour);
+                        --print-link prints the link instead, to hand over another way
   invoice pay ID        Mark an invoice paid
   payments import FILE [--json]
                         Read a bank statement (camt.053) or notification (camt.054) and apply its

@@ -95,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
         'term-end': { type: 'string' },
         host: { type: 'string' },
         remove: { type: 'boolean' },
+        'print-link': { type: 'boolean' },
       },
     });
   } catch (error) {

@@ -8,10 +8,11 @@ import {
   viesVerifier,
   type PaymentCollector,
 } from '../billing/index.js';
-import type { Config } from '../config/index.js';
+import { resolveSecretKey, type Config } from '../config/index.js';
 import { CredentialCache, createKeyService } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
+import { createActionTokens } from '../lib/action-tokens.js';
 import type { Logger } from '../lib/logger.js';
 import type { RateLimiter } from '../limits/index.js';
 import { resolvePlans, type Plan, type PlanId } from '../plans/index.js';
@@ -154,6 +155,8 @@ export function serviceSet(
       plans,
       ...(deps.limiter === undefined ? {} : { failures: deps.limiter }),
       cache,
+      // Read when a link is first signed or checked: processes that never mail one need no key.
+      actionTokens: createActionTokens(() => resolveSecretKey(config)),
     }),
     keys,
     subscriptions: createSubscriptionService({

@@ -11,6 +11,7 @@ import {
   smtpTransport,
 } from '../notices/index.js';
 import { accountEventPublisher, createWebhookWorker, releaseAllClaims } from '../webhooks/index.js';
+import { createActionTokens } from '../lib/action-tokens.js';
 import type { Core, ProcessDeps } from './core.js';
 
 /** A poller of a feature (webhook, notice, export worker) as a job. */
@@ -53,6 +54,7 @@ export async function createWorker(core: Core, deps: Pick<ProcessDeps, 'mailTran
     from: config.mailFrom,
     baseUrl: core.issuer,
     logger,
+    actionTokens: createActionTokens(core.secretKey),
   });
   // Export files are written in a worker thread of their own (runs go one at a time), so an
   // export never holds the main thread that serves lookups.

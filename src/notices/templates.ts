@@ -35,6 +35,11 @@ const idOf = (d: NoticeData, key: string): string => {
   const v = str(d, key);
   return /^[A-Za-z0-9_-]{1,64}$/.test(v) ? v : '';
 };
+/** A mailed link's token as it may stand in a URL (anything else is dropped, not linked). */
+const tokenOf = (d: NoticeData): string => {
+  const v = str(d, 'token');
+  return /^[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{43}$/.test(v) ? v : '';
+};
 const list = (d: NoticeData, key: string): string[] => {
   const v = d[key];
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
@@ -154,6 +159,34 @@ export const TEMPLATES = {
       `Availability in ${str(d, 'month')} was ${str(d, 'availability')}, below the ${str(d, 'target')} in your plan, so a credit of ${money(d, 'amount_cents')} was added to your balance.`,
       `It is taken off your next invoice. Availability by month: ${link('/dashboard/sla')}; your balance: ${link('/dashboard/billing')}`,
     ],
+  },
+  'email.verify': {
+    category: 'account',
+    subject: () => 'Confirm your e-mail address',
+    body: (d, link) => {
+      const token = tokenOf(d);
+      return [
+        'Please confirm that this e-mail address belongs to your account. Paid plans and API keys are available once it is confirmed.',
+        token === ''
+          ? `Ask for a new link on the Account page of the dashboard: ${link('/dashboard/account')}`
+          : `Confirm it here (the link works once, until ${str(d, 'expires_at').slice(0, 16).replace('T', ' ')} UTC): ${link(`/dashboard/verify-email?token=${token}`)}`,
+        'If you did not sign up, ignore this message: nothing happens without the link.',
+      ];
+    },
+  },
+  'password.reset': {
+    category: 'account',
+    subject: () => 'Reset your password',
+    body: (d, link) => {
+      const token = tokenOf(d);
+      return [
+        'Someone asked to reset the password of your account. If it was you, choose a new password here:',
+        token === ''
+          ? `Ask for a new link: ${link('/dashboard/forgot-password')}`
+          : `${link(`/dashboard/reset-password?token=${token}`)} (works once, until ${str(d, 'expires_at').slice(0, 16).replace('T', ' ')} UTC)`,
+        'If it was not you, ignore this message: your password stays as it is.',
+      ];
+    },
   },
   'password.changed': {
     category: 'security',

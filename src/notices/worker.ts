@@ -1,3 +1,4 @@
+import type { ActionTokens } from '../lib/action-tokens.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
 import { createPoller } from '../lib/poller.js';
@@ -64,12 +65,20 @@ export function createNoticeWorker(deps: {
   /** The server's public URL: links in messages start with it. */
   baseUrl: string;
   logger: Logger;
+  /** Turns the `token_id` of a mailed link's notice into its token (the kind is its purpose). */
+  actionTokens: ActionTokens;
   random?: () => number;
 }): NoticeWorker {
   const { db, clock, transport, logger } = deps;
   const random = deps.random ?? Math.random;
   const id = holderId();
   const domain = deps.from.replace(/^.*@/, '').replace(/>.*$/, '') || 'localhost';
+
+  // The outbox keeps a link's token id only; the token is signed here, as the mail is written.
+  const withToken = (kind: string, data: Record<string, unknown>): Record<string, unknown> =>
+    typeof data.token_id === 'string'
+      ? { ...data, token: deps.actionTokens.token(kind, data.token_id) }
+      : data;
 
   async function deliver(n: repo.ClaimedNotice): Promise<void> {
     const to = recipientsOf(n);
@@ -82,7 +91,7 @@ export function createNoticeWorker(deps: {
       const mail: OutgoingMail = {
         from: deps.from,
         to,
-        ...renderNotice(n.kind, n.data, name, deps.baseUrl),
+        ...renderNotice(n.kind, withToken(n.kind, n.data), name, deps.baseUrl),
         messageId: `<${n.id}@${domain}>`,
       };
       try {

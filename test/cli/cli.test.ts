@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
+import { createActionTokens } from '../../src/lib/action-tokens.js';
 import { creditorReference } from '../../src/lib/bank-account.js';
 import { camt053 } from '../helpers/camt.js';
 import { runCli } from '../helpers/process.js';
@@ -105,6 +106,50 @@ describe('salary-api CLI on PostgreSQL', async () => {
         ).stdout,
       );
       assert.equal(free.api_key, null);
+    },
+  );
+
+  it(
+    'account reset-password mails a single-use link, or prints it; an unknown address is an error',
+    { skip },
+    async () => {
+      const env = { DATABASE_URL: pg.url, SECRET_KEY: 'cli-test-secret-key-0123456789abcdefgh' };
+      const created = await runCli(
+        ['account', 'create', '--email', 'reset-ops@example.com', '--plan', 'free', '--json'],
+        env,
+      );
+      assert.equal(created.code, 0, created.stderr);
+      const accountId = JSON.parse(created.stdout).account.id;
+      assert.notEqual(JSON.parse(created.stdout).account.email_verified_at, null);
+
+      const mailed = await runCli(['account', 'reset-password', 'reset-ops@example.com'], env);
+      assert.equal(mailed.code, 0, mailed.stderr);
+      assert.match(mailed.stdout, /a reset link was queued for reset-ops@example\.com/);
+      const notices = await pg.db.query<{ kind: string }>(
+        "SELECT kind FROM notices WHERE account_id = $1 AND kind = 'password.reset'",
+        [accountId],
+      );
+      assert.equal(notices.length, 1);
+
+      const printed = await runCli(
+        ['account', 'reset-password', 'reset-ops@example.com', '--print-link', '--json'],
+        env,
+      );
+      assert.equal(printed.code, 0, printed.stderr);
+      const out = JSON.parse(printed.stdout);
+      assert.equal(out.mailed, false);
+      const token = /\/dashboard\/reset-password\?token=(.+)$/.exec(out.link)?.[1] ?? '';
+      const id = createActionTokens(env.SECRET_KEY).idOf('password.reset', token);
+      assert.ok(id !== null, out.link);
+      const rows = await pg.db.query(
+        'SELECT 1 FROM account_tokens WHERE id = $1 AND account_id = $2',
+        [id, accountId],
+      );
+      assert.equal(rows.length, 1);
+
+      const unknown = await runCli(['account', 'reset-password', 'nobody@example.com'], env);
+      assert.notEqual(unknown.code, 0);
+      assert.match(unknown.stderr, /No account has the address nobody@example\.com/);
     },
   );
 

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createDocumentStore } from '../../src/compliance/index.js';
-import { accountOnPlan } from '../helpers/accounts.js';
+import { findAccountByEmail } from '../../src/accounts/index.js';
+import { accountOnPlan, verifyEmailOf } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { samplePdf } from '../helpers/pdf.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -93,6 +94,8 @@ describe('dashboard in a real browser', { skip: !browserAvailable() && 'no chrom
     await page.waitForURL(`${base}/dashboard`);
     assert.match(await page.locator('.who').innerText(), /browser@example\.com/);
     await check('overview-free');
+    // The address is confirmed as its holder would, before a plan can be bought.
+    await verifyEmailOf(t, (await findAccountByEmail(t.db, 'browser@example.com'))!.id);
 
     await page.getByRole('link', { name: 'Billing' }).click();
     await page.getByLabel('New plan').selectOption('developer');

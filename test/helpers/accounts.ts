@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Contract } from '../../src/accounts/index.js';
 import { operatorPrincipal } from '../../src/billing/index.js';
 import type { PlanId } from '../../src/plans/index.js';
-import type { TestApp } from './app.js';
+import { createActionTokens } from '../../src/lib/action-tokens.js';
+import { listNotices } from '../../src/notices/index.js';
+import { TEST_SECRET_KEY, type TestApp } from './app.js';
 
 export const ENTERPRISE_CONTRACT: Contract = {
   price_cents: 150_000,
@@ -21,7 +23,8 @@ export async function accountOnPlan(
   const { account, session } = await t.services.accounts.signUp(
     { email, password: 'a long enough passphrase' },
     '127.0.0.1',
-    { throttle: false },
+    // As the operator creates accounts: the address counts as verified (no link to follow).
+    { throttle: false, verified: true },
   );
   let apiKey: string | null = null;
   if (plan !== 'free') {
@@ -34,4 +37,18 @@ export async function accountOnPlan(
     apiKey = result.api_key?.key ?? null;
   }
   return { accountId: account.id, apiKey, session: session.token, email };
+}
+
+/**
+ * Confirms the account's address as its holder would: the token of the last verification mail
+ * queued for it, redeemed through the service.
+ */
+export async function verifyEmailOf(t: TestApp, accountId: string): Promise<void> {
+  const notice = (await listNotices(t.db, accountId)).findLast((n) => n.kind === 'email.verify');
+  if (notice === undefined) throw new Error(`no verification mail was queued for ${accountId}`);
+  const token = createActionTokens(TEST_SECRET_KEY).token(
+    'email.verify',
+    String(notice.data.token_id),
+  );
+  await t.services.accounts.verifyEmail(token, '127.0.0.1');
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyAuditChain } from '../../src/audit/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { accountOnPlan } from '../helpers/accounts.js';
+import { accountOnPlan, verifyEmailOf } from '../helpers/accounts.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -112,6 +112,12 @@ describe('accounts, sessions, subscription and keys', () => {
   });
 
   it('subscribing to Developer issues the first API key at once, shown once', async () => {
+    const unverified = await post('/api/v1/subscription', { plan: 'developer' }, session);
+    assert.equal(unverified.statusCode, 403, unverified.body);
+    assert.equal(unverified.json().code, 'EMAIL_NOT_VERIFIED');
+    const account = (await get('/api/v1/account', session)).json();
+    assert.equal(account.email_verified_at, null);
+    await verifyEmailOf(t, account.id);
     const res = await post('/api/v1/subscription', { plan: 'developer' }, session);
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
@@ -202,6 +208,7 @@ describe('accounts, sessions, subscription and keys', () => {
       'accounts.create',
       'sessions.create',
       'sessions.create_failed',
+      'accounts.email_verified',
       'subscriptions.change',
       'keys.create',
       'keys.rotate',

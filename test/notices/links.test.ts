@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { listNotices, NOTICE_KINDS, renderNotice } from '../../src/notices/index.js';
+import { verifyEmailOf } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { DashboardClient } from '../dashboard/client.js';
 
@@ -18,6 +19,8 @@ const linksOf = (text: string): string[] => [
 const SAMPLE: Record<string, Record<string, unknown>> = {
   'webhooks.endpoint_disabled': { url: 'https://hooks.example/x', webhook_id: 'wh_test' },
   'export.failed': { export_id: 'exp_test', reason: 'timeout' },
+  'email.verify': { token: `tok_sample.${'A'.repeat(43)}`, expires_at: '2026-11-29T10:00:00Z' },
+  'password.reset': { token: `tok_sample.${'A'.repeat(43)}`, expires_at: '2026-11-22T11:00:00Z' },
 };
 
 describe('links in e-mail notices', () => {
@@ -46,6 +49,7 @@ describe('links in e-mail notices', () => {
     });
     assert.equal(signUp.statusCode, 201, signUp.body);
     const { account, session } = signUp.json();
+    await verifyEmailOf(t, account.id);
     const sub = await t.app.inject({
       method: 'POST',
       url: '/api/v1/subscription',
@@ -58,6 +62,7 @@ describe('links in e-mail notices', () => {
     const mails = await mailsOf(account.id);
     assert.deepEqual(mails.map((m) => m.kind).sort(), [
       'account.welcome',
+      'email.verify',
       'invoice.issued',
       'subscription.confirmed',
     ]);
@@ -127,6 +132,7 @@ describe('links in e-mail notices', () => {
     const { account } = await t.services.accounts.signUp({ email, password: PASSWORD }, 'cli', {
       throttle: false,
       operatorPlan: 'Business',
+      verified: true,
     });
     const [welcome] = await mailsOf(account.id);
     assert.equal(welcome?.kind, 'account.welcome');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createActionTokens } from '../../src/lib/action-tokens.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import {
   createNoticeWorker,
@@ -51,6 +52,7 @@ describe('notices claimed by two instances on one PostgreSQL', { skip: !availabl
         from: 'notices@salary.example',
         baseUrl: 'https://api.salary.example',
         logger: silent,
+        actionTokens: createActionTokens('a test key of at least thirty-two characters'),
       }),
     );
     const attempted = await Promise.all(workers.map((w) => w.runOnce()));

@@ -32,9 +32,10 @@ export async function operatorServices(db: Db, env: Record<string, string>): Pro
 }
 
 /** A Free account, signed up as a person would (without the sign-up throttle). */
-export async function freeAccount(s: Services, email: string) {
+export async function freeAccount(s: Services, email: string, verified = false) {
   return s.accounts.signUp({ email, password: 'a long enough passphrase' }, '127.0.0.1', {
     throttle: false,
+    verified,
   });
 }
 
@@ -63,7 +64,8 @@ export async function paidAccount(
   contract: Contract = UNLIMITED,
 ): Promise<{ accountId: string; apiKey: string; keyId: string; session: string; email: string }> {
   const email = `${plan}-${randomBytes(4).toString('hex')}@example.com`;
-  const { account, session } = await freeAccount(s, email);
+  // Its address confirmed, so that its holder may create keys of its own.
+  const { account, session } = await freeAccount(s, email, true);
   const key = await upgrade(s, account.id, plan, contract);
   return { accountId: account.id, apiKey: key.key, keyId: key.id, session: session.token, email };
 }

@@ -10,6 +10,8 @@ import { after, describe, it } from 'node:test';
 import { openPglite } from '../../src/store/index.js';
 import { templateDir } from '../helpers/db.js';
 import { call, LOOKUP, startInstance } from '../helpers/instances.js';
+import { startSmtp } from '../helpers/smtp.js';
+import { mailedToken, mailsTo } from '../accounts/mail.js';
 
 const PASSWORD = 'a long enough passphrase';
 
@@ -20,7 +22,12 @@ describe('usage held in memory is written on SIGTERM (a real process, embedded d
   it("counts every request of a key and of a session, and the key's last use", async () => {
     // The tests' prepared database (migrated, bundled release loaded) as the embedded one.
     cpSync(await templateDir(), join(dataDir, 'pglite'), { recursive: true });
-    const instance = await startInstance({ DATA_DIR: dataDir, USAGE_FLUSH_SECONDS: '3600' });
+    const smtp = await startSmtp();
+    const instance = await startInstance({
+      DATA_DIR: dataDir,
+      USAGE_FLUSH_SECONDS: '3600',
+      SMTP_URL: smtp.url,
+    });
     let accountId: string;
     let keyId: string;
     try {
@@ -32,6 +39,24 @@ describe('usage held in memory is written on SIGTERM (a real process, embedded d
       const signedUp = signUp.body as { account: { id: string }; session: { token: string } };
       accountId = signedUp.account.id;
       const session = signedUp.session.token;
+      // The address confirmed from the mailed link, as a paid plan needs.
+      const email = (signUp.body as { account: { email: string } }).account.email;
+      const deadline = Date.now() + 20_000;
+      while (mailsTo(smtp.received, email, 'Confirm your e-mail address').length === 0) {
+        if (Date.now() > deadline) throw new Error('no verification mail within 20 s');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const token = mailedToken(
+        smtp.received,
+        email,
+        'Confirm your e-mail address',
+        'verify-email',
+      );
+      const verified = await call(instance.url, '/api/v1/email-verification', {
+        method: 'POST',
+        body: { token },
+      });
+      assert.equal(verified.status, 200, JSON.stringify(verified.body));
       const subscribed = await call(instance.url, '/api/v1/subscription', {
         method: 'POST',
         token: session,
@@ -47,6 +72,7 @@ describe('usage held in memory is written on SIGTERM (a real process, embedded d
       assert.equal(await instance.stop(), 0, instance.log());
     } finally {
       await instance.kill();
+      await smtp.close();
     }
 
     const db = await openPglite(join(dataDir, 'pglite'));

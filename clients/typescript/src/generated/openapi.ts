@@ -113,6 +113,26 @@ export interface paths {
     patch: operations['updateAccountContacts'];
     trace?: never;
   };
+  '/api/v1/account/email-verification': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mail a new verification link
+     * @description Mails a new link to the account’s address, unless it is verified already (`sent: false`). At most 5 an hour (429 with Retry-After).
+     */
+    post: operations['sendEmailVerification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/account/license': {
     parameters: {
       query?: never;
@@ -447,6 +467,26 @@ export interface paths {
     get: operations['getCustomOpenApi'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/email-verification': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm the account’s e-mail address with a mailed token
+     * @description The token works once, for seven days after it was mailed, and only while the account has the address it was mailed to.
+     */
+    post: operations['verifyEmail'];
     delete?: never;
     options?: never;
     head?: never;
@@ -803,6 +843,46 @@ export interface paths {
      * @description The previous secret keeps working for 24 hours.
      */
     post: operations['rotateOAuthClientSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/password-reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ask for a password reset link
+     * @description When an account has this address, a single-use link valid for one hour is mailed to it. The answer is the same, and takes as long, whether or not an account has the address. At most 3 requests per address an hour, and 10 per client address (429 with Retry-After).
+     */
+    post: operations['requestPasswordReset'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/password-reset/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Choose a new password with a mailed reset token
+     * @description The token works once, for one hour after it was mailed, and only while the account has the address it was mailed to. Every session of the account ends; API keys stay valid. The account is told by e-mail.
+     */
+    post: operations['resetPassword'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1372,6 +1452,8 @@ export interface components {
       /** Format: date-time */
       created_at: string;
       email: string;
+      /** @description When the e-mail address was confirmed; null until then (paid plans and API keys need it). */
+      email_verified_at: string | null;
       id: string;
       plan: string;
       /** @description active, or past_due while an invoice is overdue. */
@@ -1699,6 +1781,7 @@ export interface components {
        * @example http://127.0.0.1:3000/errors/address-not-allowed
        * @example http://127.0.0.1:3000/errors/scope-missing
        * @example http://127.0.0.1:3000/errors/key-exceeds-caller
+       * @example http://127.0.0.1:3000/errors/email-not-verified
        * @example http://127.0.0.1:3000/errors/payment-overdue
        * @example http://127.0.0.1:3000/errors/not-found
        * @example http://127.0.0.1:3000/errors/no-data
@@ -1874,6 +1957,8 @@ export interface operations {
             /** Format: date-time */
             created_at: string;
             email: string;
+            /** @description When the e-mail address was confirmed; null until then (paid plans and API keys need it). */
+            email_verified_at: string | null;
             id: string;
             plan: string;
             /** @description active, or past_due while an invoice is overdue. */
@@ -2290,6 +2375,57 @@ export interface operations {
       };
       /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  sendEmailVerification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            email_verified_at: string | null;
+            /** @example true */
+            sent: boolean;
+          };
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The plan’s request limit is reached; Retry-After says when requests succeed again. */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -4142,6 +4278,42 @@ export interface operations {
       };
     };
   };
+  verifyEmail: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The token of the mailed link (its `token` query parameter). */
+          token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Account'];
+        };
+      };
+      /** @description A parameter is missing, malformed or not one of the allowed values. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listExports: {
     parameters: {
       query?: never;
@@ -5908,6 +6080,95 @@ export interface operations {
       };
       /** @description Error. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  requestPasswordReset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example ada@example.com */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example If an account has this address, a link to choose a new password was mailed to it; it works once, for one hour. */
+            detail: string;
+          };
+        };
+      };
+      /** @description A parameter is missing, malformed or not one of the allowed values. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The plan’s request limit is reached; Retry-After says when requests succeed again. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description At least 12 characters, not the e-mail address. */
+          new_password: string;
+          /** @description The token of the mailed link (its `token` query parameter). */
+          token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Sessions that were ended. */
+            sessions_revoked: number;
+          };
+        };
+      };
+      /** @description A parameter is missing, malformed or not one of the allowed values. */
+      400: {
         headers: {
           [name: string]: unknown;
         };
