@@ -26,6 +26,14 @@ export interface DataUpdatedEvent {
   records: { total: number; added: number; changed: number; removed: number };
 }
 
+/** Why a release cannot be retired: unknown, already retired, or the active one. */
+export class ReleaseRetireError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReleaseRetireError';
+  }
+}
+
 export interface LoadResult {
   release: repo.ReleaseRow;
   eventId: string;
@@ -40,12 +48,22 @@ export interface ReleaseService {
   /** Version of the active release (one row read), undefined before the first load. */
   activeVersion(): Promise<string | undefined>;
   /**
-   * Dates the active release's loading and its data.updated event now: a database unpacked from
+   * Dates every kept release's loading and its data.updated event now: a database unpacked from
    * a prepared image (made at build time) says when it came to be here.
    */
-  restampActive(): Promise<void>;
+  restampKept(): Promise<void>;
   /** Whether `file` holds the active release (the same content), known without parsing it. */
   isActive(file: string): Promise<boolean>;
+  /** The kept releases, newest loaded first (the first is the active one). */
+  list(): Promise<repo.ReleaseRow[]>;
+  /** The kept releases' ids, newest loaded first: one small query, for polling. */
+  keptIds(): Promise<number[]>;
+  /** A release by version, retired ones included. */
+  byVersion(version: string): Promise<repo.ReleaseRow | undefined>;
+  /** A kept release's records, in order (country, job, year, level). */
+  records(release: repo.ReleaseRow): Promise<ReleaseRecord[]>;
+  /** Retires a kept release other than the active one: its records are deleted, its row kept. */
+  retire(version: string): Promise<repo.ReleaseRow>;
 }
 
 /** Called in the load transaction with the recorded event (the webhooks outbox fan-out). */
@@ -103,10 +121,30 @@ export function createReleaseService(deps: {
       const text = raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw;
       return createHash('sha256').update(text).digest('hex') === active.checksum;
     },
-    async restampActive() {
+    list: () => repo.listKeptReleases(db),
+    keptIds: () => repo.listKeptReleaseIds(db),
+    byVersion: (version) => repo.findReleaseByVersion(db, version),
+    records: (release) => repo.listRecords(db, release.id),
+    async retire(version) {
+      return db.transaction(async (tx) => {
+        const release = await repo.findReleaseByVersion(tx, version);
+        if (release === undefined) throw new ReleaseRetireError(`no release ${version} is loaded`);
+        if (release.retiredAt !== null)
+          throw new ReleaseRetireError(`release ${version} was retired at ${release.retiredAt}`);
+        const active = await repo.findActiveRelease(tx);
+        if (active?.id === release.id)
+          throw new ReleaseRetireError(
+            `release ${version} is the active release; load a newer one before retiring it`,
+          );
+        const at = new Date(clock.now());
+        await repo.retireRelease(tx, release.id, at);
+        return { ...release, retiredAt: at.toISOString() };
+      });
+    },
+    async restampKept() {
       await db.transaction(async (tx) => {
-        const release = await repo.findActiveRelease(tx);
-        if (release !== undefined) await repo.restampRelease(tx, release, new Date(clock.now()));
+        for (const release of await repo.listKeptReleases(tx))
+          await repo.restampRelease(tx, release, new Date(clock.now()));
       });
     },
   };

@@ -65,6 +65,11 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
   ): void | Promise<void> {
     const feature = request.routeOptions.config.planFeature;
     const format = negotiateFormat(selection.format, request.headers.accept);
+    if (selection.release !== undefined || selection.as_of !== undefined) {
+      return salary
+        .pin(selection, request.principal)
+        .then((pinned) => serveSelection(request, reply, pinned, format, filename));
+    }
     const schema = request.principal.responseSchema;
     if (format === 'json' && schema === null && labellingOf(request.principal.accountId) === null) {
       const body = salary.standardJson(selection, request.principal, { feature });
