@@ -52,6 +52,10 @@ export interface ReleaseCatalog {
   changes(version: string, query: ChangesQuery, principal: Principal): Promise<ChangesView>;
   /** The whole diff of two kept releases, computed once and kept (a few at most). */
   diff(from: ReleaseRow, to: ReleaseRow): Promise<ReleaseDiff>;
+  /** Each kept release, newest first, with the summary of its changes from the one before. */
+  history(): Promise<
+    { release: ReleaseView; changes: Pick<ReleaseDiff, 'summary' | 'reasons'> | null }[]
+  >;
 }
 
 const DIFF_CACHE = 4;
@@ -145,6 +149,19 @@ export function createReleaseCatalog(deps: {
       return view(release, kept);
     },
     diff,
+    async history() {
+      const kept = await releases.list();
+      return Promise.all(
+        kept.map(async (release, i) => {
+          const previous = kept[i + 1];
+          const whole = previous === undefined ? undefined : await diff(previous, release);
+          return {
+            release: view(release, kept),
+            changes: whole === undefined ? null : { summary: whole.summary, reasons: whole.reasons },
+          };
+        }),
+      );
+    },
     async changes(version, query, principal) {
       const kept = await releases.list();
       const to = kept.find((r) => r.version === version);

@@ -6,6 +6,7 @@ import { prefixedId } from '../lib/ids.js';
 import type { Db, Queryable } from '../store/index.js';
 import type { ReleaseRecord } from './format.js';
 import type { ParsedRelease } from './parse.js';
+import { diffReleases } from './diff.js';
 import * as repo from './repo.js';
 
 export class ReleaseConflictError extends Error {
@@ -24,6 +25,16 @@ export interface DataUpdatedEvent {
   countries: string[];
   jobs: string[];
   records: { total: number; added: number; changed: number; removed: number };
+  /**
+   * How far the cells moved from the previous release: how many changed cells' medians moved by
+   * more than 1, 5 and 10 %, overall and per country, and where to read every change. Null for
+   * the first release.
+   */
+  changes: {
+    beyond: { '1': number; '5': number; '10': number };
+    by_country: { country: string; changed: number; beyond_1: number; beyond_5: number; beyond_10: number }[];
+    url: string;
+  } | null;
 }
 
 /** Why a release cannot be retired: unknown, already retired, or the active one. */
@@ -86,11 +97,26 @@ export function createReleaseService(deps: {
         const now = new Date(clock.now());
         const release = await repo.insertRelease(tx, parsed.header, parsed.checksum, now);
         await repo.insertRecords(tx, release.id, parsed.records);
+        const moved =
+          previous === undefined
+            ? null
+            : diffReleases(
+                { release: previous, records: previousRecords },
+                { release, records: parsed.records },
+              ).summary;
         const event: DataUpdatedEvent = {
           release: release.version,
           previous_release: previous?.version ?? null,
           loaded_at: release.loadedAt,
           ...diffRecords(previousRecords, parsed.records),
+          changes:
+            moved === null
+              ? null
+              : {
+                  beyond: moved.beyond,
+                  by_country: moved.by_country.map(({ median_change_pct: _, ...c }) => c),
+                  url: `/api/v1/releases/${release.version}/changes?from=${previous!.version}`,
+                },
         };
         const eventId = prefixedId('evt');
         await repo.insertEvent(tx, { id: eventId, type: 'data.updated', createdAt: now, data: event });
@@ -155,7 +181,7 @@ const VALUE_FIELDS = ['basis', 'p10', 'p25', 'median', 'p75', 'p90', 'mean', 'lo
 function diffRecords(
   before: readonly ReleaseRecord[],
   after: readonly ReleaseRecord[],
-): Omit<DataUpdatedEvent, 'release' | 'previous_release' | 'loaded_at'> {
+): Omit<DataUpdatedEvent, 'release' | 'previous_release' | 'loaded_at' | 'changes'> {
   const key = (r: ReleaseRecord): string => `${r.country}|${r.job}|${r.level}|${r.year}`;
   const old = new Map(before.map((r) => [key(r), r]));
   const years = new Set<number>();

@@ -133,8 +133,15 @@ describe('data vintages: kept releases, pinned lookups, changes', () => {
   });
 
   it('lists exactly the cells a release with known edits changed, with reasons', async () => {
-    await t.releases.load(parseRelease(editedRelease()));
+    const { event } = await t.releases.load(parseRelease(editedRelease()));
     await t.data.refresh();
+    // data.updated carries the same summary and links to the changes.
+    assert.deepEqual(event.changes?.beyond, { '1': 1, '5': 1, '10': 0 });
+    assert.deepEqual(
+      event.changes?.by_country.map((c) => c.country),
+      ['DE', 'FR', 'PL'],
+    );
+    assert.equal(event.changes?.url, '/api/v1/releases/2026.11.5/changes?from=2026.11.4');
     const res = await get('/api/v1/releases/2026.11.5/changes', developer);
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
@@ -160,6 +167,20 @@ describe('data vintages: kept releases, pinned lookups, changes', () => {
     assert.equal(filtered.json().total, 1);
     const byCountry = await get('/api/v1/releases/2026.11.5/changes?country=fr', developer);
     assert.equal(byCountry.json().data[0].job, 'nurse');
+  });
+
+  it('the /data/releases page lists the releases with their change summaries', async () => {
+    const res = await get('/data/releases');
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /2026\.11\.5 \(active\)/);
+    assert.match(res.body, /From 2026\.11\.4: 3 of \d+ cells changed/);
+    assert.match(res.body, /2026\.11\.3/);
+    const icon = await get('/favicon.ico');
+    assert.equal(icon.statusCode, 200);
+    assert.equal(icon.headers['content-type'], 'image/svg+xml');
+    const home = await get('/');
+    assert.match(home.body, /rel="icon"/);
+    assert.doesNotMatch(home.body, / ,/);
   });
 
   it('with three kept, Business reaches the previous release, Enterprise every one', async () => {
