@@ -65,11 +65,8 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
   ): void | Promise<void> {
     const feature = request.routeOptions.config.planFeature;
     const format = negotiateFormat(selection.format, request.headers.accept);
-    if (selection.release !== undefined || selection.as_of !== undefined) {
-      return salary
-        .pin(selection, request.principal)
-        .then((pinned) => serveSelection(request, reply, pinned, format, filename));
-    }
+    if (selection.release !== undefined || selection.as_of !== undefined)
+      return serveSelection(request, reply, selection, format, filename);
     const schema = request.principal.responseSchema;
     if (format === 'json' && schema === null && labellingOf(request.principal.accountId) === null) {
       const body = salary.standardJson(selection, request.principal, { feature });
@@ -92,7 +89,9 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     const schema = request.principal.responseSchema;
     const labelling = labellingOf(request.principal.accountId);
     const fields = withSchemaFields(selection.fields, schema);
-    const prepared = salary.prepare({ ...selection, fields }, request.principal, format, {
+    // release= or as_of=: the kept release it names, read before anything is built.
+    const pinned = await salary.pin(selection, request.principal);
+    const prepared = salary.prepare({ ...pinned, fields }, request.principal, format, {
       feature,
     });
     if (prepared.expectedRows > STREAM_ABOVE_ROWS) {

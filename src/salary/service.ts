@@ -233,7 +233,11 @@ export function createSalaryService(deps: {
 
   return {
     async pin(selection, principal) {
-      if (selection.release === undefined && selection.as_of === undefined) return selection;
+      if (
+        selection.vintage !== undefined ||
+        (selection.release === undefined && selection.as_of === undefined)
+      )
+        return selection;
       const active = requireIndex(data.index);
       const kept = data.kept;
       const release = pickRelease(kept, selection.release, selection.as_of);

@@ -103,6 +103,21 @@ describe('data vintages: kept releases, pinned lookups, changes', () => {
     assert.equal(de.median, old.median);
   });
 
+  it('a custom endpoint answers from a pinned release too', async () => {
+    const ent = await accountOnPlan(t, 'enterprise');
+    const made = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/custom-endpoints',
+      headers: { authorization: `Bearer ${ent.session}` },
+      payload: { slug: 'de-nurses', query: { countries: ['DE'], jobs: ['nurse'], levels: ['mid'] }, parameters: [] },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const res = await get('/api/v1/custom/de-nurses?release=2026.11.3', ent.apiKey!);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().meta.release.version, '2026.11.3');
+    assert.equal(res.json().data[0].median, recordOf('2026.11.3', 'DE', 'nurse', 'mid', 2026).median);
+  });
+
   it('as_of= picks the release published on or before that date', async () => {
     const asOf = async (date: string) =>
       (await get(`/api/v1/salary?country=DE&job=nurse&as_of=${date}`, developer)).json().meta?.release

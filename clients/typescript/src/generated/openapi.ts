@@ -4040,10 +4040,20 @@ export interface operations {
   getCustomEndpoint: {
     parameters: {
       query?: {
+        /**
+         * @description Answer from the release in effect on this date (YYYY-MM-DD): the newest kept release published on or before it. Not together with `release`.
+         * @example 2026-11-26
+         */
+        as_of?: string;
         country?: string;
         format?: 'json' | 'csv' | 'xlsx' | 'xml' | 'parquet';
         job?: string;
         level?: 'junior' | 'mid' | 'senior' | 'lead';
+        /**
+         * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
+         * @example 2026.11.3
+         */
+        release?: string;
         year?: string;
       };
       header?: never;
