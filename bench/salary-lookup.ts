@@ -89,6 +89,12 @@ const ROWS_DEFAULT: readonly Row[] = [
   { label: 'DE lookup', path: DE },
   { label: "the lookup's bytes from a bare Fastify route", path: DE, replica: true },
   { label: 'DE lookup, Enterprise key', path: DE, key: 'enterprise' },
+  // An older kept release: read from the database once, then from the cache of older releases.
+  {
+    label: 'DE lookup pinned to the previous release, Enterprise key',
+    path: `${DE}&release=2026.11.3`,
+    key: 'enterprise',
+  },
   {
     label: '429 flood (Developer key over its limit)',
     path: DE,

@@ -45,6 +45,7 @@ import {
   type UsageService,
 } from '../usage/index.js';
 import { catalogRoutes } from '../catalog/index.js';
+import { releaseRoutes, type ReleaseCatalog } from '../releases/index.js';
 import { dashboardRoutes } from '../dashboard/index.js';
 import { baseUrlOf, type Config } from '../config/index.js';
 import { AppError } from '../errors/index.js';
@@ -96,6 +97,8 @@ export interface AppDeps {
   credentials: CredentialResolver;
   data: SalaryDataStore;
   salary: SalaryService;
+  /** The kept data releases and what changed between them. */
+  releaseCatalog: ReleaseCatalog;
   readiness: readonly ReadinessCheck[];
   db: Db;
   accounts: AccountService;
@@ -294,6 +297,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicBaseUrl: config.publicBaseUrl?.replace(/\/$/, ''),
   });
   await app.register(catalogRoutes, { consumeQuota });
+  await app.register(releaseRoutes, { catalog: deps.releaseCatalog, consumeQuota });
   const downloads = new DownloadGate();
   app.decorate('downloads', downloads);
   const renderer = new RenderPool();

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { Cron } from 'croner';
-import { isAbsolute, resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parsePlanOverrides, type PlanOverrides } from '../plans/index.js';
 import type { Seller } from './eu-vat.js';
@@ -72,6 +73,24 @@ export interface Config {
 export const BUNDLED_RELEASE = fileURLToPath(
   new URL('../../releases/salary-2026.11.4.jsonl.gz', import.meta.url),
 );
+
+const RELEASE_NAME = /^salary-(\d+)\.(\d+)\.(\d+)\.jsonl(\.gz)?$/;
+
+/**
+ * The releases a new database is given, oldest first: for the bundled release, every release
+ * file kept beside it in `releases/` that is older than it, then it; any other file alone.
+ */
+export function releaseFilesFor(file: string): string[] {
+  if (file !== BUNDLED_RELEASE) return [file];
+  const order = (name: string): number[] => RELEASE_NAME.exec(name)!.slice(1, 4).map(Number);
+  const newer = (a: number[], b: number[]): number =>
+    a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
+  const own = order(basename(file));
+  const older = readdirSync(dirname(file))
+    .filter((name) => RELEASE_NAME.test(name) && newer(order(name), own) < 0)
+    .sort((a, b) => newer(order(a), order(b)));
+  return [...older.map((name) => join(dirname(file), name)), file];
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 

@@ -1,4 +1,11 @@
-export { loadConfig, ConfigError, BUNDLED_RELEASE, baseUrlOf, type Config } from './config.js';
+export {
+  loadConfig,
+  ConfigError,
+  BUNDLED_RELEASE,
+  releaseFilesFor,
+  baseUrlOf,
+  type Config,
+} from './config.js';
 export { resolveSecretKey, SECRET_KEY_FILE } from './secret-key.js';
 export {
   COUNTRIES,

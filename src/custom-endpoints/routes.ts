@@ -10,6 +10,7 @@ import {
   type SalaryDataStore,
   type SalaryMeta,
   type SalaryResponder,
+  VintageQuery,
 } from '../salary/index.js';
 
 import { narrow } from './narrow.js';
@@ -227,6 +228,7 @@ export const customEndpointRoutes: FastifyPluginAsyncTypebox<CustomEndpointRoute
             level: Type.Optional(StringEnum(LEVELS)),
             year: Type.Optional(Type.String({ pattern: '^[0-9]{4}$' })),
             format: Type.Optional(StringEnum(FORMATS)),
+            ...VintageQuery,
           },
           { additionalProperties: false },
         ),
@@ -256,10 +258,14 @@ export const customEndpointRoutes: FastifyPluginAsyncTypebox<CustomEndpointRoute
       );
       const years = (m: SalaryMeta): string =>
         m.year !== undefined ? String(m.year) : `${m.years?.[0]}-${m.years?.at(-1)}`;
+      const vintage = {
+        ...(q.release === undefined ? {} : { release: q.release }),
+        ...(q.as_of === undefined ? {} : { as_of: q.as_of }),
+      };
       return responder.serveSelection(
         request,
         reply,
-        selection,
+        { ...selection, ...vintage },
         format,
         (m) => `${endpoint.slug}${suffix(q.country?.toUpperCase(), q.job, q.level)}-${years(m)}`,
       );

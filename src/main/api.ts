@@ -125,6 +125,7 @@ export async function createApi(core: Core) {
     credentials: oauth,
     data: core.data,
     salary: core.salary,
+    releaseCatalog: core.releaseCatalog,
     readiness:
       shared === undefined ? [databaseCheck(db)] : [databaseCheck(db), redisCheck(shared.redis)],
     logger,

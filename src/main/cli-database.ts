@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { BUNDLED_RELEASE, type Config } from '../config/index.js';
+import { BUNDLED_RELEASE, releaseFilesFor, type Config } from '../config/index.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import {
@@ -48,7 +48,7 @@ export async function openConfiguredDatabase(
     image: () => imageFor(config.releaseFile, options.imageDir),
     onUnpacked: async (fresh) => {
       unpacked = true;
-      await createReleaseService({ db: fresh, clock }).restampActive();
+      await createReleaseService({ db: fresh, clock }).restampKept();
     },
   });
   try {
@@ -82,16 +82,24 @@ export async function imageFor(file: string, imageDir?: string): Promise<string 
   return image.file;
 }
 
-/** Brings a new database to what a first start makes of it: migrated, `releaseFile` loaded. */
+/**
+ * Brings a new database to what a first start makes of it: migrated, `releaseFile` loaded (after
+ * the older releases bundled beside it, so it is the active one).
+ */
 export async function prepareDatabase(
   db: Db,
   releaseFile: string,
   clock: Clock = systemClock,
 ): Promise<ImageManifest['release']> {
   await migrate(db);
-  const parsed = await readReleaseFile(releaseFile);
-  await createReleaseService({ db, clock }).load(parsed);
-  return { version: parsed.header.version, sha256: sha256File(releaseFile) };
+  const releases = createReleaseService({ db, clock });
+  let version = '';
+  for (const file of releaseFilesFor(releaseFile)) {
+    const parsed = await readReleaseFile(file);
+    await releases.load(parsed);
+    version = parsed.header.version;
+  }
+  return { version, sha256: sha256File(releaseFile) };
 }
 
 /** What a prepared database is made from, hashed: the store's inputs and the release loader. */
@@ -101,7 +109,7 @@ export function preparedInputs(releaseFile: string): string {
     .filter((name) => /\.(js|ts)$/.test(name) && !name.endsWith('.test.ts'))
     .sort()
     .map((name) => join(dir, name));
-  return imageInputs(releaseFile, code);
+  return imageInputs(releaseFilesFor(releaseFile), code);
 }
 
 /**

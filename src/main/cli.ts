@@ -24,6 +24,11 @@ Commands:
   migrate               Apply pending database migrations
   data load FILE        Validate a data release file completely, then load it in one transaction
   data status           Show the active data release
+  data list [--json]    List the kept data releases, newest first (the first is active)
+  data retire VERSION   Retire an older release: its records are deleted; the active one stays
+  data diff A B [--json]
+                        What changed from release A to release B: cells moved beyond 1, 5 and
+                        10 %, per country and job, with the reasons
   backup FILE           Snapshot the embedded database to FILE (server stopped); on PostgreSQL,
                         prints the pg_dump command to use instead
   doctor [--json]       Check the deployment: configuration, database, Redis, SECRET_KEY, DATA_DIR
@@ -46,6 +51,8 @@ class CommandFailure extends Error {}
 const KNOWN_ERRORS = new Set([
   'ReleaseValidationError',
   'ReleaseConflictError',
+  'ReleaseRetireError',
+  'DataCommandError',
   'EmbeddedLockError',
   'BackupFormatError',
   'RestoreRefused',
@@ -135,7 +142,15 @@ async function main(argv: string[]): Promise<number> {
       const data = await import('./cli-data.js');
       if (sub === 'load' && arg !== undefined) return data.loadCommand(config, arg, values.json);
       if (sub === 'status') return data.statusCommand(config, values.json);
-      throw new UsageError('data takes "load FILE" or "status"');
+      if (sub === 'list') return data.listCommand(config, values.json);
+      if (sub === 'retire' && arg !== undefined)
+        return data.retireCommand(config, arg, values.json);
+      const to = positionals[3];
+      if (sub === 'diff' && arg !== undefined && to !== undefined)
+        return data.diffCommand(config, arg, to, values.json);
+      throw new UsageError(
+        'data takes "load FILE", "status", "list", "retire VERSION" or "diff A B"',
+      );
     }
     case 'oauth':
       return (await import('./cli-oauth.js')).oauthCommand(config, sub, arg, values.json);

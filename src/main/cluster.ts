@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { Config } from '../config/index.js';
+import { releaseFilesFor, type Config } from '../config/index.js';
 import { systemClock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { createReleaseService, ensureRelease } from '../releases/index.js';
@@ -31,7 +31,7 @@ export async function runPrimary(config: Config, workers: number, logger: Logger
   try {
     await ensureRelease(
       createReleaseService({ db, clock: systemClock }),
-      config.releaseFile,
+      releaseFilesFor(config.releaseFile),
       logger,
     );
   } finally {

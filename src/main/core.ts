@@ -1,6 +1,6 @@
 import type pino from 'pino';
 import type { PaymentCollector } from '../billing/index.js';
-import { baseUrlOf, resolveSecretKey, type Config } from '../config/index.js';
+import { baseUrlOf, releaseFilesFor, resolveSecretKey, type Config } from '../config/index.js';
 import { createDownloadLinks, createExportService } from '../exports/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
@@ -9,7 +9,7 @@ import { LicenseRegistry } from '../licensing/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { Metrics } from '../metrics/index.js';
 import type { MailTransport } from '../notices/index.js';
-import { createReleaseService, ensureRelease } from '../releases/index.js';
+import { createReleaseCatalog, createReleaseService, ensureRelease } from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
 import { createSlaService, createStatusService, SlaCounter } from '../sla/index.js';
 import type { Db } from '../store/index.js';
@@ -84,11 +84,12 @@ export async function createCore(config: Config, deps: ProcessDeps) {
     labelling,
   });
   const releases = createReleaseService({ db, clock, onEvent: webhooks.publish });
-  await ensureRelease(releases, config.releaseFile, logger);
+  await ensureRelease(releases, releaseFilesFor(config.releaseFile), logger);
   const data = new SalaryDataStore(releases, logger);
   await data.refresh();
   data.watch(config.releasePollMs);
   const salary = createSalaryService({ data, plans });
+  const releaseCatalog = createReleaseCatalog({ releases, plans });
   const issuer = baseUrlOf(config);
   const exportBox = createSecretBox(secretKey, 'export-destinations');
   const exportLinks = createDownloadLinks(secretKey, issuer);
@@ -158,6 +159,7 @@ export async function createCore(config: Config, deps: ProcessDeps) {
     sender,
     webhooks,
     releases,
+    releaseCatalog,
     data,
     salary,
     exportBox,

@@ -27,6 +27,7 @@ export async function createServer(config: Config, deps: ProcessDeps) {
     exportWorker: worker.exportWorker,
     jobs: worker.jobs,
     releases: core.releases,
+    data: core.data,
     oauth: api.oauth,
     metrics: core.metrics,
     sla: core.sla,

@@ -81,7 +81,7 @@ export function toolRunner(deps: ToolRunnerDeps): ToolRunner {
     if (notDecimal !== undefined) throw AppError.invalidParams([notDecimal]);
     const input = structuredClone(args);
     if (!validate(input)) throw invalidArguments(validate.errors ?? []);
-    const body = tool.run(input, admitted);
+    const body = await tool.run(input, admitted);
     const cost = quotaEndpoints.costOf(tool.endpoint);
     if (cost < 1) throw new Error(`${tool.endpoint} declares no quota cost`);
     const spent = await spendQuota(admitted, caller.ip, cost);

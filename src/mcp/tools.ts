@@ -32,7 +32,7 @@ export interface ToolDefinition {
   /** The twin's `config.auth`. */
   readonly auth: AuthenticatedRoute;
   /** The twin's answer as JSON; throws the twin's AppError (400, 403, 404, 503). */
-  run(args: Record<string, unknown>, principal: Principal): object;
+  run(args: Record<string, unknown>, principal: Principal): object | Promise<object>;
 }
 
 const BULK_AUTH = { access: 'data', scope: 'bulk:read' } as const satisfies AuthenticatedRoute;
@@ -63,11 +63,16 @@ export function mcpTools(deps: ToolDeps): readonly ToolDefinition[] {
   const { salary, positions, labelling } = deps;
 
   /** The JSON body of a salary route: custom fields, the account's schema and labelling applied. */
-  function figures(selection: Selection, principal: Principal, feature?: 'bulk'): object {
+  async function figures(
+    selection: Selection,
+    principal: Principal,
+    feature?: 'bulk',
+  ): Promise<object> {
     const schema = principal.responseSchema;
     const fields = withSchemaFields(selection.fields, schema);
+    const pinned = await salary.pin({ ...selection, fields }, principal);
     const result = labelled(
-      salary.select({ ...selection, fields }, principal, 'json', { feature }),
+      salary.select(pinned, principal, 'json', { feature }),
       labelling(principal.accountId),
     );
     const data = schema === null ? result.data : applySchema(salaryTable(result), schema).rows;
@@ -81,7 +86,7 @@ export function mcpTools(deps: ToolDeps): readonly ToolDefinition[] {
       name: 'salary_lookup',
       title: 'Salary percentiles for a country and job',
       description:
-        'Gross annual pay (EUR, full-time equivalent) for one EU country and job category: p25, median and p75 per seniority level, with the local-currency median, the basis and the confidence of each figure. Use list_countries and list_jobs for valid codes. Omit `level` for all four levels and `year` for the current year; older years need a paid plan (Developer 1 year back, Business 3, Enterprise all). `fields` (Business and higher) adds p10, p90, mean, monthly and hourly figures. Same as GET /api/v1/salary.',
+        'Gross annual pay (EUR, full-time equivalent) for one EU country and job category: p25, median and p75 per seniority level, with the local-currency median, the basis and the confidence of each figure. Use list_countries and list_jobs for valid codes. Omit `level` for all four levels and `year` for the current year; older years need a paid plan (Developer 1 year back, Business 3, Enterprise all). `fields` (Business and higher) adds p10, p90, mean, monthly and hourly figures. `release` (a version) or `as_of` (a date) answers from an older kept data release. Same as GET /api/v1/salary.',
       input: lookupInput,
       endpoint: 'GET /api/v1/salary',
       auth: LOOKUP_AUTH,

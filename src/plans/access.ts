@@ -63,3 +63,24 @@ export function assertYearAllowed(
     );
   }
 }
+
+/**
+ * Throws 403 naming the lowest plan that reaches a kept release `back` releases before the
+ * active one (Free the active one, Developer and Business the previous too, Enterprise all).
+ */
+export function assertReleaseAllowed(
+  plans: Plans,
+  plan: Plan,
+  version: string,
+  back: number,
+): void {
+  const reaches = (p: Plan): boolean => p.releasesBack === null || p.releasesBack >= back;
+  if (back > 0 && !reaches(plan)) {
+    throw notInPlan(
+      plans,
+      plan,
+      reaches,
+      `Release ${version} (${back} release${back === 1 ? '' : 's'} before the active one)`,
+    );
+  }
+}

@@ -17,4 +17,10 @@ export {
   type PlanOverride,
   type PlanOverrides,
 } from './catalog.js';
-export { assertPlanHas, assertFormatAllowed, assertYearAllowed, earliestYear } from './access.js';
+export {
+  assertPlanHas,
+  assertFormatAllowed,
+  assertReleaseAllowed,
+  assertYearAllowed,
+  earliestYear,
+} from './access.js';

@@ -27,6 +27,8 @@ export interface Plan {
   readonly formats: readonly Format[];
   /** Years of history before the current year; null: the full archive. */
   readonly historyYears: number | null;
+  /** Kept data releases reachable before the active one (release=, as_of=); null: every one. */
+  readonly releasesBack: number | null;
   readonly bulk: boolean;
   readonly webhooks: boolean;
   /** Webhook endpoints per account (0 where the plan has no webhooks). */
@@ -58,6 +60,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     limit: { requests: 100, window: 'hour' },
     formats: ['json'],
     historyYears: 0,
+    releasesBack: 0,
     bulk: false,
     webhooks: false,
     maxWebhookEndpoints: 0,
@@ -81,6 +84,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     limit: { requests: 10_000, window: 'day' },
     formats: ['json', 'csv'],
     historyYears: 1,
+    releasesBack: 1,
     bulk: false,
     webhooks: false,
     maxWebhookEndpoints: 0,
@@ -104,6 +108,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     limit: { requests: 100_000, window: 'day' },
     formats: ['json', 'csv', 'xlsx'],
     historyYears: 3,
+    releasesBack: 1,
     bulk: true,
     webhooks: true,
     maxWebhookEndpoints: 10,
@@ -127,6 +132,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanId, Plan>> = Object.freeze({
     limit: null,
     formats: ['json', 'csv', 'xlsx', 'xml', 'parquet'],
     historyYears: null,
+    releasesBack: null,
     bulk: true,
     webhooks: true,
     maxWebhookEndpoints: 50,

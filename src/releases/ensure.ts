@@ -4,26 +4,32 @@ import type { ReleaseService } from './service.js';
 import { compareReleaseVersions } from './version.js';
 
 /**
- * On first start (no release in the database yet) the bundled release is loaded. Later starts
- * load it only when it is newer than the active release (a deployment that ships a new release),
- * which records its data.updated event; an older or equal bundled release is left alone, and an
- * unreadable one leaves the active release serving.
+ * On first start (no release in the database yet) every bundled release is loaded, oldest first,
+ * so the newest (the last of `files`) is active and the earlier ones stay queryable. Later starts
+ * load the newest only when it is newer than the active release (a deployment that ships a new
+ * release), which records its data.updated event; an older or equal bundled release is left
+ * alone (a retired one does not come back), and an unreadable one leaves the active release
+ * serving.
  */
 export async function ensureRelease(
   releases: ReleaseService,
-  file: string,
+  files: string | readonly string[],
   logger: Logger,
 ): Promise<void> {
-  if (await releases.isActive(file)) return;
+  const all = typeof files === 'string' ? [files] : files;
+  const file = all.at(-1);
+  if (file === undefined || (await releases.isActive(file))) return;
   const active = await releases.activeVersion();
   if (active === undefined) {
-    const parsed = await readReleaseFile(file);
-    const result = await loadUnlessRaced(releases, parsed);
-    if (result === undefined) return;
-    logger.info(
-      { release: result.release.version, records: parsed.records.length, file },
-      'bundled data release loaded',
-    );
+    for (const each of all) {
+      const parsed = await readReleaseFile(each);
+      const result = await loadUnlessRaced(releases, parsed);
+      if (result === undefined) return;
+      logger.info(
+        { release: result.release.version, records: parsed.records.length, file: each },
+        'bundled data release loaded',
+      );
+    }
     return;
   }
   let parsed: ParsedRelease;

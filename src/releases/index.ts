@@ -10,6 +10,7 @@ export { readReleaseFile, parseRelease, ReleaseValidationError, type ParsedRelea
 export {
   createReleaseService,
   ReleaseConflictError,
+  ReleaseRetireError,
   type ReleaseService,
   type LoadResult,
   type DataUpdatedEvent,
@@ -18,3 +19,20 @@ export {
 export { insertEvent, type ReleaseRow } from './repo.js';
 export { compareReleaseVersions } from './version.js';
 export { ensureRelease } from './ensure.js';
+export {
+  diffReleases,
+  summarise,
+  relative,
+  CHANGE_REASONS,
+  type CellChange,
+  type ChangeReason,
+  type ChangeSummary,
+  type ReleaseDiff,
+} from './diff.js';
+export {
+  createReleaseCatalog,
+  type ReleaseCatalog,
+  type ReleaseView,
+  type ChangesView,
+} from './catalog.js';
+export { releaseRoutes } from './routes.js';

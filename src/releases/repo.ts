@@ -12,6 +12,8 @@ export interface ReleaseRow {
   recordCount: number;
   checksum: string;
   header: ReleaseHeader;
+  /** When the operator retired it (its records are gone); null while kept. */
+  retiredAt: string | null;
 }
 
 interface ReleaseDbRow {
@@ -25,10 +27,11 @@ interface ReleaseDbRow {
   record_count: number;
   checksum: string;
   header: ReleaseHeader | string;
+  retired_at: Date | string | null;
 }
 
 const RELEASE_COLUMNS =
-  'id, version, created_at, loaded_at, first_year, current_year, last_published_year, record_count, checksum, header';
+  'id, version, created_at, loaded_at, first_year, current_year, last_published_year, record_count, checksum, header, retired_at';
 
 function toRelease(row: ReleaseDbRow): ReleaseRow {
   return {
@@ -42,19 +45,20 @@ function toRelease(row: ReleaseDbRow): ReleaseRow {
     recordCount: row.record_count,
     checksum: row.checksum,
     header: typeof row.header === 'string' ? (JSON.parse(row.header) as ReleaseHeader) : row.header,
+    retiredAt: row.retired_at === null ? null : new Date(row.retired_at).toISOString(),
   };
 }
 
 export async function findActiveRelease(db: Queryable): Promise<ReleaseRow | undefined> {
   const rows = await db.query<ReleaseDbRow>(
-    `SELECT ${RELEASE_COLUMNS} FROM data_releases ORDER BY id DESC LIMIT 1`,
+    `SELECT ${RELEASE_COLUMNS} FROM data_releases WHERE retired_at IS NULL ORDER BY id DESC LIMIT 1`,
   );
   return rows[0] === undefined ? undefined : toRelease(rows[0]);
 }
 
 export async function findActiveReleaseId(db: Queryable): Promise<number | undefined> {
   const rows = await db.query<{ id: number | string }>(
-    'SELECT id FROM data_releases ORDER BY id DESC LIMIT 1',
+    'SELECT id FROM data_releases WHERE retired_at IS NULL ORDER BY id DESC LIMIT 1',
   );
   return rows[0] === undefined ? undefined : Number(rows[0].id);
 }
@@ -68,6 +72,27 @@ export async function findReleaseByVersion(
     [version],
   );
   return rows[0] === undefined ? undefined : toRelease(rows[0]);
+}
+
+/** The kept (not retired) releases, newest loaded first: the first is the active one. */
+export async function listKeptReleases(db: Queryable): Promise<ReleaseRow[]> {
+  const rows = await db.query<ReleaseDbRow>(
+    `SELECT ${RELEASE_COLUMNS} FROM data_releases WHERE retired_at IS NULL ORDER BY id DESC`,
+  );
+  return rows.map(toRelease);
+}
+
+export async function listKeptReleaseIds(db: Queryable): Promise<number[]> {
+  const rows = await db.query<{ id: number | string }>(
+    'SELECT id FROM data_releases WHERE retired_at IS NULL ORDER BY id DESC',
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+/** Marks a release retired and deletes its records. */
+export async function retireRelease(db: Queryable, id: number, at: Date): Promise<void> {
+  await db.query('DELETE FROM salary_records WHERE release_id = $1', [id]);
+  await db.query('UPDATE data_releases SET retired_at = $2 WHERE id = $1', [id, at.toISOString()]);
 }
 
 export async function insertRelease(

@@ -6,6 +6,7 @@ import { prefixedId } from '../lib/ids.js';
 import type { Db, Queryable } from '../store/index.js';
 import type { ReleaseRecord } from './format.js';
 import type { ParsedRelease } from './parse.js';
+import { diffReleases } from './diff.js';
 import * as repo from './repo.js';
 
 export class ReleaseConflictError extends Error {
@@ -24,6 +25,24 @@ export interface DataUpdatedEvent {
   countries: string[];
   jobs: string[];
   records: { total: number; added: number; changed: number; removed: number };
+  /**
+   * How far the cells moved from the previous release: how many changed cells' medians moved by
+   * more than 1, 5 and 10 %, overall and per country, and where to read every change. Null for
+   * the first release.
+   */
+  changes: {
+    beyond: { '1': number; '5': number; '10': number };
+    by_country: { country: string; changed: number; beyond_1: number; beyond_5: number; beyond_10: number }[];
+    url: string;
+  } | null;
+}
+
+/** Why a release cannot be retired: unknown, already retired, or the active one. */
+export class ReleaseRetireError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReleaseRetireError';
+  }
 }
 
 export interface LoadResult {
@@ -40,12 +59,22 @@ export interface ReleaseService {
   /** Version of the active release (one row read), undefined before the first load. */
   activeVersion(): Promise<string | undefined>;
   /**
-   * Dates the active release's loading and its data.updated event now: a database unpacked from
+   * Dates every kept release's loading and its data.updated event now: a database unpacked from
    * a prepared image (made at build time) says when it came to be here.
    */
-  restampActive(): Promise<void>;
+  restampKept(): Promise<void>;
   /** Whether `file` holds the active release (the same content), known without parsing it. */
   isActive(file: string): Promise<boolean>;
+  /** The kept releases, newest loaded first (the first is the active one). */
+  list(): Promise<repo.ReleaseRow[]>;
+  /** The kept releases' ids, newest loaded first: one small query, for polling. */
+  keptIds(): Promise<number[]>;
+  /** A release by version, retired ones included. */
+  byVersion(version: string): Promise<repo.ReleaseRow | undefined>;
+  /** A kept release's records, in order (country, job, year, level). */
+  records(release: repo.ReleaseRow): Promise<ReleaseRecord[]>;
+  /** Retires a kept release other than the active one: its records are deleted, its row kept. */
+  retire(version: string): Promise<repo.ReleaseRow>;
 }
 
 /** Called in the load transaction with the recorded event (the webhooks outbox fan-out). */
@@ -68,11 +97,26 @@ export function createReleaseService(deps: {
         const now = new Date(clock.now());
         const release = await repo.insertRelease(tx, parsed.header, parsed.checksum, now);
         await repo.insertRecords(tx, release.id, parsed.records);
+        const moved =
+          previous === undefined
+            ? null
+            : diffReleases(
+                { release: previous, records: previousRecords },
+                { release, records: parsed.records },
+              ).summary;
         const event: DataUpdatedEvent = {
           release: release.version,
           previous_release: previous?.version ?? null,
           loaded_at: release.loadedAt,
           ...diffRecords(previousRecords, parsed.records),
+          changes:
+            moved === null
+              ? null
+              : {
+                  beyond: moved.beyond,
+                  by_country: moved.by_country.map(({ median_change_pct: _, ...c }) => c),
+                  url: `/api/v1/releases/${release.version}/changes?from=${previous!.version}`,
+                },
         };
         const eventId = prefixedId('evt');
         await repo.insertEvent(tx, { id: eventId, type: 'data.updated', createdAt: now, data: event });
@@ -103,10 +147,30 @@ export function createReleaseService(deps: {
       const text = raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw;
       return createHash('sha256').update(text).digest('hex') === active.checksum;
     },
-    async restampActive() {
+    list: () => repo.listKeptReleases(db),
+    keptIds: () => repo.listKeptReleaseIds(db),
+    byVersion: (version) => repo.findReleaseByVersion(db, version),
+    records: (release) => repo.listRecords(db, release.id),
+    async retire(version) {
+      return db.transaction(async (tx) => {
+        const release = await repo.findReleaseByVersion(tx, version);
+        if (release === undefined) throw new ReleaseRetireError(`no release ${version} is loaded`);
+        if (release.retiredAt !== null)
+          throw new ReleaseRetireError(`release ${version} was retired at ${release.retiredAt}`);
+        const active = await repo.findActiveRelease(tx);
+        if (active?.id === release.id)
+          throw new ReleaseRetireError(
+            `release ${version} is the active release; load a newer one before retiring it`,
+          );
+        const at = new Date(clock.now());
+        await repo.retireRelease(tx, release.id, at);
+        return { ...release, retiredAt: at.toISOString() };
+      });
+    },
+    async restampKept() {
       await db.transaction(async (tx) => {
-        const release = await repo.findActiveRelease(tx);
-        if (release !== undefined) await repo.restampRelease(tx, release, new Date(clock.now()));
+        for (const release of await repo.listKeptReleases(tx))
+          await repo.restampRelease(tx, release, new Date(clock.now()));
       });
     },
   };
@@ -117,7 +181,7 @@ const VALUE_FIELDS = ['basis', 'p10', 'p25', 'median', 'p75', 'p90', 'mean', 'lo
 function diffRecords(
   before: readonly ReleaseRecord[],
   after: readonly ReleaseRecord[],
-): Omit<DataUpdatedEvent, 'release' | 'previous_release' | 'loaded_at'> {
+): Omit<DataUpdatedEvent, 'release' | 'previous_release' | 'loaded_at' | 'changes'> {
   const key = (r: ReleaseRecord): string => `${r.country}|${r.job}|${r.level}|${r.year}`;
   const old = new Map(before.map((r) => [key(r), r]));
   const years = new Set<number>();

@@ -13,6 +13,7 @@ export { salaryFileStream, type SalaryFileStream } from './file-stream.js';
 export {
   HistoryQuerySchema,
   SalaryQuerySchema,
+  VintageQuery,
   SalaryResponseSchema,
   type SalaryQuery,
   type SalaryResponse,

@@ -63,8 +63,25 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     selection: Selection & { format?: Format },
     filename: (meta: SalaryMeta) => string,
   ): void | Promise<void> {
-    const feature = request.routeOptions.config.planFeature;
     const format = negotiateFormat(selection.format, request.headers.accept);
+    if (selection.release !== undefined || selection.as_of !== undefined) {
+      // A pinned release: read (or found in the cache of older releases) first, then answered
+      // as the active release is, its standard JSON bodies cached per release too.
+      return salary
+        .pin(selection, request.principal)
+        .then((pinned) => answer(request, reply, pinned, format, filename));
+    }
+    return answer(request, reply, selection, format, filename);
+  }
+
+  function answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    selection: Selection,
+    format: Format,
+    filename: (meta: SalaryMeta) => string,
+  ): void | Promise<void> {
+    const feature = request.routeOptions.config.planFeature;
     const schema = request.principal.responseSchema;
     if (format === 'json' && schema === null && labellingOf(request.principal.accountId) === null) {
       const body = salary.standardJson(selection, request.principal, { feature });
@@ -87,7 +104,9 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     const schema = request.principal.responseSchema;
     const labelling = labellingOf(request.principal.accountId);
     const fields = withSchemaFields(selection.fields, schema);
-    const prepared = salary.prepare({ ...selection, fields }, request.principal, format, {
+    // release= or as_of=: the kept release it names, read before anything is built.
+    const pinned = await salary.pin(selection, request.principal);
+    const prepared = salary.prepare({ ...pinned, fields }, request.principal, format, {
       feature,
     });
     if (prepared.expectedRows > STREAM_ABOVE_ROWS) {

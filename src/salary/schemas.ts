@@ -33,6 +33,22 @@ const year = Type.Integer({
     "Year of the figures; the dataset's current year when omitted. History depth depends on the plan.",
 });
 
+const release = Type.String({
+  pattern: '^[0-9]{4}\\.[0-9]{2}\\.[0-9]+$',
+  maxLength: 20,
+  description:
+    'Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.',
+  examples: ['2026.11.3'],
+});
+const asOf = Type.String({
+  format: 'date',
+  description:
+    'Answer from the release in effect on this date (YYYY-MM-DD): the newest kept release published on or before it. Not together with `release`.',
+  examples: ['2026-11-26'],
+});
+/** `release=` and `as_of=`: every salary query may pin its answer to a kept release. */
+export const VintageQuery = { release: Type.Optional(release), as_of: Type.Optional(asOf) };
+
 export const SalaryQuerySchema = Type.Object(
   {
     country,
@@ -41,6 +57,7 @@ export const SalaryQuerySchema = Type.Object(
     year: Type.Optional(year),
     fields: Type.Optional(fields),
     format: Type.Optional(format),
+    ...VintageQuery,
   },
   { additionalProperties: false },
 );
@@ -53,6 +70,7 @@ export const HistoryQuerySchema = Type.Object(
     level: Type.Optional(level),
     fields: Type.Optional(fields),
     format: Type.Optional(format),
+    ...VintageQuery,
   },
   { additionalProperties: false },
 );
@@ -68,6 +86,7 @@ export const BulkCountriesQuerySchema = Type.Object(
     year: Type.Optional(bulkYear),
     fields: Type.Optional(fields),
     format: Type.Optional(format),
+    ...VintageQuery,
   },
   { additionalProperties: false },
 );
@@ -78,6 +97,7 @@ export const BulkJobsQuerySchema = Type.Object(
     year: Type.Optional(bulkYear),
     fields: Type.Optional(fields),
     format: Type.Optional(format),
+    ...VintageQuery,
   },
   { additionalProperties: false },
 );
@@ -87,6 +107,7 @@ export const BulkArchiveQuerySchema = Type.Object(
     year: Type.Optional(bulkYear),
     fields: Type.Optional(fields),
     format: Type.Optional(format),
+    ...VintageQuery,
   },
   { additionalProperties: false },
 );

@@ -6,6 +6,7 @@ import { STREAM_ABOVE_ROWS } from '../formats/index.js';
 import {
   assertFormatAllowed,
   assertPlanHas,
+  assertReleaseAllowed,
   assertYearAllowed,
   earliestYear,
   type Format,
@@ -13,6 +14,7 @@ import {
   type PlanId,
 } from '../plans/index.js';
 import type { ReleaseRecord } from '../releases/index.js';
+import { pickRelease } from './vintage.js';
 import type { SalaryDataStore } from './data-store.js';
 import { EXTRA_FIELDS, local, parseFields } from './fields.js';
 import type { SalaryIndex } from './salary-index.js';
@@ -38,6 +40,11 @@ export interface Selection {
   jobs?: readonly string[];
   levels?: readonly string[];
   years?: readonly number[];
+  /** A kept release by version (`release=`), or the one in effect on a date (`as_of=`). */
+  release?: string;
+  as_of?: string;
+  /** The release `release`/`as_of` resolved to (SalaryService.pin); the active one when absent. */
+  vintage?: SalaryIndex;
 }
 
 export interface SalaryResult {
@@ -64,6 +71,12 @@ export interface PreparedSelection {
 }
 
 export interface SalaryService {
+  /**
+   * Resolves `release=` or `as_of=` to a kept release the plan reaches (400/403/404 problems)
+   * and reads it (from the database on first use): the selection with its `vintage` set. A
+   * selection naming neither, or naming the active release, is answered from memory.
+   */
+  pin(selection: Selection, principal: Principal): Promise<Selection>;
   /** Resolves and checks a selection against the plan (400/403/404/503 problems). */
   prepare(
     selection: Selection,
@@ -126,7 +139,7 @@ export function createSalaryService(deps: {
     format: Format,
     feature: 'bulk' | undefined,
   ) {
-    const index = requireIndex(data.index);
+    const index = selection.vintage ?? requireIndex(data.index);
     const countries =
       selection.countries !== undefined
         ? SORTED_COUNTRIES.filter((c) =>
@@ -219,6 +232,21 @@ export function createSalaryService(deps: {
   }
 
   return {
+    async pin(selection, principal) {
+      if (
+        selection.vintage !== undefined ||
+        (selection.release === undefined && selection.as_of === undefined)
+      )
+        return selection;
+      const active = requireIndex(data.index);
+      const kept = data.kept;
+      const release = pickRelease(kept, selection.release, selection.as_of);
+      const back = kept.indexOf(release);
+      assertReleaseAllowed(plans, principal.plan, release.version, back);
+      const vintage = release.id === active.release.id ? active : await data.vintage(release);
+      return { ...selection, vintage };
+    },
+
     prepare(selection, principal, format, options = {}) {
       const r = resolve(selection, principal, format, options.feature);
       return {
@@ -275,6 +303,9 @@ export function createSalaryService(deps: {
 function sentKey(selection: Selection, feature: 'bulk' | undefined): string | undefined {
   const { country, job, level, year } = selection;
   if (
+    selection.release !== undefined ||
+    selection.as_of !== undefined ||
+    selection.vintage !== undefined ||
     country === undefined ||
     job === undefined ||
     selection.fields !== undefined ||

@@ -18,17 +18,32 @@ export interface HomeInput {
   example: unknown;
 }
 
+const SHOWN_PUBLISHERS = 12;
+
+/**
+ * The publishers' names as a reader would list them: each source's publisher up to its first
+ * qualifier (a bracket, comma, semicolon or colon), once each, the most cited first; at most a
+ * dozen, then how many more.
+ */
+export function publisherNames(sources: readonly { publisher: string }[]): string[] {
+  const counts = new Map<string, number>();
+  for (const s of sources) {
+    const name = s.publisher
+      .replace(/^\(\d+\)\s*/, '')
+      .split(/[(,;:—]| - /)[0]!
+      .trim();
+    if (name === '' || /^derived/i.test(name)) continue;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const names = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([name]) => name);
+  if (names.length <= SHOWN_PUBLISHERS) return names;
+  return [...names.slice(0, SHOWN_PUBLISHERS), `and ${names.length - SHOWN_PUBLISHERS} more`];
+}
+
 export function homePage(input: HomeInput): string {
   const { brand, release } = input;
   const years = release === undefined ? '' : `${release.firstYear}–${release.currentYear}`;
-  const publishers = [
-    ...new Set(
-      (release?.header.sources ?? [])
-        .flatMap((s) => s.publisher.split(';'))
-        .map((p) => p.replace(/\(.*?\)/g, '').trim())
-        .filter((p) => p !== '' && !/^derived/i.test(p)),
-    ),
-  ];
+  const publishers = publisherNames(release?.header.sources ?? []);
   const call = `curl "${input.origin}/api/v1/salary?${EXAMPLE_QUERY}"`;
   const body = html`
     <h1>${brand.name}</h1>
@@ -61,7 +76,8 @@ export function homePage(input: HomeInput): string {
       <dt>Sources</dt>
       <dd>
         ${publishers.length > 0 ? publishers.join(', ') : 'Eurostat, national statistical offices and the ECB'}.
-        <a href="/methodology">How the figures are made</a>.
+        <a href="/methodology">How the figures are made</a>;
+        <a href="/data/releases">the releases and what changed in each</a>.
       </dd>
       <dt>Honesty</dt>
       <dd>

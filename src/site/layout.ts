@@ -19,6 +19,10 @@ const NAV: readonly { id: PageInput['current']; href: string; label: string }[] 
   { id: undefined, href: '/status', label: 'Status' },
 ];
 
+/** The site's icon: a bar chart in the pages' accent colour. */
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1d4ed8"/><rect x="3" y="8" width="2.5" height="5" fill="#fff"/><rect x="6.75" y="5" width="2.5" height="8" fill="#fff"/><rect x="10.5" y="3" width="2.5" height="10" fill="#fff"/></svg>';
+
 /** The pages' security policy: no script, styles inline, nothing fetched from elsewhere. */
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:";
 
@@ -40,6 +44,7 @@ export function page(input: PageInput): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${input.title === brand.name ? brand.name : `${input.title} · ${brand.name}`}</title>
         <meta name="description" content="${input.description}" />
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <style>
           ${STYLE}
         </style>
@@ -53,7 +58,8 @@ export function page(input: PageInput): string {
         <footer>
           <p>
             ${brand.name} · <a href="/docs">API reference</a> · <a href="/errors">Error codes</a> ·
-            <a href="/methodology">Methodology</a> · <a href="/status">Status</a> ·
+            <a href="/methodology">Methodology</a> · <a href="/data/releases">Data releases</a> ·
+            <a href="/status">Status</a> ·
             <a href="/dashboard">Dashboard</a>
           </p>
         </footer>

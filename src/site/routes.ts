@@ -14,6 +14,9 @@ import { page, PAGE_CSP } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 import { methodologyPage, validationHtml } from './methodology.js';
 import { registerReference } from './reference.js';
+import type { ReleaseCatalog } from '../releases/index.js';
+import { releasesPage } from './releases-page.js';
+import { FAVICON_SVG } from './layout.js';
 
 export interface SiteDeps {
   /** PUBLIC_BASE_URL without a trailing slash; undefined: each request's own origin. */
@@ -21,6 +24,7 @@ export interface SiteDeps {
   plans: Readonly<Record<PlanId, Plan>>;
   salary: SalaryService;
   data: SalaryDataStore;
+  releaseCatalog: ReleaseCatalog;
   licenses: LicenseRegistry;
 }
 
@@ -193,6 +197,21 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
             : `${methodologyMarkdown}\n${validationMarkdown}`,
         ),
   );
+
+  app.get('/data/releases', hidden, async (request, reply) =>
+    reply
+      .headers(pageHeaders(request))
+      .send(
+        releasesPage(brandOf(licenses, request.headers.host), await deps.releaseCatalog.history()),
+      ),
+  );
+  // Browsers ask for /favicon.ico whatever the page says; both names answer the same icon.
+  for (const path of ['/favicon.ico', '/favicon.svg'])
+    app.get(path, hidden, async (_request, reply) =>
+      reply
+        .headers({ 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' })
+        .send(FAVICON_SVG),
+    );
 
   app.get('/errors', hidden, async (request, reply) =>
     reply

@@ -51,11 +51,16 @@ export function sha256File(file: string): string {
  * The hash of an image's inputs: PGlite's version, its settings, the migrations, the release,
  * and `code` (the files of the code that loads it).
  */
-export function imageInputs(releaseFile: string, code: readonly string[] = []): string {
+export function imageInputs(
+  releaseFiles: string | readonly string[],
+  code: readonly string[] = [],
+): string {
   const hash = createHash('sha256').update(pgliteVersion()).update(POSTGRESQL_CONF.join('\n'));
   for (const m of listMigrations()) hash.update(`${m.version}:${m.sql}`);
   for (const file of code) hash.update(readFileSync(file));
-  return hash.update(sha256File(releaseFile)).digest('hex');
+  for (const file of typeof releaseFiles === 'string' ? [releaseFiles] : releaseFiles)
+    hash.update(sha256File(file));
+  return hash.digest('hex');
 }
 
 /**

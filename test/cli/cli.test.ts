@@ -70,6 +70,37 @@ describe('salary-api CLI on PostgreSQL', async () => {
     assert.match(res.stderr, /already loaded/);
   });
 
+  it('lists, diffs and retires kept releases', { skip }, async () => {
+    const edited = writeRelease(join(work, 'edited.jsonl.gz'), (l) => {
+      setVersion(l, '2026.11.9');
+      const r = JSON.parse(l[41]!);
+      for (const f of ['p10', 'p25', 'median', 'p75', 'p90', 'mean']) r[f] = Math.round(r[f] * 1.2);
+      l[41] = JSON.stringify(r);
+    });
+    const env = { DATABASE_URL: pg.url };
+    assert.equal((await runCli(['data', 'load', edited], env)).code, 0);
+    const diff = await runCli(['data', 'diff', '2026.11.7', '2026.11.9', '--json'], env);
+    assert.equal(diff.code, 0, diff.stderr);
+    const out = JSON.parse(diff.stdout);
+    assert.equal(out.summary.changed, 1);
+    assert.deepEqual(out.summary.beyond, { '1': 1, '5': 1, '10': 1 });
+    const text = await runCli(['data', 'diff', '2026.11.7', '2026.11.9'], env);
+    assert.match(text.stdout, /1 changed/);
+    const active = await runCli(['data', 'retire', '2026.11.9'], env);
+    assert.equal(active.code, 1);
+    assert.match(active.stderr, /active release/);
+    const retired = await runCli(['data', 'retire', '2026.11.7'], env);
+    assert.equal(retired.code, 0, retired.stderr);
+    const list = JSON.parse((await runCli(['data', 'list', '--json'], env)).stdout);
+    assert.deepEqual(
+      list.releases.map((r: { version: string }) => r.version),
+      ['2026.11.9'],
+    );
+    const gone = await runCli(['data', 'diff', '2026.11.7', '2026.11.9'], env);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /no kept release 2026\.11\.7/);
+  });
+
   it('reports a missing file and bad configuration clearly', async () => {
     const missing = await runCli(['data', 'load', join(work, 'nope.jsonl')], {
       DATABASE_URL: 'postgres://127.0.0.1:1/x',

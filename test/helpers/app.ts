@@ -19,6 +19,7 @@ export interface TestApp {
   notices: Awaited<ReturnType<typeof createServer>>['notices'];
   exportWorker: Awaited<ReturnType<typeof createServer>>['exportWorker'];
   releases: Awaited<ReturnType<typeof createServer>>['releases'];
+  data: Awaited<ReturnType<typeof createServer>>['data'];
   oauth: Awaited<ReturnType<typeof createServer>>['oauth'];
   sla: Awaited<ReturnType<typeof createServer>>['sla'];
   heartbeat: Awaited<ReturnType<typeof createServer>>['heartbeat'];
@@ -80,6 +81,7 @@ export async function buildTestApp(
     notices: server.notices,
     exportWorker: server.exportWorker,
     releases: server.releases,
+    data: server.data,
     oauth: server.oauth,
     sla: server.sla,
     heartbeat: server.heartbeat,

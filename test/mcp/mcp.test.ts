@@ -201,4 +201,24 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
     assert.equal(metadata.authorization_servers.length, 1);
     assert.deepEqual(metadata.scopes_supported, ['salary:read', 'bulk:read']);
   });
+
+  it('answers a lookup pinned to an older release as REST does, naming that release', async () => {
+    const own = (await accountOnPlan(t, 'developer')).apiKey!;
+    const client = await connect(own);
+    const args = { country: 'DE', job: 'nurse', level: 'mid', release: '2026.11.3' };
+    const result = await callTool(client, 'salary_lookup', args);
+    assert.equal(result.isError, undefined, textOf(result));
+    const body = JSON.parse(textOf(result));
+    assert.equal(body.meta.release.version, '2026.11.3');
+    const rest = await call(
+      'GET',
+      '/api/v1/salary?country=DE&job=nurse&level=mid&release=2026.11.3',
+      {
+        token: developer.apiKey!,
+      },
+    );
+    assert.deepEqual(body, rest.json());
+    const active = await callTool(client, 'salary_lookup', { ...args, release: undefined });
+    assert.notEqual(JSON.parse(textOf(active)).data[0].median, body.data[0].median);
+  });
 });

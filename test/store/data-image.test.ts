@@ -84,20 +84,27 @@ describe('the prepared database image', () => {
       openConfiguredDatabase(config, quiet, 'test', { clock: new ManualClock(now), imageDir });
     const db = await open();
     try {
-      const [release] = await db.query<{ version: string; loaded_at: Date }>(
-        'SELECT version, loaded_at FROM data_releases',
+      // Every bundled release is kept, the newest active; all of them dated now.
+      const releases_ = await db.query<{ version: string; loaded_at: Date }>(
+        'SELECT version, loaded_at FROM data_releases ORDER BY id DESC',
       );
-      assert.equal(release?.version, '2026.11.4');
-      assert.equal(new Date(release.loaded_at).getTime(), now);
-      const [event] = await db.query<{ created_at: Date; data: { loaded_at: string } }>(
+      assert.deepEqual(
+        releases_.map((r) => r.version),
+        ['2026.11.4', '2026.11.3'],
+      );
+      for (const release of releases_) assert.equal(new Date(release.loaded_at).getTime(), now);
+      const events = await db.query<{ created_at: Date; data: { loaded_at: string } }>(
         "SELECT created_at, data FROM events WHERE type = 'data.updated'",
       );
-      assert.equal(new Date(event!.created_at).getTime(), now);
-      assert.equal(event!.data.loaded_at, new Date(now).toISOString());
+      assert.equal(events.length, 2);
+      for (const event of events) {
+        assert.equal(new Date(event.created_at).getTime(), now);
+        assert.equal(event.data.loaded_at, new Date(now).toISOString());
+      }
       const [{ count }] = (await db.query<{ count: number }>(
         'SELECT count(*)::int AS count FROM salary_records',
       )) as [{ count: number }];
-      assert.equal(count, 29_484);
+      assert.equal(count, 2 * 29_484);
       assert.deepEqual(await migrate(db), []);
       // Later starts see the bundled file is the active release without parsing it.
       const releases = createReleaseService({ db, clock: new ManualClock(now) });
@@ -113,7 +120,9 @@ describe('the prepared database image', () => {
       image: () => Promise.reject(new Error('the image is not read again')),
     });
     try {
-      const rows = await later.query<{ loaded_at: Date }>('SELECT loaded_at FROM data_releases');
+      const rows = await later.query<{ loaded_at: Date }>(
+        'SELECT loaded_at FROM data_releases ORDER BY id DESC',
+      );
       assert.equal(new Date(rows[0]!.loaded_at).getTime(), now);
     } finally {
       await later.close();
@@ -137,9 +146,9 @@ describe('the prepared database image', () => {
       );
       assert.deepEqual(
         events.map((e) => e.data.release),
-        ['2026.11.4', '2026.12.2'],
+        ['2026.11.3', '2026.11.4', '2026.12.2'],
       );
-      assert.equal(new Date(events[1]!.created_at).getTime(), now);
+      assert.equal(new Date(events[2]!.created_at).getTime(), now);
     } finally {
       await db.close();
     }

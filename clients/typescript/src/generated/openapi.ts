@@ -889,6 +889,63 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/releases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The kept data releases, newest first
+     * @description Every kept data release (vintage): its version, publication and loading dates, sources with their years, method and counts. The first is the active release; `release=` or `as_of=` on the salary endpoints answers from an older one.
+     */
+    get: operations['listReleases'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/releases/{version}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One kept data release */
+    get: operations['getRelease'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/releases/{version}/changes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What changed between two kept releases
+     * @description Each cell (country, job, level, year) whose figures differ from the `from` release, with the old and new percentiles, the relative change of the median and the reasons, and a summary by country, job and reason over the cells that match the filters. Both releases must be within the plan: Developer and Business reach the active and the previous release, Enterprise every kept release.
+     */
+    get: operations['getReleaseChanges'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/salary': {
     parameters: {
       query?: never;
@@ -1815,6 +1872,44 @@ export interface components {
       type: string;
     } & {
       [key: string]: unknown;
+    };
+    Release: {
+      /** @description Whether lookups without `release` answer from it. */
+      active: boolean;
+      /** @description What changed from the previous kept release. */
+      changes_url: string | null;
+      counts: {
+        countries: number;
+        jobs: number;
+        levels: number;
+        records: number;
+        years: number;
+      };
+      current_year: number;
+      first_year: number;
+      /** @description The last year with published statistics; later years are projected. */
+      last_published_year: number;
+      /**
+       * Format: date-time
+       * @description When this service loaded it.
+       */
+      loaded_at: string;
+      /** @description The method, in words. */
+      methodology: string;
+      previous_release: string | null;
+      /**
+       * Format: date-time
+       * @description When the release was built.
+       */
+      published_at: string;
+      sources: {
+        id: string;
+        publisher: string;
+        title: string;
+        /** @description The years the source covers. */
+        years: number[];
+      }[];
+      version: string;
     };
     ResponseSchema: {
       fields: {
@@ -2824,12 +2919,22 @@ export interface operations {
   bulkArchive: {
     parameters: {
       query?: {
+        /**
+         * @description Answer from the release in effect on this date (YYYY-MM-DD): the newest kept release published on or before it. Not together with `release`.
+         * @example 2026-11-26
+         */
+        as_of?: string;
         /** @description Extra fields, comma-separated (Business and Enterprise): p10, p90, mean, fx_rate, local_p25, local_p75, monthly_median, hourly_median, yoy_median_pct. */
         fields?: string;
         /** @description Response format; overrides the Accept header. JSON when omitted. */
         format?: 'json' | 'csv' | 'xlsx' | 'xml' | 'parquet';
         /** @description Seniority level; every level when omitted. */
         level?: 'junior' | 'mid' | 'senior' | 'lead';
+        /**
+         * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
+         * @example 2026.11.3
+         */
+        release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
         year?: string;
       };
@@ -2998,6 +3103,11 @@ export interface operations {
   bulkCountries: {
     parameters: {
       query: {
+        /**
+         * @description Answer from the release in effect on this date (YYYY-MM-DD): the newest kept release published on or before it. Not together with `release`.
+         * @example 2026-11-26
+         */
+        as_of?: string;
         /** @description Extra fields, comma-separated (Business and Enterprise): p10, p90, mean, fx_rate, local_p25, local_p75, monthly_median, hourly_median, yoy_median_pct. */
         fields?: string;
         /** @description Response format; overrides the Accept header. JSON when omitted. */
@@ -3009,6 +3119,11 @@ export interface operations {
         job: string;
         /** @description Seniority level; every level when omitted. */
         level?: 'junior' | 'mid' | 'senior' | 'lead';
+        /**
+         * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
+         * @example 2026.11.3
+         */
+        release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
         year?: string;
       };
@@ -3178,6 +3293,11 @@ export interface operations {
     parameters: {
       query: {
         /**
+         * @description Answer from the release in effect on this date (YYYY-MM-DD): the newest kept release published on or before it. Not together with `release`.
+         * @example 2026-11-26
+         */
+        as_of?: string;
+        /**
          * @description ISO 3166-1 alpha-2 code of an EU member state, case-insensitive (EL is accepted for Greece).
          * @example DE
          */
@@ -3188,6 +3308,11 @@ export interface operations {
         format?: 'json' | 'csv' | 'xlsx' | 'xml' | 'parquet';
         /** @description Seniority level; every level when omitted. */
         level?: 'junior' | 'mid' | 'senior' | 'lead';
+        /**
+         * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
+         * @example 2026.11.3
+         */
+        release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
         year?: string;
       };
@@ -4070,10 +4195,20 @@ export interface operations {
   getCustomEndpoint: {
     parameters: {
       query?: {
+        /**
+         * @description Answer from the release in effect on this date (YYYY-MM-DD): the newest kept release published on or before it. Not together with `release`.
+         * @example 2026-11-26
+         */
+        as_of?: string;
         country?: string;
         format?: 'json' | 'csv' | 'xlsx' | 'xml' | 'parquet';
         job?: string;
         level?: 'junior' | 'mid' | 'senior' | 'lead';
+        /**
+         * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
+         * @example 2026.11.3
+         */
+        release?: string;
         year?: string;
       };
       header?: never;
@@ -6178,9 +6313,347 @@ export interface operations {
       };
     };
   };
+  listReleases: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Release'][];
+          };
+        };
+      };
+      /** @description A parameter is missing, malformed or not one of the allowed values. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The plan’s request limit is reached; Retry-After says when requests succeed again. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getRelease: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description A release version (YYYY.MM.N).
+         * @example 2026.11.4
+         */
+        version: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Whether lookups without `release` answer from it. */
+            active: boolean;
+            /** @description What changed from the previous kept release. */
+            changes_url: string | null;
+            counts: {
+              countries: number;
+              jobs: number;
+              levels: number;
+              records: number;
+              years: number;
+            };
+            current_year: number;
+            first_year: number;
+            /** @description The last year with published statistics; later years are projected. */
+            last_published_year: number;
+            /**
+             * Format: date-time
+             * @description When this service loaded it.
+             */
+            loaded_at: string;
+            /** @description The method, in words. */
+            methodology: string;
+            previous_release: string | null;
+            /**
+             * Format: date-time
+             * @description When the release was built.
+             */
+            published_at: string;
+            sources: {
+              id: string;
+              publisher: string;
+              title: string;
+              /** @description The years the source covers. */
+              years: number[];
+            }[];
+            version: string;
+          };
+        };
+      };
+      /** @description A parameter is missing, malformed or not one of the allowed values. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No data for the query. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The plan’s request limit is reached; Retry-After says when requests succeed again. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getReleaseChanges: {
+    parameters: {
+      query?: {
+        /** @description Only this country (ISO code). */
+        country?: string;
+        /**
+         * @description The release to compare with; the previous kept release when omitted.
+         * @example 2026.11.4
+         */
+        from?: string;
+        /** @description Only this job. */
+        job?:
+          | 'accountant'
+          | 'administrative-assistant'
+          | 'care-worker'
+          | 'chef'
+          | 'civil-engineer'
+          | 'cleaner'
+          | 'crop-farmer'
+          | 'customer-service-agent'
+          | 'electrician'
+          | 'financial-analyst'
+          | 'hr-specialist'
+          | 'it-support-technician'
+          | 'marketing-manager'
+          | 'motor-mechanic'
+          | 'nurse'
+          | 'physician'
+          | 'secondary-teacher'
+          | 'shop-sales-assistant'
+          | 'software-engineer'
+          | 'truck-driver'
+          | 'waiter';
+        /** @description Only this level. */
+        level?: 'junior' | 'mid' | 'senior' | 'lead';
+        limit?: number;
+        /** @description Only cells whose median moved by at least this many percent (either way). */
+        min_change?: number;
+        offset?: number;
+        /** @description Only this year. */
+        year?: number;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description A release version (YYYY.MM.N).
+         * @example 2026.11.4
+         */
+        version: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description Relative change of the median, in percent. */
+              change_pct: number;
+              country: string;
+              job: string;
+              level: string;
+              new: {
+                mean: number;
+                median: number;
+                p10: number;
+                p25: number;
+                p75: number;
+                p90: number;
+              };
+              old: {
+                mean: number;
+                median: number;
+                p10: number;
+                p25: number;
+                p75: number;
+                p90: number;
+              };
+              reasons: ('new_source' | 'method' | 'fx' | 'revision')[];
+              year: number;
+            }[];
+            from: string;
+            limit: number;
+            offset: number;
+            reasons: {
+              detail: string;
+              /**
+               * @description new_source: a source covering the country was added or dropped; method: the methodology changed; fx: the exchange rate changed; revision: a published input was revised.
+               * @enum {string}
+               */
+              reason: 'new_source' | 'method' | 'fx' | 'revision';
+            }[];
+            release: string;
+            summary: {
+              added: number;
+              /** @description Changed cells whose median moved by more than 1, 5 and 10 %. */
+              beyond: {
+                1: number;
+                5: number;
+                10: number;
+              };
+              by_country: {
+                beyond_1: number;
+                beyond_5: number;
+                beyond_10: number;
+                changed: number;
+                country: string;
+                median_change_pct: number;
+              }[];
+              by_job: {
+                beyond_1: number;
+                beyond_5: number;
+                beyond_10: number;
+                changed: number;
+                job: string;
+                median_change_pct: number;
+              }[];
+              by_reason: {
+                fx: number;
+                method: number;
+                new_source: number;
+                revision: number;
+              };
+              /** @description Cells (country, job, level, year) in both releases. */
+              cells: number;
+              changed: number;
+              removed: number;
+            };
+            /** @description Changed cells matching the filters. */
+            total: number;
+          };
+        };
+      };
+      /** @description A parameter is missing, malformed or not one of the allowed values. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No data for the query. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The plan’s request limit is reached; Retry-After says when requests succeed again. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getSalary: {
     parameters: {
       query: {
+        /**
+         * @description Answer from the release in effect on this date (YYYY-MM-DD): the newest kept release published on or before it. Not together with `release`.
+         * @example 2026-11-26
+         */
+        as_of?: string;
         /**
          * @description ISO 3166-1 alpha-2 code of an EU member state, case-insensitive (EL is accepted for Greece).
          * @example DE
@@ -6197,6 +6670,11 @@ export interface operations {
         job: string;
         /** @description Seniority level; every level when omitted. */
         level?: 'junior' | 'mid' | 'senior' | 'lead';
+        /**
+         * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
+         * @example 2026.11.3
+         */
+        release?: string;
         /** @description Year of the figures; the dataset's current year when omitted. History depth depends on the plan. */
         year?: number;
       };
@@ -6366,6 +6844,11 @@ export interface operations {
     parameters: {
       query: {
         /**
+         * @description Answer from the release in effect on this date (YYYY-MM-DD): the newest kept release published on or before it. Not together with `release`.
+         * @example 2026-11-26
+         */
+        as_of?: string;
+        /**
          * @description ISO 3166-1 alpha-2 code of an EU member state, case-insensitive (EL is accepted for Greece).
          * @example DE
          */
@@ -6381,6 +6864,11 @@ export interface operations {
         job: string;
         /** @description Seniority level; every level when omitted. */
         level?: 'junior' | 'mid' | 'senior' | 'lead';
+        /**
+         * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
+         * @example 2026.11.3
+         */
+        release?: string;
       };
       header?: never;
       path?: never;

@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { parseRelease, type ReleaseRecord } from '../../src/releases/index.js';
+import { accountOnPlan } from '../helpers/accounts.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+
+const file = (version: string) =>
+  fileURLToPath(new URL(`../../releases/salary-${version}.jsonl.gz`, import.meta.url));
+const linesOf = (version: string) =>
+  gunzipSync(readFileSync(file(version))).toString('utf8').trimEnd().split('\n');
+const recordOf = (version: string, country: string, job: string, level: string, year: number) =>
+  linesOf(version)
+    .slice(1)
+    .map((l) => JSON.parse(l) as ReleaseRecord)
+    .find((r) => r.country === country && r.job === job && r.level === level && r.year === year)!;
+
+/** 2026.11.5: 2026.11.4 with three known edits (a 10 % rise, a p25-only edit, an FX change). */
+function editedRelease(): string {
+  const lines = linesOf('2026.11.4');
+  const header = JSON.parse(lines[0]!) as Record<string, unknown>;
+  lines[0] = JSON.stringify({ ...header, version: '2026.11.5', created_at: '2026-11-30T00:00:00Z' });
+  const edit = (match: (r: ReleaseRecord) => boolean, change: (r: ReleaseRecord) => void) => {
+    const at = lines.findIndex((l, i) => i > 0 && match(JSON.parse(l) as ReleaseRecord));
+    const r = JSON.parse(lines[at]!) as ReleaseRecord;
+    change(r);
+    lines[at] = JSON.stringify(r);
+  };
+  const is = (c: string, j: string, l: string, y: number) => (r: ReleaseRecord) =>
+    r.country === c && r.job === j && r.level === l && r.year === y;
+  edit(is('DE', 'software-engineer', 'senior', 2026), (r) => {
+    for (const f of ['p10', 'p25', 'median', 'p75', 'p90', 'mean'] as const)
+      r[f] = Math.round(r[f] * 1.1);
+  });
+  edit(is('FR', 'nurse', 'mid', 2020), (r) => (r.p25 += 1));
+  edit(is('PL', 'chef', 'junior', 2024), (r) => (r.fx_rate = Math.round(r.fx_rate * 1.02 * 1e4) / 1e4));
+  return lines.join('\n') + '\n';
+}
+
+describe('data vintages: kept releases, pinned lookups, changes', () => {
+  let t: TestApp;
+  let developer: string;
+  let business: string;
+  let enterprise: string;
+  const get = (url: string, token?: string) =>
+    t.app.inject({
+      method: 'GET',
+      url,
+      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    });
+
+  before(async () => {
+    t = await buildTestApp({ now: '2026-11-28T12:00:00Z' });
+    developer = (await accountOnPlan(t, 'developer')).apiKey!;
+    business = (await accountOnPlan(t, 'business')).apiKey!;
+    enterprise = (await accountOnPlan(t, 'enterprise')).apiKey!;
+  });
+  after(() => t.close());
+
+  it('a fresh install keeps every bundled release, the newest active', async () => {
+    assert.deepEqual(
+      (await t.releases.list()).map((r) => r.version),
+      ['2026.11.4', '2026.11.3'],
+    );
+    const res = await get('/api/v1/releases');
+    assert.equal(res.statusCode, 200, res.body);
+    const [active, previous] = res.json().data;
+    assert.equal(active.version, '2026.11.4');
+    assert.equal(active.active, true);
+    assert.equal(active.previous_release, '2026.11.3');
+    assert.equal(active.changes_url, '/api/v1/releases/2026.11.4/changes?from=2026.11.3');
+    assert.equal(previous.active, false);
+    assert.equal(previous.published_at, '2026-11-25T00:00:00.000Z');
+    assert.ok(active.sources.length > 10);
+    assert.equal(active.counts.records, 27 * 21 * 4 * 13);
+    const one = await get('/api/v1/releases/2026.11.3');
+    assert.equal(one.json().version, '2026.11.3');
+    assert.equal((await get('/api/v1/releases/2020.01.1')).statusCode, 404);
+  });
+
+  it('release= answers from that release, in JSON and CSV; without it, the active one', async () => {
+    const old = recordOf('2026.11.3', 'DE', 'nurse', 'mid', 2026);
+    const now = recordOf('2026.11.4', 'DE', 'nurse', 'mid', 2026);
+    assert.notEqual(old.median, now.median);
+    const pinned = await get('/api/v1/salary?country=DE&job=nurse&level=mid&release=2026.11.3', developer);
+    assert.equal(pinned.statusCode, 200, pinned.body);
+    assert.equal(pinned.json().meta.release.version, '2026.11.3');
+    assert.equal(pinned.json().data[0].median, old.median);
+    const active = await get('/api/v1/salary?country=DE&job=nurse&level=mid', developer);
+    assert.equal(active.json().meta.release.version, '2026.11.4');
+    assert.equal(active.json().data[0].median, now.median);
+    const csv = await get('/api/v1/salary?country=DE&job=nurse&level=mid&release=2026.11.3&format=csv', business);
+    assert.equal(csv.statusCode, 200, csv.body);
+    assert.match(csv.body, new RegExp(`,${old.median},`));
+    assert.doesNotMatch(csv.body, new RegExp(`,${now.median},`));
+    const history = await get('/api/v1/salary/history?country=DE&job=nurse&level=mid&release=2026.11.3', developer);
+    assert.equal(history.json().meta.release.version, '2026.11.3');
+    const bulk = await get('/api/v1/bulk/countries?job=nurse&level=mid&release=2026.11.3', business);
+    assert.equal(bulk.statusCode, 200, bulk.body);
+    const de = bulk.json().data.find((r: { country: string }) => r.country === 'DE');
+    assert.equal(de.median, old.median);
+  });
+
+  it('a custom endpoint answers from a pinned release too', async () => {
+    const ent = await accountOnPlan(t, 'enterprise');
+    const made = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/custom-endpoints',
+      headers: { authorization: `Bearer ${ent.session}` },
+      payload: { slug: 'de-nurses', query: { countries: ['DE'], jobs: ['nurse'], levels: ['mid'] }, parameters: [] },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const res = await get('/api/v1/custom/de-nurses?release=2026.11.3', ent.apiKey!);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().meta.release.version, '2026.11.3');
+    assert.equal(res.json().data[0].median, recordOf('2026.11.3', 'DE', 'nurse', 'mid', 2026).median);
+  });
+
+  it('as_of= picks the release published on or before that date', async () => {
+    const asOf = async (date: string) =>
+      (await get(`/api/v1/salary?country=DE&job=nurse&as_of=${date}`, developer)).json().meta?.release
+        ?.version;
+    assert.equal(await asOf('2026-11-25'), '2026.11.3');
+    assert.equal(await asOf('2026-11-27'), '2026.11.3');
+    assert.equal(await asOf('2026-11-28'), '2026.11.4');
+    const before = await get('/api/v1/salary?country=DE&job=nurse&as_of=2026-01-01', developer);
+    assert.equal(before.statusCode, 404, before.body);
+    const both = await get('/api/v1/salary?country=DE&job=nurse&as_of=2026-11-28&release=2026.11.3', developer);
+    assert.equal(both.statusCode, 400);
+    const bad = await get('/api/v1/salary?country=DE&job=nurse&as_of=yesterday', developer);
+    assert.equal(bad.statusCode, 400);
+  });
+
+  it('an unknown release is a 400 listing the kept ones', async () => {
+    const res = await get('/api/v1/salary?country=DE&job=nurse&release=2025.01.1', developer);
+    assert.equal(res.statusCode, 400, res.body);
+    assert.deepEqual(res.json().invalid_params[0].allowed, ['2026.11.4', '2026.11.3']);
+  });
+
+  it('Free reaches only the active release: 403 naming Developer', async () => {
+    const res = await get('/api/v1/salary?country=DE&job=nurse&release=2026.11.3');
+    assert.equal(res.statusCode, 403, res.body);
+    assert.equal(res.json().required_plan, 'developer');
+    const active = await get('/api/v1/salary?country=DE&job=nurse&release=2026.11.4');
+    assert.equal(active.statusCode, 200, active.body);
+  });
+
+  it('lists exactly the cells a release with known edits changed, with reasons', async () => {
+    const { event } = await t.releases.load(parseRelease(editedRelease()));
+    await t.data.refresh();
+    // data.updated carries the same summary and links to the changes.
+    assert.deepEqual(event.changes?.beyond, { '1': 1, '5': 1, '10': 0 });
+    assert.deepEqual(
+      event.changes?.by_country.map((c) => c.country),
+      ['DE', 'FR', 'PL'],
+    );
+    assert.equal(event.changes?.url, '/api/v1/releases/2026.11.5/changes?from=2026.11.4');
+    const res = await get('/api/v1/releases/2026.11.5/changes', developer);
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.equal(body.from, '2026.11.4');
+    assert.deepEqual(
+      body.data.map((c: { country: string; job: string; level: string; year: number }) =>
+        `${c.country} ${c.job} ${c.level} ${c.year}`,
+      ),
+      ['DE software-engineer senior 2026', 'FR nurse mid 2020', 'PL chef junior 2024'],
+    );
+    const [de, fr, pl] = body.data;
+    const old = recordOf('2026.11.4', 'DE', 'software-engineer', 'senior', 2026).median;
+    assert.equal(de.old.median, old);
+    assert.equal(de.new.median, Math.round(old * 1.1));
+    assert.equal(de.change_pct, Math.round(((Math.round(old * 1.1) - old) / old) * 10_000) / 100);
+    assert.deepEqual(de.reasons, ['revision']);
+    assert.equal(fr.change_pct, 0);
+    assert.deepEqual(pl.reasons, ['fx', 'revision']);
+    assert.equal(body.summary.changed, 3);
+    assert.equal(body.summary.beyond['5'], 1);
+    assert.deepEqual(body.summary.by_country.map((c: { country: string }) => c.country), ['DE', 'FR', 'PL']);
+    const filtered = await get('/api/v1/releases/2026.11.5/changes?min_change=5', developer);
+    assert.equal(filtered.json().total, 1);
+    const byCountry = await get('/api/v1/releases/2026.11.5/changes?country=fr', developer);
+    assert.equal(byCountry.json().data[0].job, 'nurse');
+  });
+
+  it('the /data/releases page lists the releases with their change summaries', async () => {
+    const res = await get('/data/releases');
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /2026\.11\.5 \(active\)/);
+    assert.match(res.body, /From 2026\.11\.4: 3 of \d+ cells changed/);
+    assert.match(res.body, /2026\.11\.3/);
+    const icon = await get('/favicon.ico');
+    assert.equal(icon.statusCode, 200);
+    assert.equal(icon.headers['content-type'], 'image/svg+xml');
+    const home = await get('/');
+    assert.match(home.body, /rel="icon"/);
+    assert.doesNotMatch(home.body, / ,/);
+  });
+
+  it('with three kept, Business reaches the previous release, Enterprise every one', async () => {
+    const url = '/api/v1/salary?country=DE&job=nurse&release=2026.11.3';
+    const refused = await get(url, business);
+    assert.equal(refused.statusCode, 403, refused.body);
+    assert.equal(refused.json().required_plan, 'enterprise');
+    assert.equal((await get('/api/v1/salary?country=DE&job=nurse&release=2026.11.4', business)).statusCode, 200);
+    const reached = await get(url, enterprise);
+    assert.equal(reached.statusCode, 200, reached.body);
+    assert.equal(reached.json().meta.release.version, '2026.11.3');
+    const changes = await get('/api/v1/releases/2026.11.4/changes?from=2026.11.3', business);
+    assert.equal(changes.statusCode, 403);
+  });
+
+  it('a retired release is gone from lookups; the active one cannot be retired', async () => {
+    await assert.rejects(t.releases.retire('2026.11.5'), /active release/);
+    await t.releases.retire('2026.11.3');
+    await t.data.refresh();
+    assert.deepEqual(
+      (await t.releases.list()).map((r) => r.version),
+      ['2026.11.5', '2026.11.4'],
+    );
+    const res = await get('/api/v1/salary?country=DE&job=nurse&release=2026.11.3', enterprise);
+    assert.equal(res.statusCode, 400, res.body);
+    await assert.rejects(t.releases.retire('2026.11.3'), /retired/);
+  });
+});
