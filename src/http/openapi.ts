@@ -38,6 +38,11 @@ export function openApiOptions(config: Config): SwaggerOptions {
         },
         { name: 'Catalogue', description: 'Countries, job categories and levels.' },
         {
+          name: 'Releases',
+          description:
+            'The data releases kept, and what changed between two of them (docs/releases.md).',
+        },
+        {
           name: 'Account',
           description: 'Sign-up, sessions, the account, its allowlist and audit log.',
         },

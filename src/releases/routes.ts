@@ -155,6 +155,8 @@ export const releaseRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'getRelease',
         tags: ['Releases'],
         summary: 'One kept data release',
+        description:
+          'A kept release by its version: published and loaded dates, sources with their years, method version, counts, and whether it is active. Any kept version, whatever the plan; its figures follow the plan’s retention.',
         params: Type.Object({ version }),
         querystring: EmptyQuery,
         response: { 200: ReleaseSchema, ...problemResponses(400, 401, 404, 429) },

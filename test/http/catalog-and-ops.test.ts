@@ -65,7 +65,16 @@ describe('catalogue, operations and API description', () => {
     const spec = res.json();
     assert.equal(spec.openapi, '3.1.0');
     const params = spec.paths['/api/v1/salary'].get.parameters.map((p: { name: string }) => p.name);
-    assert.deepEqual(params.sort(), ['country', 'fields', 'format', 'job', 'level', 'year']);
+    assert.deepEqual(params.sort(), [
+      'as_of',
+      'country',
+      'fields',
+      'format',
+      'job',
+      'level',
+      'release',
+      'year',
+    ]);
     const level = spec.paths['/api/v1/salary'].get.parameters.find(
       (p: { name: string }) => p.name === 'level',
     );

@@ -916,7 +916,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One kept data release */
+    /**
+     * One kept data release
+     * @description A kept release by its version: published and loaded dates, sources with their years, method version, counts, and whether it is active. Any kept version, whatever the plan; its figures follow the plan’s retention.
+     */
     get: operations['getRelease'];
     put?: never;
     post?: never;
