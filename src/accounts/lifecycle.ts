@@ -47,12 +47,23 @@ export async function queueVerification(
   account: { id: string; email: string },
   at: Date,
 ): Promise<void> {
+  await queueLink(tx, account, 'email.verify', VERIFY_TTL_MS, at);
+}
+
+/** A single-use link of `purpose` for the account's address: its token stored, its mail queued. */
+async function queueLink(
+  tx: Queryable,
+  account: { id: string; email: string },
+  purpose: 'email.verify' | 'password.reset',
+  ttlMs: number,
+  at: Date,
+): Promise<string> {
   const id = prefixedId('tok');
-  const expiresAt = new Date(at.getTime() + VERIFY_TTL_MS);
+  const expiresAt = new Date(at.getTime() + ttlMs);
   await tokens.insertToken(tx, {
     id,
     accountId: account.id,
-    purpose: 'email.verify',
+    purpose,
     email: account.email,
     at,
     expiresAt,
@@ -61,11 +72,12 @@ export async function queueVerification(
     tx,
     {
       accountId: account.id,
-      kind: 'email.verify',
+      kind: purpose,
       data: { token_id: id, expires_at: expiresAt.toISOString() },
     },
     at,
   );
+  return id;
 }
 
 /**
@@ -76,28 +88,8 @@ export function accountLifecycle(deps: LifecycleDeps) {
   const { db, clock, limiter, actionTokens } = deps;
   const floorMs = deps.answerFloorMs ?? RESET_ANSWER_FLOOR_MS;
 
-  async function queueReset(tx: Queryable, account: repo.AccountRow, at: Date): Promise<string> {
-    const id = prefixedId('tok');
-    const expiresAt = new Date(at.getTime() + RESET_TTL_MS);
-    await tokens.insertToken(tx, {
-      id,
-      accountId: account.id,
-      purpose: 'password.reset',
-      email: account.email,
-      at,
-      expiresAt,
-    });
-    await enqueueNotice(
-      tx,
-      {
-        accountId: account.id,
-        kind: 'password.reset',
-        data: { token_id: id, expires_at: expiresAt.toISOString() },
-      },
-      at,
-    );
-    return id;
-  }
+  const queueReset = (tx: Queryable, account: repo.AccountRow, at: Date): Promise<string> =>
+    queueLink(tx, account, 'password.reset', RESET_TTL_MS, at);
 
   /** The live token row of the purpose a mailed token names (locked), or the 400. */
   async function redeem(
