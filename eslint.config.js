@@ -119,6 +119,27 @@ export default tseslint.config(
     },
   },
   {
+    // The release is rebuilt byte for byte on every Node line: powers go through pow() of
+    // scripts/release-model/math.ts, since Math.pow and ** round differently across V8 versions.
+    files: ['scripts/build-release.ts', 'scripts/release-model/**/*.ts'],
+    ignores: ['scripts/release-model/math.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "BinaryExpression[operator='**']:not([right.value=2])",
+          message:
+            'Use pow() from scripts/release-model/math.ts: ** rounds differently across Node lines.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name='pow']",
+          message:
+            'Use pow() from scripts/release-model/math.ts: Math.pow rounds differently across Node lines.',
+        },
+      ],
+    },
+  },
+  {
     // The HTTP kit knows no feature: it imports foundations and itself only.
     files: ['src/http/**/*.ts'],
     rules: {

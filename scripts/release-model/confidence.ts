@@ -6,7 +6,7 @@ import { num, readCsv, text } from './csv.js';
 import { eurPerModelUnit } from './currency.js';
 import type { JobRow } from './evidence.js';
 import type { JobLevels } from './job-levels.js';
-import { clamp, median } from './math.js';
+import { clamp, median, pow } from './math.js';
 import type { Model } from './model.js';
 
 /**
@@ -273,7 +273,7 @@ export function projectionBacktest(
           country: c,
           year: base + h,
           horizon: h,
-          error: (from * (1 + applied) ** h) / actual - 1,
+          error: (from * pow(1 + applied, h)) / actual - 1,
         });
       }
     }

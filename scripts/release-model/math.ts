@@ -4,6 +4,17 @@ export function clamp(x: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, x));
 }
 
+/**
+ * x to the power y, the same bits on every Node line. `Math.pow` and `**` are not: V8's
+ * implementation changed between Node 20 and Node 24 and rounds some results one unit apart,
+ * enough to move a rounded figure by one and the release off its bytes. `exp` and `log` are the
+ * same fdlibm ports on both, so the release is built from them (lint holds `**` and `Math.pow`
+ * out of the build, a literal square aside).
+ */
+export function pow(x: number, y: number): number {
+  return Math.exp(y * Math.log(x));
+}
+
 export function mean(xs: readonly number[]): number {
   return xs.reduce((s, x) => s + x, 0) / xs.length;
 }

@@ -1,5 +1,5 @@
 import { JOBS, LEVELS, type Level } from '../../src/catalog/jobs.js';
-import { median } from './math.js';
+import { median, pow } from './math.js';
 import type { PayRow } from './pay-rows.js';
 
 /**
@@ -198,7 +198,7 @@ export function buildSeniority(rows: readonly PayRow[]): SeniorityProfile {
     let raw: Record<Level, number>;
     if (own.length > 0) {
       const g = Math.exp(median(own.map((s) => Math.log(s.ratio))));
-      raw = Object.fromEntries(LEVELS.map((l) => [l, g ** shape[l]])) as Record<Level, number>;
+      raw = Object.fromEntries(LEVELS.map((l) => [l, pow(g, shape[l])])) as Record<Level, number>;
       spread.set(job.slug, {
         leadOverJunior: g,
         from: `pay scales (${own.map((s) => s.country).join(', ')}), median`,

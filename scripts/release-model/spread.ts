@@ -1,7 +1,7 @@
 import { COUNTRIES } from '../../src/catalog/countries.js';
 import { JOBS, LEVELS, type Level } from '../../src/catalog/jobs.js';
 import { num, readCsv, text } from './csv.js';
-import { median, mixtureQuantile, Z, type LogNormal } from './math.js';
+import { median, mixtureQuantile, pow, Z, type LogNormal } from './math.js';
 import type { PayRow } from './pay-rows.js';
 
 /**
@@ -243,7 +243,7 @@ export function scaledLevels(
   lambda: number,
   w: Readonly<Record<Level, number>>,
 ): Record<Level, number> {
-  const raw = LEVELS.map((l) => ratio[l] ** lambda);
+  const raw = LEVELS.map((l) => pow(ratio[l], lambda));
   const mean = LEVELS.reduce((s, l, i) => s + w[l] * (raw[i] ?? NaN), 0);
   return Object.fromEntries(LEVELS.map((l, i) => [l, (raw[i] ?? NaN) / mean])) as Record<
     Level,
