@@ -1,5 +1,5 @@
-import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
-import { drawable, wrap } from '../formats/pdf-text.js';
+import { PDFDocument, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { drawable, embedTextFont, wrap } from '../formats/pdf-text.js';
 import type { InvoiceRow } from './repo.js';
 import { epcQrPng, invoiceReference, transferDetails } from './transfer.js';
 import { countryName, formatRate, type Party, type Seller } from './vat.js';
@@ -9,7 +9,7 @@ const MARGIN = 50;
 const SIZE = 9;
 const GREY = rgb(0.35, 0.35, 0.35);
 
-/** €1,234.50 (a hyphen for the minus: the standard fonts have no minus sign). */
+/** €1,234.50; a negative amount with a leading hyphen-minus, as accounting software reads it. */
 export function pdfMoney(cents: number): string {
   const euros = (Math.abs(cents) / 100).toLocaleString('en-US', {
     minimumFractionDigits: 2,
@@ -40,16 +40,16 @@ function partyLines(p: Seller | Party): string[] {
 const QR_SIZE = 85;
 
 /**
- * The invoice as a one-page A4 PDF (more pages for many lines), with the standard Helvetica
- * fonts: seller and buyer as they were at issue, number and dates, lines, VAT and total, and
+ * The invoice as a one-page A4 PDF (more pages for many lines), in DejaVu Sans so names and
+ * addresses print as written in any EU language: seller and buyer as they were at issue, number and dates, lines, VAT and total, and
  * for an open invoice the transfer details with their EPC QR code.
  */
 export async function renderInvoicePdf(invoice: InvoiceRow): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.setTitle(`Invoice ${invoice.number}`);
   doc.setCreationDate(new Date(invoice.createdAt));
-  const regular = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const regular = await embedTextFont(doc);
+  const bold = await embedTextFont(doc, 'bold');
   const right = A4[0] - MARGIN;
   let page: PDFPage = doc.addPage(A4);
   let y = A4[1] - MARGIN;

@@ -1,5 +1,5 @@
-import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
-import { drawable, wrap } from '../formats/pdf-text.js';
+import { PDFDocument, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { drawable, embedTextFont, wrap } from '../formats/pdf-text.js';
 
 /** A report as headed sections of text lines, laid out on A4 pages. */
 export interface ReportDocument {
@@ -17,12 +17,12 @@ const BODY = 9;
 const HEADING = 12;
 const TITLE = 16;
 
-/** Renders the report with the standard Helvetica fonts (no font files to ship). */
+/** Renders the report in DejaVu Sans (every EU language's letters). */
 export async function renderReport(report: ReportDocument): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.setTitle(report.title);
-  const regular = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const regular = await embedTextFont(doc);
+  const bold = await embedTextFont(doc, 'bold');
   const width = A4[0] - 2 * MARGIN;
   let page: PDFPage = doc.addPage(A4);
   let y = A4[1] - MARGIN;

@@ -1,5 +1,5 @@
-import { degrees, PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
-import { drawable, wrap } from '../formats/pdf-text.js';
+import { degrees, PDFDocument, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { drawable, embedTextFont, wrap } from '../formats/pdf-text.js';
 
 const MARGIN = 18;
 const MAX_SIZE = 8;
@@ -31,7 +31,7 @@ export async function openPdf(bytes: Uint8Array): Promise<PDFDocument> {
  */
 export async function stampPdf(original: Uint8Array, text: string): Promise<Uint8Array> {
   const doc = await openPdf(original);
-  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const font = await embedTextFont(doc);
   const line = drawable(font, text);
   for (const page of doc.getPages()) stampPage(page, font, line);
   doc.setSubject(line);

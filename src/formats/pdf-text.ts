@@ -1,9 +1,33 @@
-import type { PDFFont } from 'pdf-lib';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import fontkit from '@pdf-lib/fontkit';
+import type { PDFDocument, PDFFont } from 'pdf-lib';
+
+const require = createRequire(import.meta.url);
+const FONT_FILES = { regular: 'DejaVuSans.ttf', bold: 'DejaVuSans-Bold.ttf' } as const;
+const fontBytes = new Map<keyof typeof FONT_FILES, Uint8Array>();
 
 /**
- * Text the standard PDF fonts can draw (WinAnsi): each character the font lacks is replaced by
- * its base letter when it has one (é → e, Ł stays ? as it has no decomposition) or `?`, so a
- * recipient's name never makes stamping fail.
+ * DejaVu Sans, regular or bold, embedded as a subset: the Latin, Greek and Cyrillic letters of
+ * every EU language (Ł, ő, Ž, Ά, Б), so names and addresses print as written. Each file is read
+ * once per process from the `dejavu-fonts-ttf` package.
+ */
+export async function embedTextFont(
+  doc: PDFDocument,
+  weight: keyof typeof FONT_FILES = 'regular',
+): Promise<PDFFont> {
+  let bytes = fontBytes.get(weight);
+  if (bytes === undefined) {
+    bytes = readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${FONT_FILES[weight]}`));
+    fontBytes.set(weight, bytes);
+  }
+  doc.registerFontkit(fontkit);
+  return doc.embedFont(bytes, { subset: true });
+}
+
+/**
+ * Text a font can draw: each character it lacks is replaced by its base letter when it has one
+ * (with a standard font: é → e) or `?`, so no name makes drawing fail.
  */
 export function drawable(font: PDFFont, text: string): string {
   const supported = new Set(font.getCharacterSet());

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { pageTexts } from '../helpers/pdf.js';
+import { pageTexts, pdftotext } from '../helpers/pdf.js';
 import { DUTCH_SELLER } from '../helpers/seller.js';
 
 const DEVELOPER = 4900;
@@ -154,6 +154,44 @@ describe('invoices with billing details and VAT', () => {
     const text = await pdfText(a.session, a.invoice.id);
     assert.match(text, new RegExp(`Account ${a.accountId}`));
     assert.match(text, /VAT 21 % \(Netherlands\)/);
+  });
+
+  it('prints names and addresses as written in any EU language, read back by poppler too', async () => {
+    const buyers = [
+      {
+        company_name: 'Łódzka Analityka Sp. z o.o.',
+        address_lines: ['ul. Żeromskiego 116', '90-924 Łódź'],
+        country: 'PL',
+      },
+      {
+        company_name: 'Αναλυτική Μισθών Α.Ε.',
+        address_lines: ['Οδός Ερμού 10', '105 63 Αθήνα'],
+        country: 'GR',
+      },
+      {
+        company_name: 'Заплати Анализ ЕООД',
+        address_lines: ['ул. Витоша 15', '1000 София'],
+        country: 'BG',
+      },
+    ];
+    for (const details of buyers) {
+      const a = await subscribed(details);
+      const res = await call(
+        a.session,
+        'GET',
+        `/api/v1/invoices/${a.invoice.id}`,
+        undefined,
+        'application/pdf',
+      );
+      assert.equal(res.statusCode, 200, res.body);
+      const ours = (await pageTexts(res.rawPayload)).join('\n');
+      const poppler = await pdftotext(res.rawPayload);
+      for (const written of [details.company_name, ...details.address_lines]) {
+        assert.ok(ours.includes(written), `${written} in the drawn text:\n${ours}`);
+        assert.ok(poppler.includes(written), `${written} in pdftotext's reading:\n${poppler}`);
+      }
+      assert.doesNotMatch(poppler, /\?/, 'no letter replaced by ?');
+    }
   });
 
   it('an issued invoice keeps the buyer it was issued to', async () => {

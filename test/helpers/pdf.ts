@@ -1,8 +1,15 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   decodePDFRawStream,
   degrees,
   PDFArray,
+  PDFDict,
   PDFDocument,
+  PDFName,
   PDFRawStream,
   StandardFonts,
   type PDFPage,
@@ -20,13 +27,34 @@ export async function samplePdf(pages = 3, marker = 'Original'): Promise<Uint8Ar
   return doc.save();
 }
 
-// WinAnsi bytes that differ from Latin-1 and that the stamp uses.
-const WIN_ANSI: Record<number, string> = { 0x96: '–', 0x97: '—', 0x95: '•' };
+// WinAnsi bytes that differ from Latin-1 and that the standard fonts use.
+const WIN_ANSI: Record<number, string> = { 0x96: '–', 0x97: '—', 0x95: '•', 0x80: '€' };
 
-function showText(operand: string): string {
+/** Glyph code → text, from an embedded font's ToUnicode map (`bfchar` pairs, UTF-16BE). */
+type ToUnicode = Map<string, string>;
+
+function toUnicode(page: PDFPage, fontName: string): ToUnicode | undefined {
+  const fonts = page.node.Resources()?.lookupMaybe(PDFName.of('Font'), PDFDict);
+  const font = fonts?.lookupMaybe(PDFName.of(fontName), PDFDict);
+  const stream =
+    font === undefined ? undefined : font.context.lookup(font.get(PDFName.of('ToUnicode')));
+  if (!(stream instanceof PDFRawStream)) return undefined;
+  const cmap = Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1');
+  const map: ToUnicode = new Map();
+  for (const block of cmap.matchAll(/beginbfchar([\s\S]*?)endbfchar/g))
+    for (const [, code, text] of block[1]!.matchAll(/<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>/g))
+      map.set(code!.toLowerCase(), Buffer.from(text!, 'hex').swap16().toString('utf16le'));
+  return map;
+}
+
+function showText(operand: string, glyphs: ToUnicode | undefined): string {
   if (operand.startsWith('<')) {
-    const hex = operand.slice(1, -1).replace(/\s/g, '');
+    const hex = operand.slice(1, -1).replace(/\s/g, '').toLowerCase();
     let out = '';
+    if (glyphs !== undefined) {
+      for (let i = 0; i < hex.length; i += 4) out += glyphs.get(hex.slice(i, i + 4)) ?? '\ufffd';
+      return out;
+    }
     for (let i = 0; i < hex.length; i += 2) {
       const code = parseInt(hex.slice(i, i + 2), 16);
       out += WIN_ANSI[code] ?? String.fromCharCode(code);
@@ -50,15 +78,40 @@ function pageStreams(page: PDFPage): PDFRawStream[] {
 
 /**
  * The text shown on each page, read back from its content streams (decompressed): every
- * string a `Tj` operator draws, one per line. Enough for the standard fonts pdf-lib writes.
+ * string a `Tj` operator draws, one per line, decoded through the font the `Tf` before it
+ * selects (an embedded font's ToUnicode map, or WinAnsi for a standard font).
  */
 export async function pageTexts(bytes: Uint8Array): Promise<string[]> {
   const doc = await PDFDocument.load(bytes);
-  return doc.getPages().map((page) =>
-    pageStreams(page)
-      .map((stream) => Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1'))
-      .flatMap((content) => [...content.matchAll(/(<[0-9A-Fa-f\s]*>|\((?:\\.|[^\\)])*\))\s*Tj/g)])
-      .map((m) => showText(m[1]!))
-      .join('\n'),
-  );
+  return doc.getPages().map((page) => {
+    const lines: string[] = [];
+    let glyphs: ToUnicode | undefined;
+    for (const stream of pageStreams(page)) {
+      const content = Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1');
+      for (const m of content.matchAll(
+        /\/([^\s/]+)\s+[\d.]+\s+Tf|(<[0-9A-Fa-f\s]*>|\((?:\\.|[^\\)])*\))\s*Tj/g,
+      )) {
+        if (m[1] !== undefined) glyphs = toUnicode(page, m[1]);
+        else lines.push(showText(m[2]!, glyphs));
+      }
+    }
+    return lines.join('\n');
+  });
+}
+
+/** The text of `pdf` as poppler's `pdftotext` reads it (an independent reader, UTF-8). */
+export async function pdftotext(pdf: Uint8Array): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pdftotext-'));
+  try {
+    await writeFile(join(dir, 'doc.pdf'), pdf);
+    const { stdout } = await promisify(execFile)('pdftotext', [
+      '-enc',
+      'UTF-8',
+      join(dir, 'doc.pdf'),
+      '-',
+    ]);
+    return stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
