@@ -1,7 +1,7 @@
 /**
  * What one access line costs the process through pino and its asynchronous destination
  * (sonic-boom), per destination setting: the figures behind LOG_MIN_BYTES and LOG_MAX_WRITE in
- * src/main/setup.ts.
+ * src/main/logger.ts.
  *
  *   npx tsx bench/log-destination.ts [--lines N] [--rounds N]
  *

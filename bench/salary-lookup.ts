@@ -36,7 +36,14 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { helloWorld, measure, measurePaired, type Measurement, type Scenario } from './lib/load.js';
+import {
+  helloWorld,
+  measure,
+  measureAgainst,
+  measurePaired,
+  type Measurement,
+  type Scenario,
+} from './lib/load.js';
 import { OptionsError, parseOptions, type BenchOptions } from './lib/options.js';
 import {
   benchExitCode,
@@ -77,8 +84,16 @@ interface Row {
   readonly paceMs?: number;
   /** /health while 8 clients download the full archive as Excel (Enterprise key). */
   readonly healthUnderDownloads?: boolean;
-  /** The lookup's exact bytes and headers from a bare Fastify route (no product logic). */
-  readonly replica?: boolean;
+  /**
+   * The lookup's exact bytes and headers from a bare Fastify route (no product logic), with or
+   * without our access line; against hello-world.
+   */
+  readonly replica?: 'bare' | 'logged';
+  /**
+   * Our lookup measured against the logged replica rather than hello-world: the row's ratio is
+   * what our logic leaves of a logged Fastify route answering the same bytes.
+   */
+  readonly againstLoggedReplica?: boolean;
 }
 
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -87,7 +102,17 @@ const PACE_MS = 10;
 
 const ROWS_DEFAULT: readonly Row[] = [
   { label: 'DE lookup', path: DE },
-  { label: "the lookup's bytes from a bare Fastify route", path: DE, replica: true },
+  { label: "the lookup's bytes from a bare Fastify route", path: DE, replica: 'bare' },
+  {
+    label: "the lookup's bytes from a bare Fastify route with our access line",
+    path: DE,
+    replica: 'logged',
+  },
+  {
+    label: 'DE lookup against that logged route (ratio to it, not to hello-world)',
+    path: DE,
+    againstLoggedReplica: true,
+  },
   { label: 'DE lookup, Enterprise key', path: DE, key: 'enterprise' },
   // An older kept release: read from the database once, then from the cache of older releases.
   {
@@ -189,7 +214,7 @@ function profileFlags(options: BenchOptions, name: string): string[] {
 
 async function startHelloWorld(
   options: BenchOptions,
-  replicaFile?: string,
+  replica?: { file: string; logFile?: string },
 ): Promise<ServerProcess> {
   const port = await freePort();
   // --eval resolves `fastify` from the cwd, the repository root.
@@ -200,9 +225,18 @@ async function startHelloWorld(
     helloWorldSource(),
   ];
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, PORT: String(port), HOST: LOOPBACK };
-  if (replicaFile !== undefined) env.REPLICA_FILE = replicaFile;
-  const name = replicaFile === undefined ? 'hello-world' : 'lookup bytes, bare Fastify';
-  const server = spawnServer(name, process.execPath, args, { cwd: ROOT, port, env });
+  if (replica !== undefined) env.REPLICA_FILE = replica.file;
+  if (replica?.logFile !== undefined) env.REPLICA_ACCESS_LOG = 'true';
+  const name =
+    replica === undefined
+      ? 'hello-world'
+      : `lookup bytes, bare Fastify${replica.logFile === undefined ? '' : ' + access line'}`;
+  const server = spawnServer(name, process.execPath, args, {
+    cwd: ROOT,
+    port,
+    env,
+    logFile: replica?.logFile,
+  });
   await waitUntilOk(server, '/', 10_000);
   return server;
 }
@@ -250,6 +284,7 @@ async function startReplica(
   path: string,
   workDir: string,
   options: BenchOptions,
+  logged: boolean,
 ): Promise<ServerProcess> {
   const res = await fetch(`${ours.baseUrl}${path}`);
   if (res.status !== 200) throw new Error(`the lookup to replicate answered ${res.status}`);
@@ -262,7 +297,10 @@ async function startReplica(
     file,
     JSON.stringify({ path: path.split('?')[0], headers, body: await res.text() }),
   );
-  return startHelloWorld(options, file);
+  return startHelloWorld(options, {
+    file,
+    logFile: logged ? join(workDir, 'replica-access.log') : undefined,
+  });
 }
 
 interface OursRun {
@@ -332,12 +370,21 @@ async function benchOurs(
     for (const row of config.rows) {
       const scenario = scenarioOf(row, server, withOAuth, workDir);
       progress(`measuring ${scenario.name}`);
-      if (row.replica === true) {
-        const replica = await startReplica(server, row.path, workDir, options);
+      if (row.replica !== undefined) {
+        const logged = row.replica === 'logged';
+        const replica = await startReplica(server, row.path, workDir, options, logged);
         try {
           measurements.push(
             await measurePaired(hello, { ...scenario, server: replica, headers: {} }, options),
           );
+        } finally {
+          await stopServer(replica);
+        }
+      } else if (row.againstLoggedReplica === true) {
+        const replica = await startReplica(server, row.path, workDir, options, true);
+        try {
+          const reference = { ...scenario, name: 'logged replica', server: replica, headers: {} };
+          measurements.push(await measureAgainst(reference, scenario, options));
         } finally {
           await stopServer(replica);
         }
@@ -436,7 +483,14 @@ async function run(options: BenchOptions): Promise<void> {
         enterprise: createAccount(join(workDir, 'data'), 'enterprise'),
         developer: createAccount(join(workDir, 'data'), 'developer'),
       };
-      for (const config of options.metrics ? METRICS_CONFIGS : OUR_CONFIGS)
+      const only = options.only;
+      const configs =
+        only === undefined
+          ? options.metrics
+            ? METRICS_CONFIGS
+            : OUR_CONFIGS
+          : [{ ...OUR_CONFIGS[0]!, rows: ROWS_DEFAULT.filter((r) => r.label.includes(only)) }];
+      for (const config of configs)
         ours.push(await benchOurs(workDir, config, options, keys, hello));
     }
   } finally {

@@ -123,11 +123,20 @@ export async function measurePaired(
   scenario: Scenario,
   options: BenchOptions,
 ): Promise<Measurement> {
+  return measureAgainst(helloWorld(hello), scenario, options);
+}
+
+/** As measurePaired, against another reference than hello-world (its figures in the hello fields). */
+export async function measureAgainst(
+  reference: Scenario,
+  scenario: Scenario,
+  options: BenchOptions,
+): Promise<Measurement> {
   const hellos: Measurement[] = [];
   const ours: Measurement[] = [];
   for (let round = 0; round < options.rounds; round++) {
     const runOptions = round === 0 ? options : { ...options, warmup: 0 };
-    hellos.push(await measure(helloWorld(hello), runOptions));
+    hellos.push(await measure(reference, runOptions));
     ours.push(await measure(scenario, runOptions));
   }
   const ratios = ours.map((m, i) => m.requestsPerSecond.mean / hellos[i]!.requestsPerSecond.mean);

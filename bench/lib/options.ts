@@ -16,6 +16,8 @@ export interface BenchOptions {
   readonly databaseUrl: string | undefined;
   /** Only the lookup without the access line, with metrics off and on (the metrics' cost). */
   readonly metrics: boolean;
+  /** Only the rows of the default server whose label contains this text. */
+  readonly only: string | undefined;
 }
 
 export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--connections N] [--cpu-prof DIR]
@@ -25,6 +27,7 @@ export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--con
   --rounds N       hello-world/ours alternations per row, median ratio (env BENCH_ROUNDS, default 3)
   --connections N  concurrent connections (env BENCH_CONNECTIONS, default 50)
   --cpu-prof DIR   run the servers with node --cpu-prof, profiles written to DIR
+  --only TEXT      only the default server's rows whose label contains TEXT (e.g. "lookup")
   --metrics        only the DE lookup with ACCESS_LOG=false, metrics off then on (METRICS_TOKEN)
   --redis          instead of the anonymous rows: a Developer key's lookup with REDIS_URL set
                    (Redis at --redis-url or env BENCH_REDIS_URL, default redis://127.0.0.1:6379)
@@ -65,6 +68,7 @@ export function parseOptions(
       'cpu-prof': { type: 'string' },
       redis: { type: 'boolean' },
       metrics: { type: 'boolean' },
+      only: { type: 'string' },
       'redis-url': { type: 'string' },
       'database-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -83,5 +87,6 @@ export function parseOptions(
         : undefined,
     databaseUrl: values['database-url'] ?? env.BENCH_DATABASE_URL,
     metrics: values.metrics === true,
+    only: values.only,
   };
 }

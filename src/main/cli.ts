@@ -130,7 +130,7 @@ async function main(argv: string[]): Promise<number> {
         throw new UsageError('--workers must be a whole number from 1 to 64');
       const [{ runPrimary, WorkersError }, { createLogger }] = await Promise.all([
         import('./cluster.js'),
-        import('./setup.js'),
+        import('./logger.js'),
       ]);
       return runPrimary(config, workers, createLogger(config)).catch((error: unknown) => {
         throw error instanceof WorkersError ? new CommandFailure(error.message) : error;
@@ -206,7 +206,7 @@ async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<nu
     { systemClock },
   ] = await Promise.all([
     import('./wire.js'),
-    import('./setup.js'),
+    import('./logger.js'),
     import('./cli-database.js'),
     import('../lib/clock.js'),
   ]);
