@@ -400,6 +400,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     exports: deps.exports,
     customEndpoints: deps.customEndpoints,
     compliance: deps.compliance,
+    releases: deps.releaseCatalog,
   });
   app.get(
     '/api/v1/openapi.json',

@@ -10,6 +10,7 @@ import type { AccessReviews, ComplianceDocuments, PdfPool } from '../compliance/
 import type { CustomEndpointService } from '../custom-endpoints/index.js';
 import type { ExportService } from '../exports/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
+import type { ReleaseCatalog } from '../releases/index.js';
 import type { SupportService } from '../support/index.js';
 import type { UsageService } from '../usage/index.js';
 import type { WebhookService } from '../webhooks/index.js';
@@ -41,6 +42,8 @@ export interface DashboardDeps {
   customEndpoints?: CustomEndpointService;
   /** Compliance documents and the access review (Enterprise); absent when not wired. */
   compliance?: { documents: ComplianceDocuments; reviews: AccessReviews; pdf: PdfPool };
+  /** The kept data releases and what changed in each (the overview's release card). */
+  releases?: ReleaseCatalog;
 }
 
 export interface Signed {

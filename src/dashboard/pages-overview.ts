@@ -189,6 +189,50 @@ function higherPlans(deps: DashboardDeps, plan: Plan): Html {
     <p><a href="${BASE}/billing">Compare and change plans</a>.</p>`;
 }
 
+/**
+ * The active data release and what moved since the previous one (the summary the data.updated
+ * e-mail and webhook carry), with how to pin the previous release where the plan reaches it.
+ */
+async function releaseCard(deps: DashboardDeps, plan: Plan): Promise<Html> {
+  const [latest, previous] = (await deps.releases?.history()) ?? [];
+  if (latest === undefined) return markup``;
+  const s = latest.changes?.summary;
+  const moved = [...(s?.by_country ?? [])]
+    .filter((c) => c.beyond_5 > 0)
+    .sort((a, b) => b.beyond_5 - a.beyond_5)
+    .slice(0, 5);
+  return markup`<h2>Data release</h2>
+    <div id="release">
+      <p>
+        Answers come from release <strong>${latest.release.version}</strong>, loaded
+        ${latest.release.loaded_at.slice(0, 10)}.
+      </p>
+      ${
+        s === undefined || previous === undefined
+          ? markup``
+          : markup`<p>
+              From ${previous.release.version}: ${number(s.changed)} of ${number(s.cells)} cells
+              changed; medians moved by more than 1 % in ${number(s.beyond['1'])}, 5 % in
+              ${number(s.beyond['5'])} and 10 % in ${number(s.beyond['10'])}${
+                moved.length === 0
+                  ? markup``
+                  : markup` (most: ${moved.map((c) => `${c.country} ${c.beyond_5}`).join(', ')})`
+              }.
+            </p>
+            ${
+              plan.releasesBack === 0
+                ? markup``
+                : markup`<p>
+                    To keep answers on ${previous.release.version} while you review, add
+                    <code>release=${previous.release.version}</code> to your requests; every
+                    change: <code>GET /api/v1/releases/${latest.release.version}/changes</code>.
+                  </p>`
+            }`
+      }
+      <p><a href="/data/releases">What changed in each release</a></p>
+    </div>`;
+}
+
 /** GET /dashboard: plan, quota and its projection, the last 24 hours, 7 and 30 days. */
 export function overviewPage(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
@@ -212,6 +256,7 @@ ${quotaCard(quota, projectQuota(quota, deps.clock.now()))}
 </div>
 <p>Usage analytics, API keys and higher limits come with the Developer plan and above.
 <a href="${BASE}/billing">Choose a plan</a>.</p>
+${await releaseCard(deps, plan)}
 ${higherPlans(deps, plan)}`,
         ),
       );
@@ -224,7 +269,7 @@ ${higherPlans(deps, plan)}`,
         ctx,
         '',
         'Overview',
-        markup`${overviewContent(plan, quota, view)}${higherPlans(deps, plan)}`,
+        markup`${overviewContent(plan, quota, view)}${await releaseCard(deps, plan)}${higherPlans(deps, plan)}`,
       ),
     );
   });

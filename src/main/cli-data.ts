@@ -8,6 +8,7 @@ import {
   type ReleaseRow,
 } from '../releases/index.js';
 import { openPublishingBus } from '../store/index.js';
+import { dataUpdateAnnouncer } from '../notices/index.js';
 import { webhookPublisher } from '../webhooks/index.js';
 import { commandLogger, openConfiguredDatabase } from './cli-database.js';
 
@@ -25,8 +26,13 @@ export async function loadCommand(config: Config, file: string, json: boolean): 
   const logger = commandLogger('warn');
   const db = await openConfiguredDatabase(config, logger, 'salary-api data load');
   try {
-    const onEvent = webhookPublisher(resolvePlans(config.planOverrides), systemClock);
-    const result = await createReleaseService({ db, clock: systemClock, onEvent }).load(parsed);
+    const plans = resolvePlans(config.planOverrides);
+    const result = await createReleaseService({
+      db,
+      clock: systemClock,
+      onEvent: webhookPublisher(plans, systemClock),
+      announce: dataUpdateAnnouncer(Object.values(plans)),
+    }).load(parsed);
     // Running instances switch to it now rather than at their next poll.
     const changes = await openPublishingBus(config.redisUrl, config.redisKeyPrefix, logger);
     await changes.bus.publish('release');

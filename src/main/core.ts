@@ -8,7 +8,7 @@ import { createSecretBox } from '../lib/secret-box.js';
 import { LicenseRegistry } from '../licensing/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { Metrics } from '../metrics/index.js';
-import type { MailTransport } from '../notices/index.js';
+import { dataUpdateAnnouncer, type MailTransport } from '../notices/index.js';
 import { createReleaseCatalog, createReleaseService, ensureRelease } from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
 import { createSlaService, createStatusService, SlaCounter } from '../sla/index.js';
@@ -83,7 +83,12 @@ export async function createCore(config: Config, deps: ProcessDeps) {
     limiter,
     labelling,
   });
-  const releases = createReleaseService({ db, clock, onEvent: webhooks.publish });
+  const releases = createReleaseService({
+    db,
+    clock,
+    onEvent: webhooks.publish,
+    announce: dataUpdateAnnouncer(Object.values(plans)),
+  });
   await ensureRelease(releases, releaseFilesFor(config.releaseFile), logger);
   const data = new SalaryDataStore(releases, logger);
   await data.refresh();

@@ -20,6 +20,38 @@ export async function insertNotice(tx: Queryable, n: NewNotice, at: Date): Promi
   return id;
 }
 
+/**
+ * Records one notice of `kind` for every active or past-due account on one of `plans`, in the
+ * caller's transaction; due at once. Returns how many were queued.
+ */
+export async function insertNoticeForPlans(
+  tx: Queryable,
+  kind: string,
+  data: Record<string, unknown>,
+  plans: readonly string[],
+  at: Date,
+): Promise<number> {
+  if (plans.length === 0) return 0;
+  const accounts = await tx.query<{ id: string }>(
+    `SELECT id FROM accounts WHERE plan = ANY($1) AND status IN ('active', 'past_due') ORDER BY id`,
+    [plans],
+  );
+  if (accounts.length === 0) return 0;
+  await tx.query(
+    `INSERT INTO notices (id, account_id, kind, data, next_attempt_at, created_at, updated_at)
+     SELECT n.id, n.account_id, $3, $4, $5, $5, $5
+     FROM unnest($1::text[], $2::text[]) AS n (id, account_id)`,
+    [
+      accounts.map(() => prefixedId('ntc')),
+      accounts.map((a) => a.id),
+      kind,
+      JSON.stringify(data),
+      at.toISOString(),
+    ],
+  );
+  return accounts.length;
+}
+
 /** A claimed notice with the account fields its message and recipients need. */
 export interface ClaimedNotice {
   id: string;

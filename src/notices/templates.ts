@@ -144,6 +144,47 @@ export const TEMPLATES = {
       `Fix the receiver, then enable the endpoint again in the dashboard (${link('/dashboard/webhooks')}) or with PATCH ${link(`/api/v1/webhooks/${idOf(d, 'webhook_id')}`)}.`,
     ],
   },
+  'data.updated': {
+    category: 'technical',
+    subject: (d) => `Salary data release ${str(d, 'release')} is live`,
+    body: (d, link) => {
+      const release = str(d, 'release');
+      const previous = str(d, 'previous_release');
+      const changes = d.changes as
+        { beyond?: Record<string, unknown>; by_country?: unknown[] } | null | undefined;
+      const beyond = (key: string): string => {
+        const v = changes?.beyond?.[key];
+        return typeof v === 'number' ? String(v) : '0';
+      };
+      const countries = (Array.isArray(changes?.by_country) ? changes.by_country : [])
+        .filter(
+          (c): c is { country: string; beyond_5: number } =>
+            typeof c === 'object' &&
+            c !== null &&
+            typeof (c as { country?: unknown }).country === 'string' &&
+            /^[A-Z]{2}$/.test((c as { country: string }).country) &&
+            typeof (c as { beyond_5?: unknown }).beyond_5 === 'number',
+        )
+        .filter((c) => c.beyond_5 > 0)
+        .sort((a, b) => b.beyond_5 - a.beyond_5)
+        .slice(0, 5);
+      const versionPattern = /^[0-9A-Za-z.-]{1,40}$/;
+      if (!versionPattern.test(release)) return [];
+      return [
+        `Data release ${release} is now the one every salary request answers from by default.`,
+        ...(previous === '' || !versionPattern.test(previous)
+          ? []
+          : [
+              `Compared with ${previous}, the median of ${beyond('1')} cells moved by more than 1 %, ${beyond('5')} by more than 5 % and ${beyond('10')} by more than 10 %.` +
+                (countries.length === 0
+                  ? ''
+                  : ` Most moved (cells beyond 5 %): ${countries.map((c) => `${c.country} ${c.beyond_5}`).join(', ')}.`),
+              `Every changed cell with its old and new figures and the reason: GET ${link(`/api/v1/releases/${release}/changes?from=${previous}`)}. To keep answers on ${previous} while you review, add release=${previous} to your requests.`,
+            ]),
+        `What changed in each release, in words: ${link('/data/releases')}`,
+      ];
+    },
+  },
   'export.failed': {
     category: 'technical',
     subject: () => 'A data export failed',

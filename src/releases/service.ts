@@ -84,6 +84,8 @@ export function createReleaseService(deps: {
   db: Db;
   clock: Clock;
   onEvent?: EventHook;
+  /** Called in the load transaction with the data.updated event (the e-mail announcement). */
+  announce?: (tx: Queryable, event: DataUpdatedEvent, at: Date) => Promise<unknown>;
 }): ReleaseService {
   const { db, clock } = deps;
   return {
@@ -121,6 +123,7 @@ export function createReleaseService(deps: {
         const eventId = prefixedId('evt');
         await repo.insertEvent(tx, { id: eventId, type: 'data.updated', createdAt: now, data: event });
         await deps.onEvent?.(tx, { id: eventId, type: 'data.updated' });
+        await deps.announce?.(tx, event, now);
         return { release, eventId, event };
       });
     },

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { listNotices, renderNotice } from '../../src/notices/index.js';
 import { parseRelease, type ReleaseRecord } from '../../src/releases/index.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -42,6 +43,10 @@ function editedRelease(): string {
 describe('data vintages: kept releases, pinned lookups, changes', () => {
   let t: TestApp;
   let developer: string;
+  let developerId: string;
+  let developerSession: string;
+  let freeId: string;
+  let freeSession: string;
   let business: string;
   let enterprise: string;
   const get = (url: string, token?: string) =>
@@ -53,7 +58,13 @@ describe('data vintages: kept releases, pinned lookups, changes', () => {
 
   before(async () => {
     t = await buildTestApp({ now: '2026-11-28T12:00:00Z' });
-    developer = (await accountOnPlan(t, 'developer')).apiKey!;
+    const dev = await accountOnPlan(t, 'developer');
+    developer = dev.apiKey!;
+    developerId = dev.accountId;
+    developerSession = dev.session;
+    const free = await accountOnPlan(t, 'free');
+    freeId = free.accountId;
+    freeSession = free.session;
     business = (await accountOnPlan(t, 'business')).apiKey!;
     enterprise = (await accountOnPlan(t, 'enterprise')).apiKey!;
   });
@@ -157,6 +168,30 @@ describe('data vintages: kept releases, pinned lookups, changes', () => {
       ['DE', 'FR', 'PL'],
     );
     assert.equal(event.changes?.url, '/api/v1/releases/2026.11.5/changes?from=2026.11.4');
+    // The e-mail announcement, queued in the same transaction, says the same: to the plans that
+    // reach the previous release, not to Free.
+    const [notice, ...more] = (await listNotices(t.db, developerId)).filter(
+      (n) => n.kind === 'data.updated',
+    );
+    assert.ok(notice !== undefined && more.length === 0);
+    assert.equal((await listNotices(t.db, freeId)).filter((n) => n.kind === 'data.updated').length, 0);
+    const mail = renderNotice('data.updated', notice.data, null, 'https://api.example/');
+    assert.equal(mail.subject, 'Salary data release 2026.11.5 is live');
+    assert.match(mail.text, /the median of 1 cells moved by more than 1 %, 1 by more than 5 % and 0 by more than 10 %/);
+    assert.match(mail.text, /Most moved \(cells beyond 5 %\): DE 1\./);
+    assert.match(mail.text, /GET https:\/\/api\.example\/api\/v1\/releases\/2026\.11\.5\/changes\?from=2026\.11\.4/);
+    assert.match(mail.text, /add release=2026\.11\.4 to your requests/);
+    // The dashboard's overview shows the same summary; how to pin where the plan reaches it.
+    const overview = async (session: string) =>
+      (await t.app.inject({ url: '/dashboard', headers: { cookie: `salary_session=${session}` } }))
+        .body;
+    const devPage = await overview(developerSession);
+    assert.match(devPage, /release <strong>2026\.11\.5<\/strong>/);
+    assert.match(devPage, /From 2026\.11\.4: 3 of [\d,]+ cells\s+changed; medians moved by more than 1 % in 1, 5 % in\s+1 and 10 % in 0 \(most: DE 1\)/);
+    assert.match(devPage, /<code>release=2026\.11\.4<\/code>/);
+    const freePage = await overview(freeSession);
+    assert.match(freePage, /release <strong>2026\.11\.5<\/strong>/);
+    assert.doesNotMatch(freePage, /<code>release=2026\.11\.4<\/code>/);
     const res = await get('/api/v1/releases/2026.11.5/changes', developer);
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
