@@ -9,7 +9,7 @@ import { freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js'
 import { call, LOOKUP, startInstance, until, type Instance } from '../helpers/instances.js';
 import { runCli } from '../helpers/process.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { writeReleaseVersion } from '../helpers/release-file.js';
+import { setVersion, writeRelease, writeReleaseVersion } from '../helpers/release-file.js';
 import { deleteKeys, redisAvailable, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { loadBundledRelease, operatorServices, paidAccount, type Services } from './fixture.js';
 
@@ -198,6 +198,75 @@ describe(
         assert.equal(receiver.received.length, 1, 'three instances kicked, one delivery');
       } finally {
         await receiver.close();
+      }
+    });
+
+    it('answers during a release switch come whole from one release, never a mix of two', async () => {
+      const owner = await paidAccount(s, 'business');
+      // The next release: every figure 10 % up, so each record tells which release it came from.
+      const FIELDS = ['p10', 'p25', 'median', 'p75', 'p90', 'mean'] as const;
+      const file = writeRelease(join(work, 'scaled.jsonl'), (lines) => {
+        setVersion(lines, '2026.11.10');
+        for (let i = 1; i < lines.length; i++) {
+          const r = JSON.parse(lines[i]!) as Record<string, unknown>;
+          for (const f of FIELDS) r[f] = Math.round((r[f] as number) * 1.1);
+          lines[i] = JSON.stringify(r);
+        }
+      });
+      const before = await call(instances[0]!.url, '/ready');
+      const old = (before.body as { release: string }).release;
+      const path = '/api/v1/bulk/jobs?country=DE';
+      type Answer = {
+        meta: { release: { version: string } };
+        data: { job: string; level: string; median: number }[];
+      };
+      const figures = async (url: string) => {
+        const res = await call(url, path, { token: owner.apiKey });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        return res.body as Answer;
+      };
+      const reference = await figures(instances[0]!.url);
+      assert.equal(reference.meta.release.version, old);
+      const oldMedian = new Map(reference.data.map((r) => [`${r.job} ${r.level}`, r.median]));
+      assert.ok(oldMedian.size >= 21, 'a bulk answer of every job');
+
+      const answers: Answer[] = [];
+      let loading = true;
+      const traffic = Promise.all(
+        instances.map(async (instance) => {
+          while (loading) answers.push(await figures(instance.url));
+        }),
+      );
+      const cli = await runCli(['data', 'load', file], env());
+      assert.equal(cli.code, 0, cli.stderr);
+      await until(
+        async () =>
+          (
+            await Promise.all(
+              instances.map((i) =>
+                call(i.url, '/ready').then((r) => (r.body as { release: string }).release),
+              ),
+            )
+          ).every((v) => v === '2026.11.10'),
+        10_000,
+        50,
+      );
+      answers.push(...(await Promise.all(instances.map((i) => figures(i.url)))));
+      loading = false;
+      await traffic;
+
+      const releases = new Set(answers.map((a) => a.meta.release.version));
+      assert.deepEqual([...releases].sort(), [old, '2026.11.10'].sort(), 'both releases answered');
+      for (const answer of answers) {
+        const scaled = answer.meta.release.version === '2026.11.10';
+        for (const r of answer.data) {
+          const was = oldMedian.get(`${r.job} ${r.level}`)!;
+          assert.equal(
+            r.median,
+            scaled ? Math.round(was * 1.1) : was,
+            `${answer.meta.release.version}: ${r.job} ${r.level} from the other release`,
+          );
+        }
       }
     });
 
