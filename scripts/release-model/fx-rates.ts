@@ -3,21 +3,18 @@ import { readCsv, text } from './csv.js';
 /**
  * ECB euro reference rates (units per EUR), averaged per calendar year (docs/data.md §8):
  *
- * - a finished year with every daily fixing: the mean of its daily rates;
- * - a year the sources cover only in part: the mean of the daily fixings and monthly averages
- *   they hold (each monthly average counted with its number of fixings), with the last date
- *   covered stated;
+ * - a finished year: the mean of its daily fixings;
+ * - the current year: the mean of the daily fixings to the last date the file holds, stated;
  * - a year after the last one covered: the last year's average, stated as such.
  */
 
-export const FX_DAILY_FILE = 'ecb_eurofxref_hist_2014_2025';
-export const FX_MONTHLY_FILE = 'ecb_exr_monthly_avg_pln_2025_2026';
+export const FX_DAILY_FILE = 'ecb_eurofxref_hist_2014_2026';
 
 export interface FxYear {
   readonly rate: number;
   /** Fixings the average is made of. */
   readonly fixings: number;
-  /** Last date (YYYY-MM-DD) or month (YYYY-MM) the average covers. */
+  /** Last date (YYYY-MM-DD) the average covers. */
   readonly lastCovered: string;
   /** Whether the average covers the whole calendar year. */
   readonly complete: boolean;
@@ -38,14 +35,13 @@ const COMPLETE_FROM_DAY = '12-28';
 
 export function loadFx(dir: string, lastYear: number): FxTable {
   const daily = readCsv(dir, `${FX_DAILY_FILE}.csv`);
-  const monthly = readCsv(dir, `${FX_MONTHLY_FILE}.csv`);
   const sums = new Map<string, Map<number, { sum: number; n: number; last: string }>>();
-  const add = (cur: string, year: number, value: number, weight: number, date: string) => {
+  const add = (cur: string, year: number, value: number, date: string) => {
     const byYear = sums.get(cur) ?? new Map<number, { sum: number; n: number; last: string }>();
     const s = byYear.get(year) ?? { sum: 0, n: 0, last: '' };
     byYear.set(year, {
-      sum: s.sum + value * weight,
-      n: s.n + weight,
+      sum: s.sum + value,
+      n: s.n + 1,
       last: date > s.last ? date : s.last,
     });
     sums.set(cur, byYear);
@@ -55,22 +51,8 @@ export function loadFx(dir: string, lastYear: number): FxTable {
     for (const cur of CURRENCIES) {
       const raw = text(row, cur);
       if (raw === 'N/A' || raw === '') continue;
-      add(cur, Number(date.slice(0, 4)), Number(raw), 1, date);
+      add(cur, Number(date.slice(0, 4)), Number(raw), date);
     }
-  }
-  // Monthly averages extend the daily file for the months it does not reach.
-  for (const row of monthly) {
-    const month = text(row, 'month');
-    const cur = text(row, 'currency');
-    const last = sums.get(cur)?.get(Number(month.slice(0, 4)))?.last ?? '';
-    if (last.slice(0, 7) >= month) continue;
-    add(
-      cur,
-      Number(month.slice(0, 4)),
-      Number(text(row, 'currency_per_eur')),
-      Number(text(row, 'observations')),
-      month,
-    );
   }
   const years = new Map<string, Map<number, FxYear>>();
   for (const [cur, byYear] of sums) {
@@ -80,7 +62,7 @@ export function loadFx(dir: string, lastYear: number): FxTable {
         rate: s.sum / s.n,
         fixings: s.n,
         lastCovered: s.last,
-        complete: s.last.length === 10 && s.last.slice(5) >= COMPLETE_FROM_DAY,
+        complete: s.last.slice(5) >= COMPLETE_FROM_DAY,
         from: year,
       });
     }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { COUNTRIES } from '../../src/catalog/countries.js';
 import type { ReleaseHeader } from '../../src/releases/format.js';
 import { NAMA_FILE, NL_FILE, SES_MEDIAN_FILE } from './country-series.js';
-import { FX_DAILY_FILE, FX_MONTHLY_FILE } from './fx-rates.js';
+import { FX_DAILY_FILE } from './fx-rates.js';
 import { BG_FILE, SES22_FILE } from './groups.js';
 import { HELD_OUT } from './holdout.js';
 import { EUROSTAT_MW_FILE } from './minimum-wage.js';
@@ -40,7 +40,6 @@ export function sourceList(dir: string, model: Model): ReleaseSource[] {
   add(SES22_FILE, 'level of every ISCO major group in every country');
   add(BG_FILE, 'employment weights of the jobs');
   add(FX_DAILY_FILE, 'ECB annual average rates: EUR amounts and fx_rate of non-euro countries');
-  add(FX_MONTHLY_FILE, 'ECB monthly average rates of the złoty after the daily file ends');
   add(FIXED_RATES_FILE, 'fixed euro conversion rates of the litas, kuna and lev');
   add(
     EUROSTAT_MW_FILE,

@@ -108,6 +108,36 @@ describe('bundled data release', () => {
     assert.equal(byKey.get('LT|nurse|mid|2014')?.local_currency, 'LTL');
   });
 
+  it('converts at the ECB average of each year: full years when finished, the current year to its last fixing', () => {
+    // The ECB daily file, read here independently of the build script.
+    const [head = '', ...lines] = readFileSync(join(DEFAULT_SOURCES_DIR, 'ecb_eurofxref_hist_2014_2026.csv'), 'utf8').trim().split('\n');
+    const columns = head.split(',');
+    const fixings = (currency: string, year: number) =>
+      lines
+        .map((line) => line.split(','))
+        .filter((cells) => cells[0]?.startsWith(`${year}-`) && cells[columns.indexOf(currency)] !== 'N/A')
+        .map((cells) => ({ date: cells[0] ?? '', rate: Number(cells[columns.indexOf(currency)]) }));
+    const average = (xs: { rate: number }[]) => xs.reduce((sum, x) => sum + x.rate, 0) / xs.length;
+    assert.equal(fixings('SEK', 2025).at(-1)?.date, '2025-12-31');
+    assert.ok(fixings('SEK', 2026).length > 0);
+    for (const [country, currency] of [
+      ['CZ', 'CZK'],
+      ['DK', 'DKK'],
+      ['HU', 'HUF'],
+      ['PL', 'PLN'],
+      ['RO', 'RON'],
+      ['SE', 'SEK'],
+    ] as const) {
+      for (const year of [2024, 2025, 2026]) {
+        const served = byKey.get(`${country}|nurse|mid|${year}`)?.fx_rate ?? NaN;
+        const expected = average(fixings(currency, year));
+        assert.ok(Math.abs(served / expected - 1) < 1e-12, `${country} ${year}: ${served} against ${expected}`);
+      }
+      const [y25, y26] = [2025, 2026].map((y) => byKey.get(`${country}|nurse|mid|${y}`)?.fx_rate);
+      assert.notEqual(y26, y25, `${country}: 2026 has its own average`);
+    }
+  });
+
   it('moves a local-currency series with its country, not with the exchange rate', () => {
     // Poland's złoty figures follow the national series; the EUR figures carry the rate.
     const pl = (y: number) => byKey.get(`PL|nurse|mid|${y}`);
