@@ -16,7 +16,7 @@ export interface AccountRow {
   email: string;
   passwordHash: string;
   plan: PlanId;
-  status: 'active' | 'past_due';
+  status: 'active' | 'past_due' | 'deleted';
   contract: Contract | null;
   allowlist: string[];
   responseSchema: ResponseSchema | null;

@@ -22,6 +22,7 @@ import {
   SupportSchema,
 } from './schemas.js';
 import { accountLifecycleRoutes } from './lifecycle-routes.js';
+import { accountDeletionRoutes } from './deletion-routes.js';
 import {
   publicAccount,
   type AccountRow,
@@ -41,6 +42,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
   const { accounts, clock, plans } = opts;
   const tags = ['Account'];
   await app.register(accountLifecycleRoutes, { accounts });
+  await app.register(accountDeletionRoutes, { accounts });
 
   app.post(
     '/api/v1/accounts',

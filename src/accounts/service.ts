@@ -26,6 +26,7 @@ import * as repo from './repo.js';
 import { accountSettings } from './settings.js';
 import { accountLifecycle, queueVerification, type AccountLifecycle } from './lifecycle.js';
 import type { ActionTokens } from '../lib/action-tokens.js';
+import { accountDeletion, type AccountDeletion } from './deletion.js';
 
 export type { AccountRow, ResponseSchema } from './repo.js';
 
@@ -74,7 +75,7 @@ export function publicAccount(a: repo.AccountRow): PublicAccount {
   };
 }
 
-export interface AccountService extends AccountLifecycle {
+export interface AccountService extends AccountLifecycle, AccountDeletion {
   /**
    * `throttle: false` for the operator's CLI; sign-ups over HTTP are limited per address.
    * `operatorPlan`: the operator creates the account for a customer, on that plan (its name),
@@ -364,6 +365,7 @@ export function createAccountService(deps: {
     },
 
     ...accountSettings({ db, clock, plans, cache: deps.cache }),
+    ...accountDeletion({ db, clock, limiter: failures, cache: deps.cache }),
     ...accountLifecycle({
       db,
       clock,

@@ -3,8 +3,9 @@ import { isEmail, normalizeEmail } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { actorOf } from '../auth/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
+import { clearCookie, SESSION_COOKIE } from './session.js';
 import { markup } from './html.js';
-import { BASE, page, time, type Flash } from './layout.js';
+import { BASE, page, publicPage, time, type Flash } from './layout.js';
 
 const DONE: Record<string, string> = {
   allowlist: 'The IP allowlist was saved.',
@@ -158,6 +159,43 @@ ${account.allowlist.join('\n')}</textarea>
         </p>
         <button type="submit">Change the password</button>
       </form>
+      <h2 id="your-data">Your data</h2>
+      <p>
+        One JSON file holds everything we keep about the account: the account, API keys (never their
+        secrets), sessions, subscription, billing details, invoices, usage per day, webhooks, exports,
+        custom endpoints and the audit log.
+      </p>
+      <p><a href="${BASE}/account/export" download>Download my data (JSON)</a></p>
+      <h2 id="delete-account">Delete the account</h2>
+      <p>
+        At once: every API key and session stops working, the subscription is canceled (the period
+        under way is not refunded), webhooks, exports and billing details are deleted and the e-mail
+        address and contacts are erased. Invoices and payments are kept for 10 years, as tax law
+        requires, and the audit log is kept. Download your data first.
+      </p>
+      <form method="post" action="${BASE}/account/delete" class="stack">
+        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        <label for="delete_password">Password</label>
+        <input
+          id="delete_password"
+          name="password"
+          type="password"
+          required
+          maxlength="256"
+          autocomplete="current-password"
+        />
+        <label for="delete_confirm">Type DELETE to confirm</label>
+        <input
+          id="delete_confirm"
+          name="confirm"
+          type="text"
+          required
+          maxlength="20"
+          pattern="DELETE"
+          autocomplete="off"
+        />
+        <button type="submit" class="danger">Delete the account</button>
+      </form>
       <h2>Audit log</h2>
       <div class="table-wrap">
         <table id="audit">
@@ -256,6 +294,51 @@ ${account.allowlist.join('\n')}</textarea>
         request.ip,
       );
       return tools.redirect(reply, '/account?done=password');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, flash);
+    }
+  });
+
+  app.get('/dashboard/account/export', async (request, reply) => {
+    const { principal } = signedIn(request);
+    const accountId = principal.accountId as string;
+    const data = await deps.accounts.exportData(accountId, actorOf(principal), request.ip);
+    return reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header(
+        'content-disposition',
+        `attachment; filename="${accountId}-export-${data.exported_at.slice(0, 10)}.json"`,
+      )
+      .header('cache-control', 'no-store')
+      .send(JSON.stringify(data, null, 2));
+  });
+
+  app.post('/dashboard/account/delete', async (request, reply) => {
+    const body = (request.body as Record<string, unknown> | undefined) ?? {};
+    const field = (name: string): string => {
+      const v = body[name];
+      return typeof v === 'string' ? v.slice(0, 256) : '';
+    };
+    const { principal } = signedIn(request);
+    try {
+      const result = await deps.accounts.deleteAccount(
+        principal.accountId as string,
+        { password: field('password'), confirm: field('confirm').trim() },
+        actorOf(principal),
+        request.ip,
+      );
+      clearCookie(request, reply, SESSION_COOKIE);
+      const content = markup`<p>
+          The account <code>${result.account_id}</code> was deleted ${time(result.deleted_at)}.
+          Its API keys and sessions no longer work.
+        </p>
+        <h2>What we keep</h2>
+        <ul>
+          ${result.retained.map((line) => markup`<li>${line}</li>`)}
+        </ul>
+        <p><a href="${BASE}/sign-up">Create a new account</a></p>`;
+      return tools.send(reply, 200, publicPage('Account deleted', content));
     } catch (error) {
       const { status, flash } = flashOf(request, error);
       return render(request, reply, status, flash);

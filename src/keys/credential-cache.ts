@@ -189,6 +189,13 @@ export class CredentialCache implements CredentialResolver, CredentialSink {
   }
 
   #applyAccount(row: AccountRow): void {
+    if (row.status === 'deleted') {
+      // Its keys and sessions were revoked with it; they stop here before their rows are read.
+      this.#accounts.delete(row.id);
+      this.#keys.removeWhere((entry) => entry.row.accountId === row.id);
+      this.#sessions.removeWhere((entry) => entry.row.accountId === row.id);
+      return;
+    }
     const plan = applyContract(this.deps.plans[row.plan], row.contract);
     this.#accounts.set(row.id, {
       row,

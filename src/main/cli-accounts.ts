@@ -29,6 +29,7 @@ export interface AccountFlags {
   'manager-email'?: string;
   json?: boolean;
   'print-link'?: boolean;
+  yes?: boolean;
 }
 
 /** Enterprise is sold under a negotiated contract; its price is never assumed. */
@@ -123,6 +124,32 @@ export async function accountCommand(
         mail
           ? `a reset link was queued for ${email} (valid until ${reset.expiresAt})`
           : `reset link for ${email} (works once, until ${reset.expiresAt}):\n${link}`,
+      );
+      return 0;
+    }
+    if (group === 'account' && verb === 'export') {
+      const email = arg ?? flags.email;
+      const account =
+        email === undefined ? undefined : await findAccountByEmail(db, normalizeEmail(email));
+      if (account === undefined || account.status === 'deleted')
+        throw new CliUsageError('account export needs the e-mail address of an existing account');
+      const data = await s.accounts.exportData(account.id, 'operator', 'cli');
+      process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+      return 0;
+    }
+    if (group === 'account' && verb === 'delete') {
+      const email = arg ?? flags.email;
+      if (email === undefined) throw new CliUsageError('account delete needs an e-mail address');
+      if (flags.yes !== true)
+        throw new CliUsageError(
+          `account delete erases ${email}'s personal data and revokes its keys at once: add --yes`,
+        );
+      const result = await s.accounts.operatorDeleteAccount(normalizeEmail(email));
+      print(
+        result,
+        `${email} (${result.account_id}) deleted: ${result.api_keys_revoked} keys revoked, ` +
+          `${result.sessions_ended} sessions ended, ${result.invoices_kept} invoices kept\n` +
+          result.retained.map((line) => `kept: ${line}`).join('\n'),
       );
       return 0;
     }

@@ -14,6 +14,10 @@ export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P
   account reset-password EMAIL [--print-link] [--json]
                         Mail the account a single-use link to choose a new password (valid one hour);
                         --print-link prints the link instead, to hand over another way
+  account export EMAIL  Print everything held about the account as JSON (no secrets)
+  account delete EMAIL --yes [--json]
+                        Delete an account at its holder's written request: keys and sessions stop,
+                        the subscription is canceled, personal data erased; invoices kept (tax law)
   invoice pay ID        Mark an invoice paid
   payments import FILE [--json]
                         Read a bank statement (camt.053) or notification (camt.054) and apply its

@@ -103,6 +103,7 @@ async function main(argv: string[]): Promise<number> {
         host: { type: 'string' },
         remove: { type: 'boolean' },
         'print-link': { type: 'boolean' },
+        yes: { type: 'boolean' },
       },
     });
   } catch (error) {

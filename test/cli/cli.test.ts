@@ -185,6 +185,47 @@ describe('salary-api CLI on PostgreSQL', async () => {
   );
 
   it(
+    'account export prints the account as JSON; account delete needs --yes, then erases it',
+    { skip },
+    async () => {
+      const env = { DATABASE_URL: pg.url, SECRET_KEY: 'cli-test-secret-key-0123456789abcdefgh' };
+      const created = await runCli(
+        ['account', 'create', '--email', 'leaving@example.com', '--plan', 'developer', '--json'],
+        env,
+      );
+      assert.equal(created.code, 0, created.stderr);
+      const { account, api_key: apiKey } = JSON.parse(created.stdout);
+
+      const exported = await runCli(['account', 'export', 'leaving@example.com'], env);
+      assert.equal(exported.code, 0, exported.stderr);
+      const data = JSON.parse(exported.stdout);
+      assert.equal(data.account.email, 'leaving@example.com');
+      assert.equal(data.api_keys.length, 1);
+      assert.ok(!exported.stdout.includes(apiKey.key));
+
+      const unconfirmed = await runCli(['account', 'delete', 'leaving@example.com'], env);
+      assert.notEqual(unconfirmed.code, 0);
+      assert.match(unconfirmed.stderr, /--yes/);
+      const deleted = await runCli(
+        ['account', 'delete', 'leaving@example.com', '--yes', '--json'],
+        env,
+      );
+      assert.equal(deleted.code, 0, deleted.stderr);
+      const result = JSON.parse(deleted.stdout);
+      assert.equal(result.account_id, account.id);
+      assert.equal(result.api_keys_revoked, 1);
+      assert.equal(result.invoices_kept, 1);
+      const [row] = await pg.db.query<{ email: string; status: string }>(
+        'SELECT email, status FROM accounts WHERE id = $1',
+        [account.id],
+      );
+      assert.deepEqual(row, { email: `deleted+${account.id}@invalid`, status: 'deleted' });
+      const again = await runCli(['account', 'delete', 'leaving@example.com', '--yes'], env);
+      assert.notEqual(again.code, 0);
+    },
+  );
+
+  it(
     'Enterprise without contract flags says that it needs a contract and which flags',
     { skip },
     async () => {

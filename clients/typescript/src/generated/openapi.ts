@@ -113,6 +113,26 @@ export interface paths {
     patch: operations['updateAccountContacts'];
     trace?: never;
   };
+  '/api/v1/account/deletion': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Delete the account
+     * @description Needs the account's password and `confirm` set to `DELETE` (5 wrong passwords an hour, then 429). At once: every API key and session stops working, the subscription is canceled (no refund of the period under way; a renewal invoiced in advance for a period not begun is voided), webhooks, exports, custom endpoints, billing details and support requests are deleted, and the e-mail address, name and contacts are erased, so the address can sign up again. Kept, as `retained` says: invoices and payments for 10 years (tax law), the audit log, usage counts. Download the export first.
+     */
+    post: operations['deleteAccount'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/account/email-verification': {
     parameters: {
       query?: never;
@@ -127,6 +147,26 @@ export interface paths {
      * @description Mails a new link to the account’s address, unless it is verified already (`sent: false`). At most 5 an hour (429 with Retry-After).
      */
     post: operations['sendEmailVerification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Everything held about the account, as JSON
+     * @description The account, its API keys (metadata, never secrets), sessions, subscription, billing details, invoices, ledger, daily usage, webhooks and exports (without their secrets), custom endpoints, support requests and audit entries. Sent as an attachment; the export is recorded in the audit log.
+     */
+    get: operations['exportAccountData'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2482,6 +2522,86 @@ export interface operations {
       };
     };
   };
+  deleteAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example DELETE */
+          confirm: string;
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example acct_01JD6X9Q2T8M4N5P6R7S8T9V0W */
+            account_id: string;
+            /** @example 2 */
+            api_keys_revoked: number;
+            /** Format: date-time */
+            deleted_at: string;
+            /** @description Invoices kept for tax law, paid or owed. */
+            invoices_kept: number;
+            /** @description Renewal invoices issued in advance for a period not begun. */
+            invoices_voided: number;
+            /** @description What is kept, how long and why. */
+            retained: string[];
+            /** @example 1 */
+            sessions_ended: number;
+            subscription_canceled: boolean;
+          };
+        };
+      };
+      /** @description A parameter is missing, malformed or not one of the allowed values. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The plan’s request limit is reached; Retry-After says when requests succeed again. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   sendEmailVerification: {
     parameters: {
       query?: never;
@@ -2524,6 +2644,90 @@ export interface operations {
       };
       /** @description The plan’s request limit is reached; Retry-After says when requests succeed again. */
       429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  exportAccountData: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            account: {
+              [key: string]: unknown;
+            };
+            api_keys: {
+              [key: string]: unknown;
+            }[];
+            audit_log: {
+              [key: string]: unknown;
+            }[];
+            balance_ledger: {
+              [key: string]: unknown;
+            }[];
+            billing_details: {
+              [key: string]: unknown;
+            } | null;
+            custom_endpoints: {
+              [key: string]: unknown;
+            }[];
+            /** Format: date-time */
+            exported_at: string;
+            exports: {
+              [key: string]: unknown;
+            }[];
+            invoice_lines: {
+              [key: string]: unknown;
+            }[];
+            invoices: {
+              [key: string]: unknown;
+            }[];
+            retained_after_deletion: string[];
+            sessions: {
+              [key: string]: unknown;
+            }[];
+            subscription: {
+              [key: string]: unknown;
+            } | null;
+            support_requests: {
+              [key: string]: unknown;
+            }[];
+            usage_daily: {
+              [key: string]: unknown;
+            }[];
+            webhooks: {
+              [key: string]: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
+      403: {
         headers: {
           [name: string]: unknown;
         };
