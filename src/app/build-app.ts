@@ -295,6 +295,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(siteRoutes, {
     ...deps,
     publicBaseUrl: config.publicBaseUrl?.replace(/\/$/, ''),
+    legal: { seller: config.seller, supportEmail: config.supportEmail, files: config.legalFiles },
+    contacts: {
+      supportEmail: config.supportEmail,
+      salesEmail: config.salesEmail,
+      communityUrl: config.communityUrl,
+    },
   });
   await app.register(catalogRoutes, { consumeQuota });
   await app.register(releaseRoutes, { catalog: deps.releaseCatalog, consumeQuota });

@@ -5,6 +5,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parsePlanOverrides, type PlanOverrides } from '../plans/index.js';
 import type { Seller } from './eu-vat.js';
+import { legalFilesOf, type LegalDocument } from './legal.js';
 import { parseSeller } from './seller.js';
 import { parseTrustProxy } from './trust-proxy.js';
 
@@ -58,6 +59,10 @@ export interface Config {
   readonly mailFrom: string;
   /** Where support requests are mailed. */
   readonly supportEmail: string | undefined;
+  /** Where Enterprise enquiries go (SALES_EMAIL); the plans offer SUPPORT_EMAIL without it. */
+  readonly salesEmail: string | undefined;
+  /** The operator's own legal texts (Markdown files, LEGAL_*_FILE); a template stands in for each one not set. */
+  readonly legalFiles: Readonly<Partial<Record<LegalDocument, string>>>;
   /** The community channel Free accounts are pointed to for support. */
   readonly communityUrl: string;
   /** How often this process looks for due notices; 0: no notice worker here. */
@@ -226,6 +231,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: email('MAIL_FROM', 'Salary data API <no-reply@localhost>')!,
     supportEmail: email('SUPPORT_EMAIL'),
+    salesEmail: email('SALES_EMAIL'),
+    legalFiles: legalFilesOf(str, pathOf, problems),
     communityUrl:
       url('COMMUNITY_URL', ['http:', 'https:']) ??
       'https://github.com/salary-api/community/discussions',

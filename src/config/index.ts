@@ -22,3 +22,4 @@ export {
   type VatCheck,
   type VatTerritory,
 } from './eu-vat.js';
+export { LEGAL_DOCUMENTS, LEGAL_FILE_SETTINGS, type LegalDocument } from './legal.js';

@@ -5,6 +5,7 @@ import type { Brand } from './brand.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 import { planFacts, priceText } from './plans-view.js';
+import { SUPPORT_BY_PLAN } from '../support/index.js';
 
 /** The lookup the front page shows, answered live from the loaded release. */
 export const EXAMPLE_QUERY = 'country=DE&job=software-engineer&level=mid';
@@ -16,6 +17,47 @@ export interface HomeInput {
   release: ReleaseRow | undefined;
   /** The example lookup's JSON answer; undefined while no release is loaded. */
   example: unknown;
+  contacts: PlanContacts;
+}
+
+/** Whom a plan's buyer writes to: the operator's settings. */
+export interface PlanContacts {
+  /** SUPPORT_EMAIL: e-mail support of the paid plans. */
+  supportEmail: string | undefined;
+  /** SALES_EMAIL: Enterprise enquiries (SUPPORT_EMAIL stands in when it is not set). */
+  salesEmail: string | undefined;
+  /** COMMUNITY_URL: where Free is supported. */
+  communityUrl: string;
+}
+
+/** The bare address of `Name <address>` or of an address. */
+const addressOf = (email: string): string => /<([^<>]+)>\s*$/.exec(email)?.[1] ?? email;
+
+/** A plan's support line and, for Enterprise, the way to its sales. */
+function planContact(plan: Plan, contacts: PlanContacts) {
+  const support = SUPPORT_BY_PLAN[plan.id];
+  const sales = contacts.salesEmail ?? contacts.supportEmail;
+  if (plan.id === 'free')
+    return html`<p class="contact">Support: <a href="${contacts.communityUrl}">community</a></p>`;
+  const mail =
+    contacts.supportEmail === undefined
+      ? html`${support.channel}`
+      : html`<a href="mailto:${addressOf(contacts.supportEmail)}"
+          >${addressOf(contacts.supportEmail)}</a
+        >`;
+  return html`<p class="contact">
+      Support: ${mail}, answered within
+      ${support.responseTarget}${
+        plan.id === 'enterprise' ? ', with a dedicated account manager' : ''
+      }
+    </p>
+    ${
+      plan.id === 'enterprise' && sales !== undefined
+        ? html`<p>
+            <a class="sales" href="mailto:${addressOf(sales)}?subject=Enterprise">Contact sales</a>
+          </p>`
+        : ''
+    }`;
 }
 
 const SHOWN_PUBLISHERS = 12;
@@ -50,8 +92,8 @@ export function homePage(input: HomeInput): string {
     <p class="lead">
       Gross annual pay for ${COUNTRIES.length} EU member states and ${JOBS.length} job categories at
       ${LEVELS.length} seniority levels, with percentiles, for every year from
-      ${years || 'the loaded data release'}. Every figure is modelled from official statistics, and
-      every answer says how.
+      ${years || 'the loaded data release'}. Every figure is modelled from published statistics and
+      pay scales, each source named, and every answer says how.
     </p>
     <p class="links">
       <a class="primary" href="/dashboard/sign-up">Sign up</a>
@@ -75,7 +117,9 @@ export function homePage(input: HomeInput): string {
       </dd>
       <dt>Sources</dt>
       <dd>
-        ${publishers.length > 0 ? publishers.join(', ') : 'Eurostat, national statistical offices and the ECB'}.
+        ${publishers.length > 0 ? publishers.join(', ') : 'Eurostat, national statistical offices and the ECB'}:
+        statistical tables, statutory minimum wages and collective pay scales, some reached through
+        press reports and republications; each source is named with its publisher.
         <a href="/methodology">How the figures are made</a>;
         <a href="/data/releases">the releases and what changed in each</a>.
       </dd>
@@ -117,12 +161,22 @@ export function homePage(input: HomeInput): string {
             <ul>
               ${planFacts(plan).map((fact) => html`<li>${fact}</li>`)}
             </ul>
+            ${brand.licensed ? '' : planContact(plan, input.contacts)}
           </section>`,
       )}
     </div>
     <p>
       Paid plans start at once from the <a href="/dashboard/sign-up">dashboard</a>; upgrades take
-      effect immediately and are billed pro rata. Enterprise terms are set by contract.
+      effect immediately and are billed pro rata. Enterprise terms are set by
+      contract${
+        (input.contacts.salesEmail ?? input.contacts.supportEmail)
+          ? html`:
+              <a
+                href="mailto:${addressOf((input.contacts.salesEmail ?? input.contacts.supportEmail)!)}?subject=Enterprise"
+                >contact sales</a
+              >`
+          : ''
+      }.
     </p>
   `;
   return page({

@@ -62,6 +62,15 @@ export function page(input: PageInput): string {
             <a href="/status">Status</a> ·
             <a href="/dashboard">Dashboard</a>
           </p>
+          ${
+            brand.licensed
+              ? ''
+              : html`<p>
+                  <a href="/legal/terms">Terms</a> · <a href="/legal/privacy">Privacy</a> ·
+                  <a href="/legal/dpa">Data processing agreement</a> ·
+                  <a href="/legal/imprint">Imprint</a>
+                </p>`
+          }
         </footer>
       </body>
     </html>`.value;
@@ -93,6 +102,8 @@ pre code{background:none;padding:0;color:inherit}
 .plan h3{margin:.1rem 0}
 .plan .price{font-size:1.5rem;font-weight:700;margin:.3rem 0}
 .plan ul{padding-left:1.1rem;margin:.5rem 0 0}
+.plan .contact{font-size:.9rem;color:var(--muted);margin:.6rem 0 0}
+.plan a.sales{display:inline-block;margin-top:.4rem;background:var(--accent);color:#fff;padding:.35rem .9rem;border-radius:6px;text-decoration:none}
 .links{display:flex;flex-wrap:wrap;gap:.8rem;margin:1.2rem 0}
 .links a{border:1px solid var(--accent);border-radius:6px;padding:.45rem 1rem;text-decoration:none}
 .links a.primary{background:var(--accent);color:#fff}
@@ -101,6 +112,8 @@ figcaption{color:var(--muted);font-size:.9rem}
 svg text{font-family:inherit}
 .note{color:var(--muted);font-size:.92rem}
 footer{border-top:1px solid var(--line);padding:1rem 2rem;color:var(--muted);font-size:.9rem}
+footer p{margin:.3rem 0}
+.template{border-left:4px solid #b45309;background:#fff7ed;padding:.6rem 1rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}
 dl.facts dt{font-weight:600}
 dl.facts dd{margin:0}

@@ -17,6 +17,10 @@ import { registerReference } from './reference.js';
 import type { ReleaseCatalog } from '../releases/index.js';
 import { releasesPage } from './releases-page.js';
 import { FAVICON_SVG } from './layout.js';
+import { LEGAL_DOCUMENTS, LEGAL_FILE_SETTINGS } from '../config/index.js';
+import { LEGAL_PAGES, legalTexts, type LegalSettings } from './legal.js';
+import { html } from './html.js';
+import type { PlanContacts } from './home.js';
 
 export interface SiteDeps {
   /** PUBLIC_BASE_URL without a trailing slash; undefined: each request's own origin. */
@@ -26,6 +30,10 @@ export interface SiteDeps {
   data: SalaryDataStore;
   releaseCatalog: ReleaseCatalog;
   licenses: LicenseRegistry;
+  /** The seller, support address and the operator's legal texts the legal pages are made of. */
+  legal: LegalSettings;
+  /** Who a buyer of each plan writes to (SUPPORT_EMAIL, SALES_EMAIL, COMMUNITY_URL). */
+  contacts: PlanContacts;
 }
 
 /** Where the quick start's examples point; replaced by the address the page is read at. */
@@ -109,6 +117,7 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
         plans: orderedPlans(deps.plans),
         release: deps.data.index?.release,
         example: exampleAnswer(),
+        contacts: deps.contacts,
       }),
     ),
   );
@@ -197,6 +206,28 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
             : `${methodologyMarkdown}\n${validationMarkdown}`,
         ),
   );
+
+  const legal = legalTexts(deps.legal);
+  for (const document of LEGAL_DOCUMENTS) {
+    const { path, title, description } = LEGAL_PAGES[document];
+    const { body, template } = legal[document];
+    const text = template
+      ? html`<p class="template" role="note">
+            <strong>Template.</strong> The operator of this service has not set its own text
+            (<code>${LEGAL_FILE_SETTINGS[document]}</code>): this is the template shipped with the
+            software, filled from its settings. It is not legal advice and binds no one as it
+            stands.
+          </p>
+          ${body}`
+      : body;
+    app.get(path, hidden, async (request, reply) =>
+      reply
+        .headers(pageHeaders(request))
+        .send(
+          page({ brand: brandOf(licenses, request.headers.host), title, description, body: text }),
+        ),
+    );
+  }
 
   app.get('/data/releases', hidden, async (request, reply) =>
     reply
