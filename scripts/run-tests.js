@@ -1,6 +1,12 @@
 // Runs every *.test.ts under src/, test/ and the TypeScript client (clients/typescript/) with node:test through tsx.
 // Node 20's --test does not expand globs, so the files are listed here.
 //
+// Files run in their own processes, as many at a time as the machine has cores
+// (TEST_CONCURRENCY overrides). dist/ is built first when a source is newer than it, and the
+// processes tests start run the built CLI (SALARY_API_TEST_CLI=dist, see test/helpers/process.ts).
+// At the end the ten slowest files are listed with their wall and CPU time (each file's process
+// records both as it exits: scripts/test-file-exit.js).
+//
 // Each file runs in its own process and ends when its event loop is empty, so every result
 // reaches this process and the totals printed at the end are exact. What keeps a stuck file
 // from holding the run open:
@@ -12,8 +18,9 @@
 //   fails by name; on Node 20 the limit is per file, so a file still running then fails by name;
 // - TEST_RUN_LIMIT_MINUTES (30): a run still going then is stopped and fails, naming the files
 //   still running.
-import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { processIds, procFile } from './processes.js';
 
@@ -21,6 +28,8 @@ const TEST_TIMEOUT_MS = Number(process.env.TEST_TIMEOUT_MS ?? 10 * 60_000);
 const RUN_LIMIT_MINUTES = Number(process.env.TEST_RUN_LIMIT_MINUTES ?? 30);
 /** After SIGTERM, how long the run has to stop before it is killed. */
 const KILL_AFTER_MS = 10_000;
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? availableParallelism());
+const SLOWEST = 10;
 
 function collect(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -38,6 +47,12 @@ const files = ['src', 'test', 'clients/typescript']
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
   .sort();
 
+const built = spawnSync(process.execPath, ['scripts/build.js', '--if-stale'], { stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
+
+// Where each file's process writes its timings (scripts/test-file-exit.js).
+const timings = mkdtempSync(join(tmpdir(), 'salary-api-test-timings-'));
+
 // The run in a process group of its own, so that stopping it stops every file's process too.
 const run = spawn(
   process.execPath,
@@ -47,11 +62,15 @@ const run = spawn(
     '--import',
     new URL('./test-file-exit.js', import.meta.url).href,
     '--test',
-    '--test-concurrency=2',
+    `--test-concurrency=${CONCURRENCY}`,
     `--test-timeout=${TEST_TIMEOUT_MS}`,
     ...files,
   ],
-  { stdio: 'inherit', detached: true },
+  {
+    stdio: 'inherit',
+    detached: true,
+    env: { ...process.env, SALARY_API_TEST_CLI: 'dist', SALARY_API_TEST_TIMINGS: timings },
+  },
 );
 
 const stopRun = (signal) => {
@@ -76,6 +95,7 @@ const limit = setTimeout(() => {
 
 run.on('exit', (code) => {
   clearTimeout(limit);
+  printSlowest();
   if (process.exitCode !== 1) process.exitCode = code ?? 1;
 });
 
@@ -90,4 +110,29 @@ function runningFiles() {
       if (arg !== '' && wanted.has(resolve(arg))) found.add(resolve(arg));
   }
   return [...found].map((f) => f.slice(process.cwd().length + 1)).sort();
+}
+
+/** The slowest files of the run by wall time, with their CPU time, from their own records. */
+function printSlowest() {
+  const rows = [];
+  for (const name of readdirSync(timings)) {
+    try {
+      rows.push(JSON.parse(readFileSync(join(timings, name), 'utf8')));
+    } catch {
+      // a file that ended before it could write its record
+    }
+  }
+  rmSync(timings, { recursive: true, force: true });
+  if (rows.length === 0) return;
+  rows.sort((a, b) => b.wallMs - a.wallMs);
+  const cwd = process.cwd();
+  console.log(
+    `\nSlowest test files (wall s, CPU s of the file's own process; ${rows.length} of ${files.length} files recorded):`,
+  );
+  for (const row of rows.slice(0, SLOWEST)) {
+    const file = row.file.startsWith(cwd) ? row.file.slice(cwd.length + 1) : row.file;
+    console.log(
+      `  ${(row.wallMs / 1000).toFixed(1).padStart(6)}  ${(row.cpuMs / 1000).toFixed(1).padStart(6)}  ${file}`,
+    );
+  }
 }

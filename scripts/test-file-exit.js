@@ -8,7 +8,10 @@
 //   that event. It gets GRACE_MS to end by itself; then what holds it is named, the processes it
 //   started are killed (a server left running would keep its database connections for the rest
 //   of the run), and it exits with its tests' exit code.
-import { getActiveResourcesInfo } from 'node:process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpuUsage, getActiveResourcesInfo } from 'node:process';
 import { processIds, procFile } from './processes.js';
 
 const GRACE_MS = 30_000;
@@ -30,7 +33,25 @@ if (
   /\.test\.[cm]?[jt]s$/.test(process.argv[1] ?? '')
 ) {
   const { after } = await import('node:test');
+  // Read at start: a test may change its own environment.
+  const timings = process.env.SALARY_API_TEST_TIMINGS;
   after(() => {
+    // The file's wall and CPU time (its set-up included), for the run's list of slowest files.
+    if (timings !== undefined) {
+      const { user, system } = cpuUsage();
+      try {
+        writeFileSync(
+          join(timings, `${process.pid}-${randomBytes(4).toString('hex')}.json`),
+          JSON.stringify({
+            file: process.argv[1],
+            wallMs: Math.round(process.uptime() * 1000),
+            cpuMs: Math.round((user + system) / 1000),
+          }),
+        );
+      } catch {
+        // the run is gone (its directory with it)
+      }
+    }
     // Registered last, so every other listener of the file has run; exit() inside the 'exit'
     // event ends the process at once with this code.
     process.on('exit', (code) => process.exit(code));
