@@ -176,7 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       requestTimeout: REQUEST_TIMEOUT_MS,
       headersTimeout: REQUEST_TIMEOUT_MS,
     },
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(accessLog),
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: AJV_OPTIONS,
@@ -427,7 +427,7 @@ function responseObservers(deps: AppDeps, accessLog: AccessLog | undefined): Res
       if (!a.route.startsWith(API_PREFIX) && !a.url.startsWith(API_PREFIX)) return;
       const accountId = a.principal?.accountId ?? null;
       deps.recorder.record(accountId, usageKeyOf(a.principal), a.endpoint, a.status, a.at);
-      deps.sla?.counter.count(accountId, a.status, a.at, a.ms);
+      deps.sla?.counter.count(accountId, a.status, a.at, a.timed ? a.ms : undefined);
     },
   ];
   const metrics = deps.metrics;

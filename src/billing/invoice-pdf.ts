@@ -36,13 +36,22 @@ function partyLines(p: Seller | Party): string[] {
   ];
 }
 
+/** Nothing of the body is drawn below this (the footer is at MARGIN / 2). */
+const BODY_BOTTOM = MARGIN;
+/** A line of the table leaves this much for the totals and the VAT note below it. */
+const TABLE_BOTTOM = MARGIN + 160;
+
 /** The EPC QR code's printed size: 30 mm, above the 2 cm EPC069-12 asks as a minimum. */
 const QR_SIZE = 85;
 
 /**
- * The invoice as a one-page A4 PDF (more pages for many lines), in DejaVu Sans so names and
- * addresses print as written in any EU language: seller and buyer as they were at issue, number and dates, lines, VAT and total, and
- * for an open invoice the transfer details with their EPC QR code.
+ * The invoice as a one-page A4 PDF (more pages for many lines or long addresses), in DejaVu Sans
+ * so names and addresses print as written in any EU language: seller and buyer as they were at
+ * issue, number and dates, lines, VAT and total, and for an open invoice the transfer details
+ * with their EPC QR code. Addresses are accepted as typed, and one character may draw as many
+ * (U+FDFA draws 18): so the layout, not a length limit, keeps every line on paper. Blocks wrap
+ * by drawn width and go on over pages, the table's header heads every page of the table, and
+ * nothing is drawn over the footer.
  */
 export async function renderInvoicePdf(invoice: InvoiceRow): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
@@ -66,10 +75,15 @@ export async function renderInvoicePdf(invoice: InvoiceRow): Promise<Uint8Array>
     const shown = drawable(font, s);
     page.drawText(shown, { x: x - font.widthOfTextAtSize(shown, size), y: at, size, font });
   };
+  /** Lines at `top`, wrapped by their drawn width, going on at the top of a new page. */
   const block = (lines: string[], x: number, top: number, width: number, font: PDFFont) => {
     let at = top;
     for (const line of lines)
       for (const part of wrap(font, drawable(font, line), SIZE, width)) {
+        if (at < BODY_BOTTOM) {
+          page = doc.addPage(A4);
+          at = A4[1] - MARGIN;
+        }
         text(part, x, at, font);
         at -= SIZE * 1.4;
       }
@@ -88,8 +102,29 @@ export async function renderInvoicePdf(invoice: InvoiceRow): Promise<Uint8Array>
   );
   y = Math.min(y - 40, sellerBottom) - 20;
 
+  const facts: [string, string][] = [
+    ['Invoice number', String(invoice.number)],
+    ['Reference', invoiceReference(invoice.number)],
+    ['Issue date', day(invoice.createdAt)],
+    ['Due date', day(invoice.dueAt)],
+    ['Service period', `${day(invoice.periodStart)} to ${day(invoice.periodEnd)}`],
+    ['Status', invoice.paidAt === null ? STATUS[invoice.status] : `Paid on ${day(invoice.paidAt)}`],
+  ];
+  // A seller block that went on over a page leaves room for the facts, or they start a page.
+  if (y - facts.length * SIZE * 1.5 < BODY_BOTTOM) {
+    page = doc.addPage(A4);
+    y = A4[1] - MARGIN;
+  }
   text('Bill to', MARGIN, y, bold);
   const buyer = invoice.buyer;
+  let factY = y;
+  for (const [label, value] of facts) {
+    text(label, A4[0] / 2 + 40, factY, bold);
+    text(value, A4[0] / 2 + 140, factY);
+    factY -= SIZE * 1.5;
+  }
+  // The facts first: a long buyer address goes on over the following pages.
+  const factsPage = page;
   const buyerBottom = block(
     buyer === null
       ? [`Account ${invoice.accountId}`, '(no billing details were given)']
@@ -99,21 +134,7 @@ export async function renderInvoicePdf(invoice: InvoiceRow): Promise<Uint8Array>
     A4[0] / 2 - MARGIN,
     regular,
   );
-  const facts: [string, string][] = [
-    ['Invoice number', String(invoice.number)],
-    ['Reference', invoiceReference(invoice.number)],
-    ['Issue date', day(invoice.createdAt)],
-    ['Due date', day(invoice.dueAt)],
-    ['Service period', `${day(invoice.periodStart)} to ${day(invoice.periodEnd)}`],
-    ['Status', invoice.paidAt === null ? STATUS[invoice.status] : `Paid on ${day(invoice.paidAt)}`],
-  ];
-  let factY = y;
-  for (const [label, value] of facts) {
-    text(label, A4[0] / 2 + 40, factY, bold);
-    text(value, A4[0] / 2 + 140, factY);
-    factY -= SIZE * 1.5;
-  }
-  y = Math.min(buyerBottom, factY) - 24;
+  y = (page === factsPage ? Math.min(buyerBottom, factY) : buyerBottom) - 24;
 
   const columns = { description: MARGIN, period: 330, amount: right };
   const rule = (at: number) =>
@@ -123,17 +144,28 @@ export async function renderInvoicePdf(invoice: InvoiceRow): Promise<Uint8Array>
       thickness: 0.5,
       color: GREY,
     });
-  text('Description', columns.description, y, bold);
-  text('Period', columns.period, y, bold);
-  textRight('Amount', columns.amount, y, bold);
-  rule(y - 5);
-  y -= 20;
+  /** The table's header at the top of the table, and again at the top of every new page. */
+  const tableHeader = () => {
+    text('Description', columns.description, y, bold);
+    text('Period', columns.period, y, bold);
+    textRight('Amount', columns.amount, y, bold);
+    rule(y - 5);
+    y -= 20;
+  };
+  const newTablePage = () => {
+    page = doc.addPage(A4);
+    y = A4[1] - MARGIN;
+    tableHeader();
+  };
+  // The header with at least one line and the totals below it, or on the next page.
+  if (y - 20 < TABLE_BOTTOM) {
+    page = doc.addPage(A4);
+    y = A4[1] - MARGIN;
+  }
+  tableHeader();
   for (const line of invoice.lines) {
     const parts = wrap(regular, drawable(regular, line.description), SIZE, 270);
-    if (y - parts.length * SIZE * 1.4 < MARGIN + 160) {
-      page = doc.addPage(A4);
-      y = A4[1] - MARGIN;
-    }
+    if (y - parts.length * SIZE * 1.4 < TABLE_BOTTOM) newTablePage();
     text(`${day(line.periodStart)} to ${day(line.periodEnd)}`, columns.period, y);
     textRight(pdfMoney(line.amountCents), columns.amount, y);
     for (const part of parts) {

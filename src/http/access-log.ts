@@ -1,11 +1,15 @@
 import type { Logger } from '../lib/logger.js';
 
+/**
+ * One answered request. Bytes that never became a request (see clientErrorHandler) have no
+ * request id or time, and a method and URL only when their headers were read: those are null.
+ */
 export interface AccessLine {
-  readonly requestId: string;
-  readonly method: string;
-  readonly url: string;
+  readonly requestId: string | null;
+  readonly method: string | null;
+  readonly url: string | null;
   readonly status: number;
-  readonly ms: number;
+  readonly ms: number | null;
   readonly ip: string;
   readonly accountId: string | null;
 }
@@ -56,11 +60,11 @@ export class AccessLog {
     }
     this.log.info(
       {
-        request_id: line.requestId,
-        method: line.method,
-        url: line.url,
+        request_id: line.requestId ?? undefined,
+        method: line.method ?? undefined,
+        url: line.url ?? undefined,
         status: line.status,
-        ms: Math.round(line.ms * 100) / 100,
+        ms: line.ms === null ? undefined : Math.round(line.ms * 100) / 100,
         ip: line.ip,
         account: line.accountId ?? undefined,
       },

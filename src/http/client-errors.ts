@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ERROR_CODES, problemType, type ErrorCode } from '../errors/index.js';
+import type { AccessLog } from './access-log.js';
 import { PROBLEM_JSON } from './problem.js';
 
 /** How long a client has to send a whole request, headers and body (node's requestTimeout). */
@@ -78,30 +79,50 @@ function afterAnswersInFlight(socket: Socket, then: () => void): void {
  * answer, then the connection is closed. Requests pipelined before the unreadable one are
  * answered first, in order (node's parser reads the whole chunk before any handler answers),
  * and the problem is written after them. Without a request there is no `instance`, request id
- * or host, so `type` is a path.
+ * or host, so `type` is a path. Each answer written has its access line in `accessLog` (when
+ * the access log is on): its status and the peer's address, and the method and URL of a request
+ * whose headers were read before its body ran out of time.
  */
 export function clientErrorHandler(
-  this: FastifyInstance,
-  error: NodeJS.ErrnoException,
-  socket: Socket,
-): void {
-  // A reset connection is gone: nothing to answer (node's own rule).
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const { code, detail } = refusal(error);
-  const { status, title } = ERROR_CODES[code];
-  this.log.debug({ err: error, code }, 'unreadable request refused');
-  afterAnswersInFlight(socket, () => {
-    if (socket.destroyed) return;
-    if (!socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const body = JSON.stringify({ type: problemType(code, ''), title, status, detail, code });
-    // end, not write then destroy: the answers before it may still be in the socket's buffer.
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_JSON}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      () => socket.destroy(),
-    );
-  });
+  accessLog: AccessLog | undefined,
+): (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) => void {
+  return function handleClientError(this: FastifyInstance, error, socket) {
+    // A reset connection is gone: nothing to answer (node's own rule).
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const { code, detail } = refusal(error);
+    const { status, title } = ERROR_CODES[code];
+    this.log.debug({ err: error, code }, 'unreadable request refused');
+    afterAnswersInFlight(socket, () => {
+      if (socket.destroyed) return;
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const body = JSON.stringify({ type: problemType(code, ''), title, status, detail, code });
+      // end, not write then destroy: the answers before it may still be in the socket's buffer.
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_JSON}\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        () => socket.destroy(),
+      );
+      const unread = requestStillArriving(socket);
+      accessLog?.write({
+        requestId: null,
+        method: unread?.method ?? null,
+        url: unread?.url ?? null,
+        status,
+        ms: null,
+        ip: socket.remoteAddress ?? '',
+        accountId: null,
+      });
+    });
+  };
+}
+
+/** The request on `socket` whose headers were read and whose body was still arriving. */
+function requestStillArriving(socket: Socket): IncomingMessage | undefined {
+  const message = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  return message !== null && message !== undefined && !message.req.complete
+    ? message.req
+    : undefined;
 }

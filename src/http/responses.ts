@@ -18,6 +18,8 @@ export interface Answered {
   readonly ms: number;
   /** The same on the process's high-resolution timer (for histograms and the access line). */
   readonly elapsedMs: number;
+  /** false: the route's answers are not judged by their time (its config's `sla.timed`). */
+  readonly timed: boolean;
   readonly ip: string;
   /** The caller, when authentication decided one. */
   readonly principal: Principal | null;
@@ -72,6 +74,7 @@ export function observeResponses(
       status: reply.statusCode,
       ms: answeredAt - request.receivedAt,
       elapsedMs: reply.elapsedTime,
+      timed: request.routeOptions.config.sla?.timed !== false,
       ip: request.ip,
       principal: request.principal,
       endpoint: request.usageEndpoint ?? `${request.method} ${route}`,

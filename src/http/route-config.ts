@@ -25,6 +25,12 @@ declare module 'fastify' {
      * authenticates the client, and a stored answer must never go to another caller).
      */
     idempotency?: false;
+    /**
+     * `timed: false`: the SLA judges the route's answers by their status alone, not by the
+     * server's time on them (docs/sla.md, rule 2): routes that build a file on demand whose size
+     * the caller chooses (bulk files, saved queries, reports over a chosen period).
+     */
+    sla?: { timed: false };
   }
   interface FastifyRequest {
     /** The caller, set by the authentication hook on every route that is not public. */

@@ -32,7 +32,7 @@ function pinoLine(line: AccessLine): string {
       method: line.method,
       url: line.url,
       status: line.status,
-      ms: Math.round(line.ms * 100) / 100,
+      ms: line.ms === null ? undefined : Math.round(line.ms * 100) / 100,
       ip: line.ip,
       account: line.accountId ?? undefined,
     },
