@@ -40,6 +40,8 @@ const NEEDS: Record<string, Need> = {
   'PUT /api/v1/account/schema': ['account', 'account:write'],
   'DELETE /api/v1/account/schema': ['account', 'account:write'],
   'GET /api/v1/account/audit-log': ['account', 'account:read'],
+  'GET /api/v1/account/export': ['account', 'account:read'],
+  'POST /api/v1/account/deletion': ['account', 'account:write'],
   'POST /api/v1/keys': ['account', 'keys:write'],
   'GET /api/v1/keys': ['account', 'keys:read'],
   'GET /api/v1/keys/{id}': ['account', 'keys:read'],
