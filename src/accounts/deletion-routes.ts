@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../auth/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
-import { DELETE_CONFIRMATION } from './deletion.js';
+import { DELETE_CONFIRMATION, exportFileName } from './deletion.js';
 import type { AccountService } from './service.js';
 
 const Rows = Type.Array(Type.Object({}, { additionalProperties: true }));
@@ -65,7 +65,7 @@ export const accountDeletionRoutes: FastifyPluginAsyncTypebox<{
       return reply
         .header(
           'content-disposition',
-          `attachment; filename="${accountId}-export-${data.exported_at.slice(0, 10)}.json"`,
+          `attachment; filename="${exportFileName(accountId, data.exported_at)}"`,
         )
         .header('cache-control', 'no-store')
         .send(data);

@@ -11,6 +11,11 @@ import { accountData, eraseAccount, type AccountData, type Erasure } from './rep
 /** The word a holder types to confirm a deletion. */
 export const DELETE_CONFIRMATION = 'DELETE';
 
+/** The export's attachment name: the account and the day it was made. */
+export function exportFileName(accountId: string, exportedAt: string): string {
+  return `${accountId}-export-${exportedAt.slice(0, 10)}.json`;
+}
+
 /** Wrong passwords given to a deletion per account per hour. */
 const DELETE_FAILURES: LimitRule = { name: 'delete-account', limit: 5, windowMs: HOUR_MS };
 

@@ -24,6 +24,7 @@ export {
   type ResponseSchema,
 } from './repo.js';
 export { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
+export { exportFileName } from './deletion.js';
 export { ChainVerificationSchema } from './schemas.js';
 export {
   accountRoutes,

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isEmail, normalizeEmail } from '../accounts/index.js';
+import { exportFileName, isEmail, normalizeEmail } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { actorOf } from '../auth/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { clearCookie, SESSION_COOKIE } from './session.js';
+import { password } from './forms.js';
 import { markup } from './html.js';
 import { BASE, page, publicPage, time, type Flash } from './layout.js';
 
@@ -279,11 +280,7 @@ ${account.allowlist.join('\n')}</textarea>
   });
 
   app.post('/dashboard/account/password', async (request, reply) => {
-    const body = (request.body as Record<string, unknown> | undefined) ?? {};
-    const field = (name: string): string => {
-      const v = body[name];
-      return typeof v === 'string' ? v.slice(0, 256) : '';
-    };
+    const field = (name: string): string => password(request.body, name);
     const { principal } = signedIn(request);
     try {
       await deps.accounts.changePassword(
@@ -308,18 +305,14 @@ ${account.allowlist.join('\n')}</textarea>
       .header('content-type', 'application/json; charset=utf-8')
       .header(
         'content-disposition',
-        `attachment; filename="${accountId}-export-${data.exported_at.slice(0, 10)}.json"`,
+        `attachment; filename="${exportFileName(accountId, data.exported_at)}"`,
       )
       .header('cache-control', 'no-store')
       .send(JSON.stringify(data, null, 2));
   });
 
   app.post('/dashboard/account/delete', async (request, reply) => {
-    const body = (request.body as Record<string, unknown> | undefined) ?? {};
-    const field = (name: string): string => {
-      const v = body[name];
-      return typeof v === 'string' ? v.slice(0, 256) : '';
-    };
+    const field = (name: string): string => password(request.body, name);
     const { principal } = signedIn(request);
     try {
       const result = await deps.accounts.deleteAccount(

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/index.js';
 import { flashOf, type DashboardTools } from './context.js';
-import { text } from './forms.js';
+import { password, text } from './forms.js';
 import { markup, type Html } from './html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
 
@@ -98,10 +98,9 @@ export function recoveryPages(
   );
   app.post('/dashboard/reset-password', async (request, reply) => {
     const token = tokenOf(text(request.body, 'token'));
-    const password = (request.body as Record<string, unknown> | undefined)?.new_password;
     try {
       await deps.accounts.resetPassword(
-        { token, new_password: typeof password === 'string' ? password.slice(0, 256) : '' },
+        { token, new_password: password(request.body, 'new_password') },
         request.ip,
       );
       return tools.send(
