@@ -8,6 +8,7 @@ import {
   SALARY_COLUMNS,
   SalaryMetaSchema,
   SalaryRecordSchema,
+  VintageQuery,
   type CustomSchema,
 } from '../salary/index.js';
 import { savedYears, type YearsKnown } from './narrow.js';
@@ -116,6 +117,14 @@ export function customOpenApi(input: {
       },
     };
     const formats = plan.formats;
+    // Every saved query may be pinned to a kept release the plan reaches (Free: the active one).
+    const vintage =
+      plan.releasesBack === 0
+        ? []
+        : (['release', 'as_of'] as const).map((name) => {
+            const { description, ...schema } = plain(VintageQuery[name]);
+            return { name, in: 'query', required: false, description, schema };
+          });
     paths[`/api/v1/custom/${e.slug}`] = {
       get: {
         operationId: camel(e.slug),
@@ -127,13 +136,16 @@ export function customOpenApi(input: {
           (e.parameters.length === 0
             ? 'It takes no parameters.'
             : `Parameters narrow within the saved values: ${e.parameters.join(', ')}.`),
-        parameters: e.parameters.map((name) => ({
-          name,
-          in: 'query',
-          required: false,
-          description: enums[name]!.description,
-          schema: enums[name]!.schema,
-        })),
+        parameters: [
+          ...e.parameters.map((name) => ({
+            name,
+            in: 'query',
+            required: false,
+            description: enums[name]!.description,
+            schema: enums[name]!.schema,
+          })),
+          ...vintage,
+        ],
         responses: {
           200: {
             description: 'The figures.',

@@ -291,7 +291,19 @@ describe('custom endpoints (Enterprise)', () => {
     assert.equal(op.operationId, 'nordicEngineers');
     const country = op.parameters.find((p: { name: string }) => p.name === 'country');
     assert.deepEqual(country.schema.enum, ['DK', 'FI', 'SE']);
-    assert.equal(doc.paths['/api/v1/custom/de-csv'].get.parameters.length, 0);
+    // A saved query without open parameters still takes the release it is answered from.
+    assert.deepEqual(
+      doc.paths['/api/v1/custom/de-csv'].get.parameters.map(
+        (p: { name: string; schema: { pattern?: string; format?: string } }) => [
+          p.name,
+          p.schema.pattern ?? p.schema.format,
+        ],
+      ),
+      [
+        ['release', '^[0-9]{4}\\.[0-9]{2}\\.[0-9]+$'],
+        ['as_of', 'date'],
+      ],
+    );
     const spectral = new Spectral();
     spectral.setRuleset(oas as never);
     const results = await spectral.run(
