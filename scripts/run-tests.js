@@ -5,7 +5,14 @@
 // (TEST_CONCURRENCY overrides). dist/ is built first when a source is newer than it, and the
 // processes tests start run the built CLI (SALARY_API_TEST_CLI=dist, see test/helpers/process.ts).
 // At the end the ten slowest files are listed with their wall and CPU time (each file's process
-// records both as it exits: scripts/test-file-exit.js).
+// records both as it exits: scripts/test-file-exit.js), and the time of each folder.
+//
+// `--node-line` runs the part of the suite a second Node line runs in CI (.ci/run), while the
+// first line runs all of it: what depends on the Node version — the HTTP tier (test/http/), the
+// PostgreSQL tier (every file that connects to PostgreSQL), the storage layer (test/store/),
+// the release build, which must give the same bytes on every line (test/data/, test/releases/),
+// the file formats' worker threads and WebAssembly (test/formats/), and the unit tests beside
+// the sources and the client's.
 //
 // Each file runs in its own process and ends when its event loop is empty, so every result
 // reaches this process and the totals printed at the end are exact. What keeps a stuck file
@@ -41,10 +48,26 @@ function collect(dir, out) {
   return out;
 }
 
-const filter = process.argv.slice(2);
+const NODE_LINE_FLAG = '--node-line';
+const nodeLine = process.argv.includes(NODE_LINE_FLAG);
+const filter = process.argv.slice(2).filter((arg) => arg !== NODE_LINE_FLAG);
+const NODE_LINE_FOLDERS = [
+  'src/',
+  'clients/',
+  'test/http/',
+  'test/store/',
+  'test/data/',
+  'test/releases/',
+  'test/formats/',
+];
+/** Whether a file is in the part of the suite every Node line runs (see `--node-line`). */
+const onEveryNodeLine = (file) =>
+  NODE_LINE_FOLDERS.some((folder) => file.startsWith(folder)) ||
+  readFileSync(file, 'utf8').includes('postgresAvailable(');
 const files = ['src', 'test', 'clients/typescript']
   .flatMap((dir) => collect(dir, []))
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
+  .filter((f) => !nodeLine || onEveryNodeLine(f))
   .sort();
 
 const built = spawnSync(process.execPath, ['scripts/build.js', '--if-stale'], { stdio: 'inherit' });
@@ -129,10 +152,22 @@ function printSlowest() {
   console.log(
     `\nSlowest test files (wall s, CPU s of the file's own process; ${rows.length} of ${files.length} files recorded):`,
   );
-  for (const row of rows.slice(0, SLOWEST)) {
-    const file = row.file.startsWith(cwd) ? row.file.slice(cwd.length + 1) : row.file;
-    console.log(
-      `  ${(row.wallMs / 1000).toFixed(1).padStart(6)}  ${(row.cpuMs / 1000).toFixed(1).padStart(6)}  ${file}`,
-    );
+  const relative = (file) => (file.startsWith(cwd) ? file.slice(cwd.length + 1) : file);
+  const line = (wallMs, cpuMs, name) =>
+    `  ${(wallMs / 1000).toFixed(1).padStart(6)}  ${(cpuMs / 1000).toFixed(1).padStart(6)}  ${name}`;
+  for (const row of rows.slice(0, SLOWEST))
+    console.log(line(row.wallMs, row.cpuMs, relative(row.file)));
+  const folders = new Map();
+  for (const row of rows) {
+    const folder = relative(row.file).split('/').slice(0, 2).join('/');
+    const sum = folders.get(folder) ?? { wallMs: 0, cpuMs: 0, files: 0 };
+    folders.set(folder, {
+      wallMs: sum.wallMs + row.wallMs,
+      cpuMs: sum.cpuMs + row.cpuMs,
+      files: sum.files + 1,
+    });
   }
+  console.log('\nBy folder (wall s and CPU s summed over its files, files):');
+  for (const [folder, sum] of [...folders].sort((a, b) => b[1].cpuMs - a[1].cpuMs))
+    console.log(`${line(sum.wallMs, sum.cpuMs, folder)}  ${sum.files}`);
 }
