@@ -1,4 +1,4 @@
-import { markup, jsonData, type Html } from './html.js';
+import { markup, jsonData, type Html } from '../lib/html.js';
 import { number } from './layout.js';
 import { STATUS_CLASSES, type SeriesPoint, type StatusClass } from './view-models.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
-import { markup, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { notInPlan, page, type Flash } from './layout.js';
 
 export type Body = Record<string, unknown>;

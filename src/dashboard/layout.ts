@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/index.js';
 import type { Plan } from '../plans/index.js';
-import { markup, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 
 export const BASE = '/dashboard';
 

@@ -5,7 +5,7 @@ import { actorOf } from '../auth/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { clearCookie, SESSION_COOKIE } from './session.js';
 import { password } from './forms.js';
-import { markup } from './html.js';
+import { markup } from '../lib/html.js';
 import { BASE, page, publicPage, time, type Flash } from './layout.js';
 
 const DONE: Record<string, string> = {

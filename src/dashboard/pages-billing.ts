@@ -11,7 +11,7 @@ import {
 import { AppError } from '../errors/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
-import { Html, markup } from './html.js';
+import { Html, markup } from '../lib/html.js';
 import { BASE, money, page, time, type Flash } from './layout.js';
 import { secretBlock } from './pages-keys.js';
 

@@ -7,7 +7,7 @@ import {
 } from '../compliance/index.js';
 import { type DashboardDeps, type DashboardTools, signedIn } from './context.js';
 import { act, answeredNotInPlan, text } from './forms.js';
-import { markup, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { BASE, bytes, day, page, time, type Flash } from './layout.js';
 
 const PATH = '/compliance';

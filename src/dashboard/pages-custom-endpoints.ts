@@ -20,7 +20,7 @@ import {
   words,
   type Body,
 } from './forms.js';
-import { markup, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { BASE, page, time, type Flash } from './layout.js';
 
 const PATH = '/custom-endpoints';

@@ -21,7 +21,7 @@ import {
   text,
   type Body,
 } from './forms.js';
-import { markup, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { BASE, bytes, number, page, time, type Flash } from './layout.js';
 
 const PATH = '/exports';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PublicKey } from '../keys/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
-import { markup, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { BASE, page, time, type Flash } from './layout.js';
 
 type Body = Record<string, unknown>;

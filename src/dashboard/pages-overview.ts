@@ -4,7 +4,7 @@ import type { Plan } from '../plans/index.js';
 import type { UsageQuota } from '../usage/index.js';
 import { classChart, CLASS_LABELS } from './charts.js';
 import { type DashboardDeps, type DashboardTools, signedIn } from './context.js';
-import { markup, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { BASE, FEATURE_PAGES, lowestPlanFor, number, page, percent, time } from './layout.js';
 import {
   overview,

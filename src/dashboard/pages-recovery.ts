@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/index.js';
 import { flashOf, type DashboardTools } from './context.js';
 import { password, text } from './forms.js';
-import { markup, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
 
 /** The public pages of a mailed link: forgotten password, new password, e-mail confirmation. */

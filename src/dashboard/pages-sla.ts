@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { formatPercent, INTERVAL_MS, monthOf } from '../sla/index.js';
 import { type DashboardTools, signedIn } from './context.js';
-import { markup } from './html.js';
+import { markup } from '../lib/html.js';
 import { BASE, page, time } from './layout.js';
 import { euros } from './pages-billing.js';
 

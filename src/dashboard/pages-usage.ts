@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { UsageColumn } from '../usage/index.js';
 import { chart } from './charts.js';
 import { type DashboardTools, signedIn } from './context.js';
-import { markup } from './html.js';
+import { markup } from '../lib/html.js';
 import { BASE, number, page, type Flash } from './layout.js';
 import {
   BREAKDOWNS,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_TYPES, type PublicEndpoint } from '../webhooks/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
-import { markup, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { BASE, notInPlan, page, time, type Flash } from './layout.js';
 
 const DONE: Record<string, string> = {

@@ -12,7 +12,7 @@ import {
   setSignedIn,
   signedInSession,
 } from './context.js';
-import { markup, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
 import { accountPages } from './pages-account.js';
 import { RECOVERY_PATHS, recoveryPages } from './pages-recovery.js';

@@ -1,6 +1,6 @@
 import { COUNTRIES, JOBS, LEVELS } from '../catalog/index.js';
 import type { SalaryIndex } from '../salary/index.js';
-import { html, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 
 const euros = new Intl.NumberFormat('en-GB', {
   style: 'currency',
@@ -35,7 +35,7 @@ export function medianByCountryChart(index: SalaryIndex, choice = CHART_CHOICE):
     .filter((r) => r.record !== undefined)
     .map((r) => ({ name: r.country.name, median: r.record!.median }))
     .sort((a, b) => b.median - a.median);
-  if (rows.length === 0 || job === undefined) return html``;
+  if (rows.length === 0 || job === undefined) return markup``;
   const bar = 16;
   const gap = 6;
   const left = 120;
@@ -49,7 +49,7 @@ export function medianByCountryChart(index: SalaryIndex, choice = CHART_CHOICE):
   const x = (v: number) => left + (v / scaleMax) * plot;
   const ticks = Array.from({ length: Math.round(scaleMax / step) + 1 }, (_, i) => i * step);
   const title = `Median gross annual pay of a ${job.title.toLowerCase()} (${choice.level} level) by country, ${year}`;
-  return html`<figure>
+  return markup`<figure>
     <svg
       viewBox="0 0 ${width} ${height}"
       width="100%"
@@ -59,7 +59,7 @@ export function medianByCountryChart(index: SalaryIndex, choice = CHART_CHOICE):
       <title id="chart-country-title">${title}</title>
       ${ticks.map(
         (t) =>
-          html`<line
+          markup`<line
               x1="${x(t)}"
               x2="${x(t)}"
               y1="${top - 6}"
@@ -71,7 +71,7 @@ export function medianByCountryChart(index: SalaryIndex, choice = CHART_CHOICE):
       )}
       ${rows.map((r, i) => {
         const y = top + i * (bar + gap);
-        return html`<text
+        return markup`<text
             x="${left - 8}"
             y="${y + bar - 4}"
             font-size="12"
@@ -95,7 +95,7 @@ export function bandsByLevelChart(index: SalaryIndex, choice = CHART_CHOICE): Ht
   const job = JOBS.find((j) => j.slug === choice.job);
   const country = COUNTRIES.find((c) => c.code === choice.country);
   const records = index.cell(choice.country, choice.job, year);
-  if (records.length === 0 || job === undefined || country === undefined) return html``;
+  if (records.length === 0 || job === undefined || country === undefined) return markup``;
   const width = 720;
   const left = 70;
   const plot = width - left - 20;
@@ -112,7 +112,7 @@ export function bandsByLevelChart(index: SalaryIndex, choice = CHART_CHOICE): Ht
   const ordered = LEVELS.map((l) => records.find((r) => r.level === l)).filter(
     (r) => r !== undefined,
   );
-  return html`<figure>
+  return markup`<figure>
     <svg
       viewBox="0 0 ${width} ${height}"
       width="100%"
@@ -122,7 +122,7 @@ export function bandsByLevelChart(index: SalaryIndex, choice = CHART_CHOICE): Ht
       <title id="chart-levels-title">${title}</title>
       ${ticks.map(
         (t) =>
-          html`<line x1="${x(t)}" x2="${x(t)}" y1="${top}" y2="${axisY}" stroke="#d8dee7" /><text
+          markup`<line x1="${x(t)}" x2="${x(t)}" y1="${top}" y2="${axisY}" stroke="#d8dee7" /><text
               x="${x(t)}"
               y="${axisY + 16}"
               font-size="11"
@@ -133,7 +133,7 @@ export function bandsByLevelChart(index: SalaryIndex, choice = CHART_CHOICE): Ht
       )}
       ${ordered.map((r, i) => {
         const y = top + i * rowHeight + 8;
-        return html`<text
+        return markup`<text
             x="${left - 8}"
             y="${y + 22}"
             font-size="12"

@@ -6,7 +6,7 @@ import {
   type ErrorCode,
 } from '../errors/index.js';
 import type { Brand } from './brand.js';
-import { html, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { page } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -24,7 +24,7 @@ const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
 
 export function errorIndexPage(brand: Brand): string {
   const rows = [...CODES].sort((a, b) => ERROR_CODES[a].status - ERROR_CODES[b].status);
-  const body = html` <h1>Error codes</h1>
+  const body = markup` <h1>Error codes</h1>
     <p class="lead">
       Every error is an RFC 9457 problem document (<code>application/problem+json</code>). Its
       <code>type</code> is the address of the page explaining it; its <code>code</code> is the same
@@ -41,7 +41,7 @@ export function errorIndexPage(brand: Brand): string {
       <tbody>
         ${rows.map(
           (code) =>
-            html`<tr>
+            markup`<tr>
               <td class="num">${ERROR_CODES[code].status}</td>
               <td>
                 <a href="/errors/${errorSlug(code)}"><code>${code}</code></a>
@@ -80,7 +80,7 @@ export function errorPage(input: {
     code,
     ...(onConnection ? {} : { request_id: 'req_…' }),
   };
-  const body = html` <p class="note"><a href="/errors">Error codes</a> › ${code}</p>
+  const body = markup` <p class="note"><a href="/errors">Error codes</a> › ${code}</p>
     <h1>${entry.title}</h1>
     <dl class="facts">
       <dt>HTTP status</dt>
@@ -91,18 +91,18 @@ export function errorPage(input: {
       <dd><code>${type}</code></dd>
     </dl>
     <h2>What it means</h2>
-    ${input.meaning ?? html`<p>${entry.title}.</p>`}
+    ${input.meaning ?? markup`<p>${entry.title}.</p>`}
     <h2>What to do</h2>
     <p>${entry.action}</p>
     <h2>Example</h2>
     <pre tabindex="0"><code>${JSON.stringify(example, null, 2)}</code></pre>
     ${
       onConnection
-        ? html`<p class="note">
+        ? markup`<p class="note">
             The connection is closed after this answer; the request was never read, so it has no
             request id.
           </p>`
-        : html`<p class="note">
+        : markup`<p class="note">
             Quote the <code>request_id</code> (also the <code>X-Request-Id</code> header) when you
             write to support.
           </p>`

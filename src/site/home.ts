@@ -2,7 +2,7 @@ import { COUNTRIES, JOBS, LEVELS } from '../catalog/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { ReleaseRow } from '../releases/index.js';
 import type { Brand } from './brand.js';
-import { html } from './html.js';
+import { markup } from '../lib/html.js';
 import { page } from './layout.js';
 import { planFacts, priceText } from './plans-view.js';
 import { SUPPORT_BY_PLAN } from '../support/index.js';
@@ -38,14 +38,14 @@ function planContact(plan: Plan, contacts: PlanContacts) {
   const support = SUPPORT_BY_PLAN[plan.id];
   const sales = contacts.salesEmail ?? contacts.supportEmail;
   if (plan.id === 'free')
-    return html`<p class="contact">Support: <a href="${contacts.communityUrl}">community</a></p>`;
+    return markup`<p class="contact">Support: <a href="${contacts.communityUrl}">community</a></p>`;
   const mail =
     contacts.supportEmail === undefined
-      ? html`${support.channel}`
-      : html`<a href="mailto:${addressOf(contacts.supportEmail)}"
+      ? markup`${support.channel}`
+      : markup`<a href="mailto:${addressOf(contacts.supportEmail)}"
           >${addressOf(contacts.supportEmail)}</a
         >`;
-  return html`<p class="contact">
+  return markup`<p class="contact">
       Support: ${mail}, answered within
       ${support.responseTarget}${
         plan.id === 'enterprise' ? ', with a dedicated account manager' : ''
@@ -53,7 +53,7 @@ function planContact(plan: Plan, contacts: PlanContacts) {
     </p>
     ${
       plan.id === 'enterprise' && sales !== undefined
-        ? html`<p>
+        ? markup`<p>
             <a class="sales" href="mailto:${addressOf(sales)}?subject=Enterprise">Contact sales</a>
           </p>`
         : ''
@@ -87,7 +87,7 @@ export function homePage(input: HomeInput): string {
   const years = release === undefined ? '' : `${release.firstYear}–${release.currentYear}`;
   const publishers = publisherNames(release?.header.sources ?? []);
   const call = `curl "${input.origin}/api/v1/salary?${EXAMPLE_QUERY}"`;
-  const body = html`
+  const body = markup`
     <h1>${brand.name}</h1>
     <p class="lead">
       Gross annual pay for ${COUNTRIES.length} EU member states and ${JOBS.length} job categories at
@@ -131,7 +131,7 @@ export function homePage(input: HomeInput): string {
       ${
         release === undefined
           ? ''
-          : html`<dt>Data release</dt>
+          : markup`<dt>Data release</dt>
               <dd>
                 ${release.version}, current year ${release.currentYear}, last published year
                 ${release.lastPublishedYear}.
@@ -144,8 +144,8 @@ export function homePage(input: HomeInput): string {
     <pre><code>${call}</code></pre>
     ${
       input.example === undefined
-        ? html`<p class="note">The example answer appears here once a data release is loaded.</p>`
-        : html`<pre
+        ? markup`<p class="note">The example answer appears here once a data release is loaded.</p>`
+        : markup`<pre
             aria-label="Example answer"
             tabindex="0"
           ><code>${JSON.stringify(input.example, null, 2)}</code></pre>`
@@ -155,11 +155,11 @@ export function homePage(input: HomeInput): string {
     <div class="plans">
       ${input.plans.map(
         (plan) =>
-          html`<section class="plan" aria-labelledby="plan-${plan.id}">
+          markup`<section class="plan" aria-labelledby="plan-${plan.id}">
             <h3 id="plan-${plan.id}">${plan.name}</h3>
             <p class="price">${priceText(plan)}</p>
             <ul>
-              ${planFacts(plan).map((fact) => html`<li>${fact}</li>`)}
+              ${planFacts(plan).map((fact) => markup`<li>${fact}</li>`)}
             </ul>
             ${brand.licensed ? '' : planContact(plan, input.contacts)}
           </section>`,
@@ -170,7 +170,7 @@ export function homePage(input: HomeInput): string {
       effect immediately and are billed pro rata. Enterprise terms are set by
       contract${
         (input.contacts.salesEmail ?? input.contacts.supportEmail)
-          ? html`:
+          ? markup`:
               <a
                 href="mailto:${addressOf((input.contacts.salesEmail ?? input.contacts.supportEmail)!)}?subject=Enterprise"
                 >contact sales</a

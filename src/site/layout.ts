@@ -1,5 +1,5 @@
 import type { Brand } from './brand.js';
-import { html, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 
 export interface PageInput {
   brand: Brand;
@@ -31,13 +31,13 @@ export function page(input: PageInput): string {
   const { brand } = input;
   const nav = NAV.map(
     (item) =>
-      html`<a
+      markup`<a
         href="${item.href}"
-        ${item.id !== undefined && item.id === input.current ? html` aria-current="page"` : ''}
+        ${item.id !== undefined && item.id === input.current ? markup` aria-current="page"` : ''}
         >${item.label}</a
       >`,
   );
-  return html`<!doctype html>
+  return markup`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
@@ -65,7 +65,7 @@ export function page(input: PageInput): string {
           ${
             brand.licensed
               ? ''
-              : html`<p>
+              : markup`<p>
                   <a href="/legal/terms">Terms</a> · <a href="/legal/privacy">Privacy</a> ·
                   <a href="/legal/dpa">Data processing agreement</a> ·
                   <a href="/legal/imprint">Imprint</a>

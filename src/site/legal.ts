@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { LEGAL_DOCUMENTS, type LegalDocument, type Seller } from '../config/index.js';
 import { readDoc } from './documents.js';
-import type { Html } from './html.js';
+import type { Html } from '../lib/html.js';
 import { renderMarkdown } from './markdown.js';
 
 /** Each legal page's address, title and what it is for. */

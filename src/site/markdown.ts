@@ -1,5 +1,5 @@
 import { Marked, type Tokens } from 'marked';
-import { Html } from './html.js';
+import { Html } from '../lib/html.js';
 
 /** Markdown of our own documents (trusted text) as HTML; headings moved down by `shift` levels. */
 export function renderMarkdown(text: string, shift = 0): Html {

@@ -1,7 +1,7 @@
 import type { SalaryIndex } from '../salary/index.js';
 import type { Brand } from './brand.js';
 import { bandsByLevelChart, medianByCountryChart } from './charts.js';
-import { html, type Html } from './html.js';
+import { markup, type Html } from '../lib/html.js';
 import { page } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -22,19 +22,19 @@ export function validationHtml(text: string | undefined): Html | undefined {
 export function methodologyPage(input: MethodologyInput): string {
   const { index } = input;
   const sources = index?.release.header.sources ?? [];
-  const body = html` <article>
+  const body = markup` <article>
     ${input.document}
     ${
       index === undefined
         ? ''
-        : html`<h2 id="charts">The figures at a glance</h2>
+        : markup`<h2 id="charts">The figures at a glance</h2>
             <p>Drawn on this server from data release ${index.release.version}.</p>
             ${medianByCountryChart(index)} ${bandsByLevelChart(index)}`
     }
     ${
       sources.length === 0
         ? ''
-        : html`<h2 id="release-sources">Sources of data release ${index?.release.version ?? ''}</h2>
+        : markup`<h2 id="release-sources">Sources of data release ${index?.release.version ?? ''}</h2>
             <table>
               <thead>
                 <tr>
@@ -46,9 +46,9 @@ export function methodologyPage(input: MethodologyInput): string {
               <tbody>
                 ${sources.map(
                   (s) =>
-                    html`<tr>
+                    markup`<tr>
                       <td>
-                        ${/^https?:\/\//.test(s.url) ? html`<a href="${s.url}">${s.title}</a>` : s.title}
+                        ${/^https?:\/\//.test(s.url) ? markup`<a href="${s.url}">${s.title}</a>` : s.title}
                       </td>
                       <td>${s.publisher}</td>
                       <td>${s.used_for}</td>
@@ -60,7 +60,7 @@ export function methodologyPage(input: MethodologyInput): string {
     <h2 id="validation">Validation</h2>
     ${
       input.validation ??
-      html`<p>
+      markup`<p>
         The validation tables (the model against each published table, leave-one-out errors, country
         means against Eurostat) are published with each data release.
       </p>`

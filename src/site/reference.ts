@@ -2,7 +2,7 @@ import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
 import type { LicenseRegistry } from '../licensing/index.js';
 import { brandOf, PRODUCT_NAME } from './brand.js';
-import { escapeHtml } from './html.js';
+import { escapeHtml } from '../lib/html.js';
 
 const REFERENCE_PATH = '/docs/';
 

@@ -1,6 +1,6 @@
 import type { ReleaseCatalog } from '../releases/index.js';
 import type { Brand } from './brand.js';
-import { html } from './html.js';
+import { markup } from '../lib/html.js';
 import { page } from './layout.js';
 
 type History = Awaited<ReturnType<ReleaseCatalog['history']>>;
@@ -12,7 +12,7 @@ export function releasesPage(brand: Brand, history: History): string {
     const worst = [...(s?.by_country ?? [])]
       .sort((a, b) => b.beyond_5 - a.beyond_5 || b.changed - a.changed)
       .slice(0, 5);
-    return html`<section>
+    return markup`<section>
       <h2>${release.version}${release.active ? ' (active)' : ''}</h2>
       <p>
         Published ${release.published_at.slice(0, 10)}, loaded ${release.loaded_at.slice(0, 10)};
@@ -21,8 +21,8 @@ export function releasesPage(brand: Brand, history: History): string {
       </p>
       ${
         s === undefined
-          ? html`<p>The oldest kept release.</p>`
-          : html`<p>
+          ? markup`<p>The oldest kept release.</p>`
+          : markup`<p>
                 From ${release.previous_release ?? ''}: ${s.changed} of ${s.cells} cells changed;
                 medians moved by more than 1 % in ${s.beyond['1']}, 5 % in ${s.beyond['5']} and 10 %
                 in ${s.beyond['10']}.
@@ -30,12 +30,12 @@ export function releasesPage(brand: Brand, history: History): string {
                 higher).
               </p>
               <ul>
-                ${(changes?.reasons ?? []).map((r) => html`<li><code>${r.reason}</code>: ${r.detail}</li>`)}
+                ${(changes?.reasons ?? []).map((r) => markup`<li><code>${r.reason}</code>: ${r.detail}</li>`)}
               </ul>
               ${
                 worst.length === 0
                   ? ''
-                  : html`<p>
+                  : markup`<p>
                       Most moved (cells beyond 5 %):
                       ${worst.map((c) => `${c.country} ${c.beyond_5} of ${c.changed}`).join(', ')}.
                     </p>`
@@ -51,7 +51,7 @@ export function releasesPage(brand: Brand, history: History): string {
     brand,
     title: 'Data releases',
     description: 'The kept data releases, what changed in each and why.',
-    body: html`<h1>Data releases</h1>
+    body: markup`<h1>Data releases</h1>
       <p class="lead">
         Every kept release stays queryable: add <code>release=VERSION</code> or
         <code>as_of=YYYY-MM-DD</code> to a salary request. The first is the active one.

@@ -19,7 +19,7 @@ import { releasesPage } from './releases-page.js';
 import { FAVICON_SVG } from './layout.js';
 import { LEGAL_DOCUMENTS, LEGAL_FILE_SETTINGS } from '../config/index.js';
 import { LEGAL_PAGES, legalTexts, type LegalSettings } from './legal.js';
-import { html } from './html.js';
+import { markup } from '../lib/html.js';
 import type { PlanContacts } from './home.js';
 
 export interface SiteDeps {
@@ -212,7 +212,7 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
     const { path, title, description } = LEGAL_PAGES[document];
     const { body, template } = legal[document];
     const text = template
-      ? html`<p class="template" role="note">
+      ? markup`<p class="template" role="note">
             <strong>Template.</strong> The operator of this service has not set its own text
             (<code>${LEGAL_FILE_SETTINGS[document]}</code>): this is the template shipped with the
             software, filled from its settings. It is not legal advice and binds no one as it

@@ -1,4 +1,9 @@
-/** HTML that is already safe: built by `markup` or produced by trusted code. */
+/**
+ * The HTML kit of the site and the dashboard: `markup` templates whose interpolations are escaped
+ * unless they are already `Html`.
+ */
+
+/** HTML that is already safe: built by `markup` or produced by trusted code (Markdown, SVG). */
 export class Html {
   constructor(readonly value: string) {}
   toString(): string {
@@ -18,6 +23,7 @@ export function escapeHtml(text: string): string {
   return /[&<>"']/.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string) : text;
 }
 
+/** What a template interpolates: `false`, null and undefined render nothing (conditional parts). */
 type Part = Html | string | number | boolean | null | undefined | readonly Part[];
 
 function render(part: Part): string {
