@@ -254,13 +254,7 @@ export function createSubscriptionService(deps: BillingDeps) {
               renewalPlan: null,
             }),
           );
-          const activeKeys = (
-            await tx.query(
-              'SELECT 1 FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL AND expires_at IS NULL',
-              [accountId],
-            )
-          ).length;
-          if (activeKeys === 0) apiKey = await keys.issue(tx, accountId, next, {}, actor, ip);
+          if ((await keys.countActive(tx, accountId)) === 0) apiKey = await keys.issue(tx, accountId, next, {}, actor, ip);
           await enqueueNotice(
             tx,
             {

@@ -4,7 +4,7 @@ import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
-import type { Db } from '../store/index.js';
+import { lockAccount, type Db } from '../store/index.js';
 import {
   MAX_CUSTOM_ENDPOINTS,
   normalQuery,
@@ -123,7 +123,7 @@ export function createCustomEndpointService(deps: {
       const fields = checked(input);
       const at = new Date(clock.now());
       const row = await db.transaction(async (tx) => {
-        await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+        await lockAccount(tx, accountId);
         if ((await repo.countEndpoints(tx, accountId)) >= MAX_CUSTOM_ENDPOINTS) {
           throw new AppError(
             'CUSTOM_ENDPOINT_LIMIT_REACHED',

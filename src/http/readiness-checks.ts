@@ -1,9 +1,9 @@
-import type { Db } from '../store/index.js';
+import { pingDatabase, type Db } from '../store/index.js';
 import type { ReadinessCheck } from './health-routes.js';
 
 /** The database answers a trivial query. */
 export function databaseCheck(db: Db): ReadinessCheck {
-  return { name: 'database', check: async () => void (await db.query('SELECT 1')) };
+  return { name: 'database', check: () => pingDatabase(db) };
 }
 
 /** Redis answers a PING. */

@@ -4,7 +4,7 @@ import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
-import type { Db, Queryable } from '../store/index.js';
+import { lockAccount, type Db, type Queryable } from '../store/index.js';
 import type { CredentialCache } from './credential-cache.js';
 import { generateKey } from './key-format.js';
 import {
@@ -81,6 +81,8 @@ export interface KeyService {
     actor: string,
     ip: string | null,
   ): Promise<PublicKey & { key: string }>;
+  /** The account's keys that count against the plan's key limit, in a transaction. */
+  countActive(tx: Queryable, accountId: string): Promise<number>;
   list(accountId: string): Promise<PublicKey[]>;
   get(accountId: string, id: string): Promise<PublicKey>;
   update(principal: Principal, id: string, input: KeyInput, ip: string): Promise<PublicKey>;
@@ -268,6 +270,8 @@ export function createKeyService(deps: {
       return { ...publicKey(row, clock.now()), key };
     },
 
+    countActive: (tx, accountId) => repo.countActiveKeys(tx, accountId),
+
     async list(accountId) {
       const now = clock.now();
       return (await repo.listKeys(db, accountId)).map((k) => publicKey(k, now));
@@ -314,7 +318,7 @@ export function createKeyService(deps: {
       if (old.expiresAt !== null) throw new AppError('CONFLICT', 'This key was rotated already.');
       const at = new Date(now);
       const result = await db.transaction(async (tx) => {
-        await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+        await lockAccount(tx, accountId);
         const expiresAt = new Date(now + ROTATION_GRACE_MS);
         // The old key stops counting against the key limit at once, and works until expiresAt.
         await repo.updateKey(tx, accountId, id, { expiresAt }, at);

@@ -17,6 +17,7 @@ import {
   redisReplayGuard,
 } from '../oauth/index.js';
 import { Heartbeat } from '../sla/index.js';
+import { pingDatabase } from '../store/index.js';
 import { createSupportService } from '../support/index.js';
 import {
   AddressCounts,
@@ -105,7 +106,7 @@ export async function createApi(core: Core) {
       credentials: () => cache.stats(),
       outbox: () => outboxState(db, new Date(clock.now())),
       usageFlushLagMs: () => Date.now() - recorder.flushedAt,
-      database: () => db.query('SELECT 1'),
+      database: () => pingDatabase(db),
       ...(shared === undefined ? {} : { redis: () => shared.redis.ping() }),
     });
   }

@@ -13,7 +13,7 @@ import {
   type KeyRights,
 } from '../keys/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
-import type { Db } from '../store/index.js';
+import { lockAccount, type Db } from '../store/index.js';
 import * as repo from './repo.js';
 import type { OAuthTokenAuthority } from './token-authority.js';
 
@@ -229,7 +229,7 @@ export function createOAuthClientService(deps: {
       const secret = method === 'private_key_jwt' ? null : randomSecret(SECRET_PREFIX);
       const at = new Date(clock.now()).toISOString();
       const row = await db.transaction(async (tx) => {
-        await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+        await lockAccount(tx, accountId);
         if ((await repo.countLiveClients(tx, accountId)) >= MAX_CLIENTS)
           throw new AppError(
             'OAUTH_CLIENT_LIMIT_REACHED',

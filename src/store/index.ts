@@ -21,6 +21,7 @@ export {
 export { openPostgres } from './postgres.js';
 export { EmbeddedLockError, acquireEmbeddedLock, lockHolder } from './embedded-lock.js';
 export { isConnectionError } from './faults.js';
+export { lockAccount, pingDatabase } from './account-lock.js';
 
 /** PostgreSQL when DATABASE_URL is set, otherwise PGlite in DATA_DIR/pglite (locked). */
 export async function openDatabase(

@@ -7,6 +7,7 @@ import type { LimitRule, RateLimiter } from '../limits/index.js';
 import { enqueueNotice } from '../notices/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
+import * as repo from './repo.js';
 
 /** Support requests per account per day. */
 export const SUPPORT_REQUESTS: LimitRule = {
@@ -34,14 +35,12 @@ export interface SupportRequestInput {
 
 /** Share of the account's requests in the last 24 hours that were answered with an error. */
 async function errorRate(db: Queryable, accountId: string, now: number): Promise<string> {
-  const [row] = await db.query<{ total: string | number | null; failed: string | number | null }>(
-    `SELECT sum(count) AS total, sum(count) FILTER (WHERE status >= 400) AS failed
-     FROM usage_hourly WHERE account_id = $1 AND hour >= $2`,
-    [accountId, new Date(now - 86_400_000).toISOString()],
+  const { total, failed } = await repo.requestCountsSince(
+    db,
+    accountId,
+    new Date(now - 86_400_000),
   );
-  const total = Number(row?.total ?? 0);
   if (total === 0) return 'no requests';
-  const failed = Number(row?.failed ?? 0);
   return `${((100 * failed) / total).toFixed(1)} % of ${total} requests`;
 }
 
@@ -168,19 +167,15 @@ export function createSupportService(deps: {
           : []),
       ];
       await db.transaction(async (tx) => {
-        await tx.query(
-          `INSERT INTO support_requests (id, account_id, subject, message, severity, priority, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [
-            id,
-            accountId,
-            input.subject,
-            input.message,
-            severity,
-            support.priority,
-            at.toISOString(),
-          ],
-        );
+        await repo.insertSupportRequest(tx, {
+          id,
+          accountId,
+          subject: input.subject,
+          message: input.message,
+          severity,
+          priority: support.priority,
+          createdAt: at,
+        });
         if (staff.length > 0)
           await enqueueNotice(
             tx,

@@ -6,7 +6,7 @@ import { prefixedId } from '../lib/ids.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { LimitRule, RateLimiter } from '../limits/index.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
-import type { Db, Queryable } from '../store/index.js';
+import { lockAccount, type Db, type Queryable } from '../store/index.js';
 import { checkTargetUrl } from './address-guard.js';
 import { insertEvent } from '../releases/index.js';
 import * as repo from './repo.js';
@@ -176,7 +176,7 @@ export function createWebhookService(deps: {
       const secret = generateSigningSecret();
       const at = new Date(clock.now());
       const row = await db.transaction(async (tx) => {
-        await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+        await lockAccount(tx, accountId);
         const max = principal.plan.maxWebhookEndpoints;
         if ((await repo.countEndpoints(tx, accountId)) >= max) {
           throw new AppError(
