@@ -71,7 +71,6 @@ const SQL_DEBT = [
   'src/compliance/documents.ts',
   'src/compliance/store.ts',
   'src/doctor/checks.ts',
-  'src/exports/files.ts',
   'src/http/idempotency.ts',
   'src/keys/grace-notices.ts',
   'src/main/cli-backup.ts',

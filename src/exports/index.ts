@@ -19,6 +19,6 @@ export { hostKeyFingerprint } from './sftp.js';
 export { exportRoutes, exportSchemas } from './routes.js';
 export { releaseAllRunClaims } from './repo.js';
 export { createDownloadLinks, type DownloadLinks } from './download-link.js';
-export { findExportFile, purgeExpiredExportFiles, type ExportFile } from './files.js';
+export { findExportFile, purgeExpiredExportFiles, type ExportFile } from './files-repo.js';
 export { EXPORT_FORMATS, type DestinationInput, type ExportQuery } from './types.js';
 export type { ExportInput } from './service.js';

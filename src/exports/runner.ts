@@ -22,7 +22,7 @@ import type { Db } from '../store/index.js';
 import type { WebhookSender } from '../webhooks/index.js';
 import { DeliveryError } from './delivery-error.js';
 import type { DownloadLinks } from './download-link.js';
-import { exportFileWriter, saveExportFile } from './files.js';
+import { exportFileWriter, saveExportFile } from './files-repo.js';
 import type { ExportRow, RunRow } from './repo.js';
 import { sftpTarget } from './service.js';
 import { uploadFile, withSftp } from './sftp.js';

@@ -10,7 +10,7 @@ import { nextOccurrence, scheduleProblem } from './schedule.js';
 import type { SftpTarget } from './sftp.js';
 import { testDestination, type DestinationTestAnswer } from './destination-test.js';
 import type { DownloadLinks } from './download-link.js';
-import { findExportFile, type ExportFile } from './files.js';
+import { findExportFile, type ExportFile } from './files-repo.js';
 import {
   checkTargetUrl,
   generateSigningSecret,

@@ -6,7 +6,7 @@ import { enqueueNotice } from '../notices/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { DeliveryError } from './delivery-error.js';
 import * as repo from './repo.js';
-import { purgeExpiredExportFiles } from './files.js';
+import { purgeExpiredExportFiles } from './files-repo.js';
 import { completedData, type createRunner, type Delivered } from './runner.js';
 import { followingOccurrence, latestOccurrence } from './schedule.js';
 

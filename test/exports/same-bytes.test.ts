@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { FILE_PART_BYTES } from '../../src/exports/files.js';
+import { FILE_PART_BYTES } from '../../src/exports/files-repo.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { answer, startReceiver, type Receiver } from '../helpers/receiver.js';

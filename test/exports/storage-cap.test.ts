@@ -3,7 +3,7 @@
 // single file larger than the cap is refused before any of it is stored.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { exportFileWriter } from '../../src/exports/files.js';
+import { exportFileWriter } from '../../src/exports/files-repo.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
