@@ -1,8 +1,8 @@
 import { sha256Hex } from '../lib/crypto.js';
-import { jsonColumn, type Db, type Queryable } from '../store/index.js';
+import type { Db, Queryable } from '../store/index.js';
+import * as repo from './repo.js';
+import type { AuditRow } from './repo.js';
 
-/** Arbitrary constant for pg_advisory_xact_lock: appends to the hash chain one at a time. */
-const AUDIT_LOCK = 7_405_112_027;
 export const GENESIS = '0'.repeat(64);
 
 export interface AuditEntry {
@@ -34,46 +34,34 @@ export async function recordAuditBatch(
   entries: readonly AuditEntry[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  await tx.query('SELECT pg_advisory_xact_lock($1)', [AUDIT_LOCK]);
-  const last = await tx.query<{ hash: string }>(
-    'SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1',
-  );
-  let prevHash = last[0]?.hash ?? GENESIS;
-  const values: unknown[] = [];
-  const rows: string[] = [];
+  let prevHash = (await repo.lockChainHead(tx)) ?? GENESIS;
+  const rows: repo.NewChainRow[] = [];
   for (const entry of entries) {
     const data = entry.data ?? {};
     const createdAt = entry.at.toISOString();
+    const ip = entry.ip ?? null;
     const hash = entryHash(
       prevHash,
       entry.accountId,
       entry.actor,
       entry.action,
       data,
-      entry.ip ?? null,
+      ip,
       createdAt,
     );
-    const n = values.length;
-    rows.push(
-      `($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8})`,
-    );
-    values.push(
-      entry.accountId,
-      entry.actor,
-      entry.action,
-      JSON.stringify(data),
-      entry.ip ?? null,
+    rows.push({
+      accountId: entry.accountId,
+      actor: entry.actor,
+      action: entry.action,
+      data,
+      ip,
       createdAt,
       prevHash,
       hash,
-    );
+    });
     prevHash = hash;
   }
-  await tx.query(
-    `INSERT INTO audit_log (account_id, actor, action, data, ip, created_at, prev_hash, hash)
-     VALUES ${rows.join(', ')}`,
-    values,
-  );
+  await repo.insertChainRows(tx, rows);
 }
 
 /** Most entries one batch writes (8 parameters each: well under PostgreSQL's 65,535). */
@@ -152,34 +140,10 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-export interface AuditRow {
-  id: number;
-  account_id: string | null;
-  actor: string;
-  action: string;
-  data: Record<string, unknown>;
-  ip: string | null;
-  created_at: string;
-}
+export type { AuditRow } from './repo.js';
 
-export async function listAudit(
-  db: Queryable,
-  accountId: string,
-  limit = 100,
-): Promise<AuditRow[]> {
-  const rows = await db.query<
-    AuditRow & { data: unknown; created_at: Date | string; id: number | string }
-  >(
-    `SELECT id, account_id, actor, action, data, ip, created_at FROM audit_log
-     WHERE account_id = $1 ORDER BY id DESC LIMIT $2`,
-    [accountId, limit],
-  );
-  return rows.map((r) => ({
-    ...r,
-    id: Number(r.id),
-    data: jsonColumn(r.data as Record<string, unknown> | string),
-    created_at: new Date(r.created_at).toISOString(),
-  }));
+export function listAudit(db: Queryable, accountId: string, limit = 100): Promise<AuditRow[]> {
+  return repo.newestEntries(db, accountId, limit);
 }
 
 /** The most entries one export returns: a longer period is asked for in parts. */
@@ -189,26 +153,12 @@ export const MAX_AUDIT_EXPORT = 100_000;
  * The account's entries written in [from, to), oldest first, at most `limit` (one more than
  * asked tells the caller the period holds more).
  */
-export async function listAuditPeriod(
+export function listAuditPeriod(
   db: Queryable,
   accountId: string,
   period: { from?: Date | undefined; to?: Date | undefined },
   limit = MAX_AUDIT_EXPORT,
   order: 'oldest' | 'newest' = 'oldest',
 ): Promise<AuditRow[]> {
-  const rows = await db.query<
-    AuditRow & { data: unknown; created_at: Date | string; id: number | string }
-  >(
-    `SELECT id, account_id, actor, action, data, ip, created_at FROM audit_log
-     WHERE account_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)
-       AND ($3::timestamptz IS NULL OR created_at < $3)
-     ORDER BY id ${order === 'oldest' ? 'ASC' : 'DESC'} LIMIT $4`,
-    [accountId, period.from?.toISOString() ?? null, period.to?.toISOString() ?? null, limit],
-  );
-  return rows.map((r) => ({
-    ...r,
-    id: Number(r.id),
-    data: jsonColumn(r.data as Record<string, unknown> | string),
-    created_at: new Date(r.created_at).toISOString(),
-  }));
+  return repo.entriesInPeriod(db, accountId, period, limit, order);
 }

@@ -1,4 +1,5 @@
 import { jsonColumn, type Queryable } from '../store/index.js';
+import * as repo from './repo.js';
 import { entryHash, GENESIS } from './service.js';
 
 /** Rows hashed per query: memory stays flat however long the chain is. */
@@ -33,18 +34,6 @@ export interface ChainVerification {
   head: ChainLink | null;
 }
 
-interface Row {
-  id: number | string;
-  account_id: string | null;
-  actor: string;
-  action: string;
-  data: unknown;
-  ip: string | null;
-  created_at: Date | string;
-  prev_hash: string;
-  hash: string;
-}
-
 /**
  * Verifies the entries of the chain written in [from, to): each entry's hash over its content
  * and the previous hash, and each link to the entry before it, starting from the entry just
@@ -56,13 +45,7 @@ export async function verifyAuditPeriod(
 ): Promise<ChainVerification> {
   const from = period.from?.toISOString() ?? null;
   const to = period.to?.toISOString() ?? null;
-  const bounds = await db.query<{ first: number | string | null; last: number | string | null }>(
-    `SELECT (SELECT min(id) FROM audit_log WHERE $1::timestamptz IS NULL OR created_at >= $1) AS first,
-            (SELECT max(id) FROM audit_log WHERE $2::timestamptz IS NULL OR created_at < $2) AS last`,
-    [from, to],
-  );
-  const first = bounds[0]?.first;
-  const last = bounds[0]?.last;
+  const { first, last } = await repo.chainBounds(db, from, to);
   const result: ChainVerification = {
     valid: true,
     from,
@@ -72,24 +55,14 @@ export async function verifyAuditPeriod(
     anchor: null,
     head: null,
   };
-  if (first === null || first === undefined || last === null || last === undefined) return result;
-  if (Number(first) > Number(last)) return result;
-  const before = await db.query<{ id: number | string; hash: string }>(
-    'SELECT id, hash FROM audit_log WHERE id < $1 ORDER BY id DESC LIMIT 1',
-    [first],
-  );
-  const anchorRow = before[0];
-  result.anchor =
-    anchorRow === undefined ? null : { id: Number(anchorRow.id), hash: anchorRow.hash };
+  if (first === null || last === null || first > last) return result;
+  const anchorRow = await repo.entryBefore(db, first);
+  result.anchor = anchorRow ?? null;
   let prev = anchorRow?.hash ?? GENESIS;
-  let cursor = Number(first);
-  const end = Number(last);
+  let cursor = first;
+  const end = last;
   for (;;) {
-    const rows = await db.query<Row>(
-      `SELECT id, account_id, actor, action, data, ip, created_at, prev_hash, hash FROM audit_log
-       WHERE id >= $1 AND id <= $2 ORDER BY id LIMIT ${BATCH}`,
-      [cursor, end],
-    );
+    const rows = await repo.chainRows(db, cursor, end, BATCH);
     for (const r of rows) {
       const createdAt = new Date(r.created_at).toISOString();
       result.entries_checked++;
