@@ -13,13 +13,7 @@ export function pgDumpCommand(databaseUrl: string, file: string): string {
 }
 
 async function activeVersion(db: Db): Promise<string | null> {
-  const id = await createReleaseService({ db, clock: systemClock }).activeId();
-  if (id === undefined) return null;
-  const [row] = await db.query<{ version: string }>(
-    'SELECT version FROM data_releases WHERE id = $1',
-    [id],
-  );
-  return row?.version ?? null;
+  return (await createReleaseService({ db, clock: systemClock }).activeVersion()) ?? null;
 }
 
 /** `backup FILE`: a snapshot of the embedded database (server stopped); pg_dump's command otherwise. */

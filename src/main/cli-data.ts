@@ -57,20 +57,17 @@ export async function statusCommand(config: Config, json: boolean): Promise<numb
   const logger = commandLogger('warn');
   const db = await openConfiguredDatabase(config, logger, 'salary-api data status');
   try {
-    const id = await createReleaseService({ db, clock: systemClock }).activeId();
-    const rows = await db.query<{ version: string; loaded_at: Date; record_count: number }>(
-      'SELECT version, loaded_at, record_count FROM data_releases WHERE id = $1',
-      [id ?? 0],
-    );
-    const active = rows[0];
+    const releases = createReleaseService({ db, clock: systemClock });
+    const id = await releases.activeId();
+    const active = (await releases.list()).find((r) => r.id === id);
     const out =
       active === undefined
         ? { active: null }
         : {
             active: {
               version: active.version,
-              loaded_at: new Date(active.loaded_at).toISOString(),
-              records: active.record_count,
+              loaded_at: active.loadedAt,
+              records: active.recordCount,
             },
           };
     console.log(
@@ -78,7 +75,7 @@ export async function statusCommand(config: Config, json: boolean): Promise<numb
         ? JSON.stringify(out)
         : active === undefined
           ? 'no release loaded'
-          : `active release ${active.version}, ${active.record_count} records, loaded ${out.active?.loaded_at}`,
+          : `active release ${active.version}, ${active.recordCount} records, loaded ${active.loadedAt}`,
     );
     return 0;
   } finally {
