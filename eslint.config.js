@@ -71,7 +71,6 @@ const SQL_DEBT = [
   'src/doctor/checks.ts',
   'src/http/idempotency.ts',
   'src/keys/grace-notices.ts',
-  'src/sla/status.ts',
   'src/usage/address-counts.ts',
   'src/usage/admitted.ts',
 ];

@@ -335,3 +335,73 @@ export async function subscriptionStart(db: Queryable, accountId: string): Promi
   );
   return rows[0] === undefined ? 0 : ms(rows[0].anchor_at);
 }
+
+export interface IncidentRow {
+  id: string;
+  title: string;
+  component: string;
+  status: string;
+  created_at: Date | string;
+  resolved_at: Date | string | null;
+}
+
+export interface IncidentUpdateRow {
+  incident_id: string;
+  status: string;
+  message: string;
+  created_at: Date | string;
+}
+
+/** Open incidents and those opened since `since`, newest first, with their updates (newest first). */
+export async function incidentsSince(
+  db: Queryable,
+  since: number,
+): Promise<{ incidents: IncidentRow[]; updates: IncidentUpdateRow[] }> {
+  const incidents = await db.query<IncidentRow>(
+    `SELECT id, title, component, status, created_at, resolved_at FROM status_incidents
+     WHERE resolved_at IS NULL OR created_at >= $1 ORDER BY created_at DESC, id`,
+    [iso(since)],
+  );
+  if (incidents.length === 0) return { incidents, updates: [] };
+  const updates = await db.query<IncidentUpdateRow>(
+    `SELECT incident_id, status, message, created_at FROM status_incident_updates
+     WHERE incident_id = ANY ($1) ORDER BY id DESC`,
+    [incidents.map((r) => r.id)],
+  );
+  return { incidents, updates };
+}
+
+export async function insertIncident(
+  tx: Queryable,
+  i: { id: string; title: string; component: string; status: string; at: number },
+): Promise<void> {
+  await tx.query(
+    'INSERT INTO status_incidents (id, title, component, status, created_at) VALUES ($1, $2, $3, $4, $5)',
+    [i.id, i.title, i.component, i.status, iso(i.at)],
+  );
+}
+
+/** Sets an incident's status; `resolved` also stamps when. */
+export async function setIncidentStatus(
+  tx: Queryable,
+  id: string,
+  status: string,
+  at: number,
+): Promise<void> {
+  await tx.query(
+    `UPDATE status_incidents SET status = $2,
+       resolved_at = CASE WHEN $2 = 'resolved' THEN $3::timestamptz ELSE NULL END
+     WHERE id = $1`,
+    [id, status, iso(at)],
+  );
+}
+
+export async function insertIncidentUpdate(
+  tx: Queryable,
+  u: { id: string; status: string; message: string; at: number },
+): Promise<void> {
+  await tx.query(
+    'INSERT INTO status_incident_updates (incident_id, status, message, created_at) VALUES ($1, $2, $3, $4)',
+    [u.id, u.status, u.message, iso(u.at)],
+  );
+}

@@ -66,34 +66,12 @@ function invalid(name: string, reason: string, allowed?: readonly string[]): App
 }
 
 async function loadIncidents(db: Queryable, since: number): Promise<Incident[]> {
-  const rows = await db.query<{
-    id: string;
-    title: string;
-    component: Component;
-    status: IncidentStatus;
-    created_at: Date | string;
-    resolved_at: Date | string | null;
-  }>(
-    `SELECT id, title, component, status, created_at, resolved_at FROM status_incidents
-     WHERE resolved_at IS NULL OR created_at >= $1 ORDER BY created_at DESC, id`,
-    [iso(since)],
-  );
-  if (rows.length === 0) return [];
-  const updates = await db.query<{
-    incident_id: string;
-    status: string;
-    message: string;
-    created_at: Date | string;
-  }>(
-    `SELECT incident_id, status, message, created_at FROM status_incident_updates
-     WHERE incident_id = ANY ($1) ORDER BY id DESC`,
-    [rows.map((r) => r.id)],
-  );
-  return rows.map((r) => ({
+  const { incidents, updates } = await repo.incidentsSince(db, since);
+  return incidents.map((r) => ({
     id: r.id,
     title: r.title,
-    component: r.component,
-    status: r.status,
+    component: r.component as Component,
+    status: r.status as IncidentStatus,
     created_at: iso(new Date(r.created_at).getTime()),
     resolved_at: r.resolved_at === null ? null : iso(new Date(r.resolved_at).getTime()),
     updates: updates
@@ -128,10 +106,7 @@ export function createStatusService(deps: {
     message: string,
     now: number,
   ): Promise<void> {
-    await tx.query(
-      'INSERT INTO status_incident_updates (incident_id, status, message, created_at) VALUES ($1, $2, $3, $4)',
-      [id, status, message, iso(now)],
-    );
+    await repo.insertIncidentUpdate(tx, { id, status, message, at: now });
   }
 
   async function announce(tx: Queryable, id: string): Promise<Incident> {
@@ -157,10 +132,7 @@ export function createStatusService(deps: {
       const now = clock.now();
       const id = prefixedId('inc');
       const result = await db.transaction(async (tx) => {
-        await tx.query(
-          'INSERT INTO status_incidents (id, title, component, status, created_at) VALUES ($1, $2, $3, $4, $5)',
-          [id, title, input.component, status, iso(now)],
-        );
+        await repo.insertIncident(tx, { id, title, component: input.component, status, at: now });
         await addUpdate(tx, id, status, input.message ?? title, now);
         return announce(tx, id);
       });
@@ -177,12 +149,7 @@ export function createStatusService(deps: {
         throw invalid('id', `incident ${id} is resolved; open a new one`);
       const now = clock.now();
       const result = await db.transaction(async (tx) => {
-        await tx.query(
-          `UPDATE status_incidents SET status = $2,
-             resolved_at = CASE WHEN $2 = 'resolved' THEN $3::timestamptz ELSE NULL END
-           WHERE id = $1`,
-          [id, status, iso(now)],
-        );
+        await repo.setIncidentStatus(tx, id, status, now);
         await addUpdate(tx, id, status as IncidentStatus, message.trim(), now);
         return announce(tx, id);
       });
