@@ -69,7 +69,6 @@ const SQL_DEBT = [
   'src/compliance/documents.ts',
   'src/compliance/store.ts',
   'src/doctor/checks.ts',
-  'src/http/idempotency.ts',
   'src/keys/grace-notices.ts',
   'src/usage/address-counts.ts',
   'src/usage/admitted.ts',

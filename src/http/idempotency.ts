@@ -10,6 +10,8 @@ import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import type { Db, Queryable } from '../store/index.js';
+import * as repo from './idempotency-repo.js';
+import type { StoredRow } from './idempotency-repo.js';
 import { hookList, onRoutesWith } from './route-hooks.js';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -21,12 +23,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 export const IDEMPOTENCY_LEASE_MS = 30_000;
 /** Seconds a client should wait before retrying a key whose first attempt is still running. */
 const IN_PROGRESS_RETRY_AFTER = '1';
-
-interface StoredRow {
-  request_hash: string;
-  status: number;
-  response: string;
-}
 
 /**
  * `Idempotency-Key` on every POST: the first response (2xx or 4xx) is stored for 24 hours
@@ -119,10 +115,7 @@ export function registerIdempotency(
     }
     const text = typeof payload === 'string' ? payload : '';
     try {
-      await idem.tx.query(
-        'UPDATE idempotency_keys SET status = $3, response = $4 WHERE scope = $1 AND key = $2',
-        [idem.scope, idem.key, reply.statusCode, box.seal(text)],
-      );
+      await repo.storeAnswer(idem.tx, idem.scope, idem.key, reply.statusCode, box.seal(text));
       await idem.tx.commit();
     } catch (error) {
       // Nothing committed: the client gets the error (503 for a database fault), not a
@@ -181,39 +174,20 @@ async function claim(
   hash: string,
   now: number,
 ): Promise<StoredRow | undefined> {
-  const [lock] = await tx.query<{ held: boolean }>(
-    'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS held',
-    [`idempotency\n${scope}\n${key}`],
-  );
-  if (lock?.held !== true) throw inProgress();
+  if (!(await repo.tryLockKey(tx, scope, key))) throw inProgress();
   // Expired, or a placeholder a dead attempt of an earlier version left committed.
-  await tx.query(
-    `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2
-     AND (created_at < $3 OR (status = 0 AND created_at < $4))`,
-    [
-      scope,
-      key,
-      new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
-      new Date(now - IDEMPOTENCY_LEASE_MS).toISOString(),
-    ],
+  await repo.deleteStale(
+    tx,
+    scope,
+    key,
+    new Date(now - IDEMPOTENCY_TTL_MS),
+    new Date(now - IDEMPOTENCY_LEASE_MS),
   );
-  const inserted = await tx.query(
-    `INSERT INTO idempotency_keys (scope, key, request_hash, status, response, created_at)
-     VALUES ($1, $2, $3, 0, '', $4) ON CONFLICT (scope, key) DO NOTHING RETURNING key`,
-    [scope, key, hash, new Date(now).toISOString()],
-  );
-  if (inserted.length === 1) return undefined;
-  const rows = await tx.query<StoredRow>(
-    'SELECT request_hash, status, response FROM idempotency_keys WHERE scope = $1 AND key = $2',
-    [scope, key],
-  );
-  return rows[0] ?? { request_hash: hash, status: 0, response: '' };
+  if (await repo.insertPlaceholder(tx, scope, key, hash, new Date(now))) return undefined;
+  return (await repo.findStored(tx, scope, key)) ?? { request_hash: hash, status: 0, response: '' };
 }
 
 /** Deletes the rows older than 24 hours; any instance may run it, at any interval. */
-export async function purgeIdempotencyKeys(db: Db, now: number): Promise<number> {
-  const rows = await db.query('DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING key', [
-    new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
-  ]);
-  return rows.length;
+export function purgeIdempotencyKeys(db: Db, now: number): Promise<number> {
+  return repo.purgeBefore(db, new Date(now - IDEMPOTENCY_TTL_MS));
 }
