@@ -65,9 +65,6 @@ const SQL_OUTSIDE_REPOSITORIES = [
 /** Files that still run SQL of their own, to be moved into repositories. */
 const SQL_DEBT = [
   'src/backup/snapshot.ts',
-  'src/compliance/access-review.ts',
-  'src/compliance/documents.ts',
-  'src/compliance/store.ts',
   'src/doctor/checks.ts',
   'src/keys/grace-notices.ts',
   'src/usage/address-counts.ts',

@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import { jsonColumn, type Db } from '../store/index.js';
+import * as repo from './repo.js';
 import type { AccessReview } from './review-schema.js';
 
 export type { AccessReview } from './review-schema.js';
@@ -79,86 +80,9 @@ export function createAccessReviews(deps: {
       const accountId = principal.accountId as string;
       const at = new Date(clock.now());
       const period = reviewPeriod(at, query.from, query.to);
-      const [account, keys, clients, sessions, webhooks, exports, entries, verification] =
+      const [{ account, keys, clients, sessions, webhooks, exports, entries }, verification] =
         await Promise.all([
-          db.query<{
-            id: string;
-            email: string;
-            plan: string;
-            status: string;
-            created_at: Time;
-            allowlist: string[];
-          }>('SELECT id, email, plan, status, created_at, allowlist FROM accounts WHERE id = $1', [
-            accountId,
-          ]),
-          db.query<{
-            id: string;
-            name: string;
-            prefix: string;
-            scopes: string[] | null;
-            allowlist: string[];
-            created_at: Time;
-            last_used_at: Time;
-            expires_at: Time;
-            revoked_at: Time;
-            replaced_by: string | null;
-            rotated_from: string | null;
-          }>(
-            `SELECT id, name, prefix, scopes, allowlist, created_at, last_used_at, expires_at, revoked_at, replaced_by,
-                    (SELECT o.id FROM api_keys o WHERE o.account_id = k.account_id AND o.replaced_by = k.id
-                     LIMIT 1) AS rotated_from
-             FROM api_keys k WHERE account_id = $1 AND created_at < $3
-               AND (revoked_at IS NULL OR revoked_at >= $2) AND (expires_at IS NULL OR expires_at >= $2)
-             ORDER BY created_at, id`,
-            [accountId, period.from, period.to],
-          ),
-          db.query<{
-            id: string;
-            name: string;
-            auth_method: string;
-            scopes: string[];
-            allowlist: string[];
-            created_at: Time;
-            previous_secret_expires_at: Time;
-            deleted_at: Time;
-            last_used: Time;
-          }>(
-            `SELECT c.id, c.name, c.auth_method, c.scopes, c.allowlist, c.created_at,
-                    c.previous_secret_expires_at, c.deleted_at,
-                    (SELECT max(hour) FROM usage_hourly u WHERE u.account_id = c.account_id AND u.key_id = c.id) AS last_used
-             FROM oauth_clients c WHERE c.account_id = $1 AND c.created_at < $3
-               AND (c.deleted_at IS NULL OR c.deleted_at >= $2)
-             ORDER BY c.created_at, c.id`,
-            [accountId, period.from, period.to],
-          ),
-          db.query<{ id: string; created_at: Time; expires_at: Time; revoked_at: Time }>(
-            `SELECT id, created_at, expires_at, revoked_at FROM sessions
-             WHERE account_id = $1 AND created_at < $3 AND expires_at >= $2
-               AND (revoked_at IS NULL OR revoked_at >= $2)
-             ORDER BY created_at, id`,
-            [accountId, period.from, period.to],
-          ),
-          db.query<{
-            id: string;
-            url: string;
-            events: string[];
-            enabled: boolean;
-            created_at: Time;
-          }>(
-            `SELECT id, url, events, enabled, created_at FROM webhook_endpoints
-             WHERE account_id = $1 AND created_at < $2 ORDER BY created_at, id`,
-            [accountId, period.to],
-          ),
-          db.query<{ id: string; name: string; destination: unknown; created_at: Time }>(
-            `SELECT id, name, destination, created_at FROM exports
-             WHERE account_id = $1 AND created_at < $2 ORDER BY created_at, id`,
-            [accountId, period.to],
-          ),
-          db.query<{ action: string; n: number | string }>(
-            `SELECT action, count(*) AS n FROM audit_log
-             WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY action ORDER BY action`,
-            [accountId, period.from, period.to],
-          ),
+          repo.accessReviewRows(db, accountId, period),
           verifyAuditPeriod(db, period),
         ]);
       const a = account[0];

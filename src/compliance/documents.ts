@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { findAccount } from '../accounts/index.js';
 import { recordAudit } from '../audit/index.js';
 import { actorOf, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
@@ -169,9 +170,9 @@ export type ComplianceDocuments = ReturnType<typeof createComplianceDocuments>;
  * account's e-mail address.
  */
 export async function recipientOf(db: Db, accountId: string): Promise<string> {
-  const [license, rows] = await Promise.all([
+  const [license, account] = await Promise.all([
     findLicense(db, accountId),
-    db.query<{ email: string }>('SELECT email FROM accounts WHERE id = $1', [accountId]),
+    findAccount(db, accountId),
   ]);
-  return license?.licensee ?? rows[0]?.email ?? accountId;
+  return license?.licensee ?? account?.email ?? accountId;
 }

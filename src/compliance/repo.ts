@@ -148,3 +148,99 @@ export async function withdrawDocument(
   );
   return rows[0] === undefined ? undefined : toDocument(rows[0]);
 }
+
+type ReviewTime = Date | string | null;
+
+/** The rows of an access review: every credential, session and data route of the account over the period. */
+export async function accessReviewRows(
+  db: Queryable,
+  accountId: string,
+  period: { from: Date; to: Date },
+) {
+  const [account, keys, clients, sessions, webhooks, exports, entries] = await Promise.all([
+    db.query<{
+      id: string;
+      email: string;
+      plan: string;
+      status: string;
+      created_at: ReviewTime;
+      allowlist: string[];
+    }>('SELECT id, email, plan, status, created_at, allowlist FROM accounts WHERE id = $1', [
+      accountId,
+    ]),
+    db.query<{
+      id: string;
+      name: string;
+      prefix: string;
+      scopes: string[] | null;
+      allowlist: string[];
+      created_at: ReviewTime;
+      last_used_at: ReviewTime;
+      expires_at: ReviewTime;
+      revoked_at: ReviewTime;
+      replaced_by: string | null;
+      rotated_from: string | null;
+    }>(
+      `SELECT id, name, prefix, scopes, allowlist, created_at, last_used_at, expires_at, revoked_at, replaced_by,
+              (SELECT o.id FROM api_keys o WHERE o.account_id = k.account_id AND o.replaced_by = k.id
+               LIMIT 1) AS rotated_from
+       FROM api_keys k WHERE account_id = $1 AND created_at < $3
+         AND (revoked_at IS NULL OR revoked_at >= $2) AND (expires_at IS NULL OR expires_at >= $2)
+       ORDER BY created_at, id`,
+      [accountId, period.from, period.to],
+    ),
+    db.query<{
+      id: string;
+      name: string;
+      auth_method: string;
+      scopes: string[];
+      allowlist: string[];
+      created_at: ReviewTime;
+      previous_secret_expires_at: ReviewTime;
+      deleted_at: ReviewTime;
+      last_used: ReviewTime;
+    }>(
+      `SELECT c.id, c.name, c.auth_method, c.scopes, c.allowlist, c.created_at,
+              c.previous_secret_expires_at, c.deleted_at,
+              (SELECT max(hour) FROM usage_hourly u WHERE u.account_id = c.account_id AND u.key_id = c.id) AS last_used
+       FROM oauth_clients c WHERE c.account_id = $1 AND c.created_at < $3
+         AND (c.deleted_at IS NULL OR c.deleted_at >= $2)
+       ORDER BY c.created_at, c.id`,
+      [accountId, period.from, period.to],
+    ),
+    db.query<{
+      id: string;
+      created_at: ReviewTime;
+      expires_at: ReviewTime;
+      revoked_at: ReviewTime;
+    }>(
+      `SELECT id, created_at, expires_at, revoked_at FROM sessions
+       WHERE account_id = $1 AND created_at < $3 AND expires_at >= $2
+         AND (revoked_at IS NULL OR revoked_at >= $2)
+       ORDER BY created_at, id`,
+      [accountId, period.from, period.to],
+    ),
+    db.query<{
+      id: string;
+      url: string;
+      events: string[];
+      enabled: boolean;
+      created_at: ReviewTime;
+    }>(
+      `SELECT id, url, events, enabled, created_at FROM webhook_endpoints
+       WHERE account_id = $1 AND created_at < $2 ORDER BY created_at, id`,
+      [accountId, period.to],
+    ),
+    db.query<{ id: string; name: string; destination: unknown; created_at: ReviewTime }>(
+      `SELECT id, name, destination, created_at FROM exports
+       WHERE account_id = $1 AND created_at < $2 ORDER BY created_at, id`,
+      [accountId, period.to],
+    ),
+    db.query<{ action: string; n: number | string }>(
+      `SELECT action, count(*) AS n FROM audit_log
+       WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY action ORDER BY action`,
+      [accountId, period.from, period.to],
+    ),
+  ]);
+  return { account, keys, clients, sessions, webhooks, exports, entries };
+}

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { findAccountByEmail } from '../accounts/index.js';
 import { recordAudit } from '../audit/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -103,13 +104,10 @@ export function createDocumentStore(deps: { db: Db; clock: Clock }) {
       }
       let accountId: string | null = null;
       if (input.accountEmail !== undefined) {
-        const rows = await db.query<{ id: string }>(
-          'SELECT id FROM accounts WHERE lower(email) = lower($1)',
-          [input.accountEmail],
-        );
-        if (rows[0] === undefined)
+        const account = await findAccountByEmail(db, input.accountEmail);
+        if (account === undefined)
           throw invalid('account', `no account with e-mail ${input.accountEmail}`);
-        accountId = rows[0].id;
+        accountId = account.id;
       }
       const at = new Date(clock.now());
       return db.transaction(async (tx) => {
