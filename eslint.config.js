@@ -64,7 +64,6 @@ const SQL_OUTSIDE_REPOSITORIES = [
 ];
 /** Files that still run SQL of their own, to be moved into repositories. */
 const SQL_DEBT = [
-  'src/backup/snapshot.ts',
   'src/doctor/checks.ts',
   'src/keys/grace-notices.ts',
   'src/usage/address-counts.ts',

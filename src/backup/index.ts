@@ -1,4 +1,4 @@
 export { BackupFormatError, decodeBackup, type Manifest } from './format.js';
 export { RestoreRefused, pgliteDirOf, restoreBackup } from './restore.js';
 export { backupOnce, startBackupSchedule } from './schedule.js';
-export { backupName, migrationLevel, pruneBackups, writeBackup } from './snapshot.js';
+export { backupName, pruneBackups, writeBackup } from './snapshot.js';

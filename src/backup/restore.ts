@@ -1,10 +1,9 @@
 import { PGlite } from '@electric-sql/pglite';
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { listMigrations, openPglite, wrapPglite } from '../store/index.js';
+import { listMigrations, migrationLevel, openPglite, wrapPglite } from '../store/index.js';
 import { makePrivateDir, restrictTree } from '../store/private-files.js';
 import { decodeBackup, type Manifest } from './format.js';
-import { migrationLevel } from './snapshot.js';
 
 export class RestoreRefused extends Error {
   constructor(message: string) {

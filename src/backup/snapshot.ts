@@ -1,20 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Db } from '../store/index.js';
+import { migrationLevel, type Db } from '../store/index.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../store/private-files.js';
 import { encodeBackup, type Manifest } from './format.js';
 
 export const BACKUP_PREFIX = 'salary-api-';
 export const BACKUP_SUFFIX = '.backup';
-
-/** The highest migration applied to `db`. */
-export async function migrationLevel(db: Db): Promise<number> {
-  const [row] = await db.query<{ level: number | null }>(
-    'SELECT max(version) AS level FROM schema_migrations',
-  );
-  return Number(row?.level ?? 0);
-}
 
 /**
  * Writes a snapshot of the embedded database to `file` (mode 0600): written under a temporary

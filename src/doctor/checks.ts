@@ -1,6 +1,5 @@
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { migrationLevel } from '../backup/index.js';
 import { SECRET_KEY_FILE, type Config } from '../config/index.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { verifySmtp } from '../notices/index.js';
@@ -8,6 +7,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../store/private-files.js';
 import {
   EmbeddedLockError,
   listMigrations,
+  migrationLevel,
   openDatabase,
   openRedis,
   redisReady,

@@ -6,7 +6,7 @@ import { openPostgres } from './postgres.js';
 import { restrictTree } from './private-files.js';
 
 export { jsonColumn, type AmbientTransaction, type Db, type Queryable } from './db.js';
-export { migrate, listMigrations } from './migrate.js';
+export { migrate, listMigrations, migrationLevel } from './migrate.js';
 export { openPglite, wrapPglite, type PgliteCreateOptions } from './pglite.js';
 export {
   dataImageCurrent,

@@ -67,3 +67,11 @@ function splitStatements(sql: string): string[] {
     .map((s) => s.trim())
     .filter((s) => s !== '');
 }
+
+/** The highest migration applied to `db`. */
+export async function migrationLevel(db: Db): Promise<number> {
+  const [row] = await db.query<{ level: number | null }>(
+    'SELECT max(version) AS level FROM schema_migrations',
+  );
+  return Number(row?.level ?? 0);
+}
