@@ -1,5 +1,6 @@
 import { enqueueNotice } from '../notices/index.js';
 import type { Db } from '../store/index.js';
+import { markGraceEnding } from './grace-repo.js';
 import { ROTATION_GRACE_MS } from './service.js';
 
 /** How long before a rotated key stops working its account is told. */
@@ -14,24 +15,11 @@ export const GRACE_NOTICE_LEAD_MS = 4 * 3_600_000;
  */
 export async function queueGraceNotices(db: Db, now: Date): Promise<number> {
   return db.transaction(async (tx) => {
-    const due = await tx.query<{
-      id: string;
-      account_id: string;
-      name: string;
-      prefix: string;
-      replaced_by: string;
-      expires_at: Date | string;
-    }>(
-      `UPDATE api_keys SET grace_notice_at = $1
-       WHERE replaced_by IS NOT NULL AND revoked_at IS NULL AND grace_notice_at IS NULL
-         AND expires_at > $1 AND expires_at <= $2
-         AND last_used_at >= expires_at - $3 * interval '1 millisecond'
-       RETURNING id, account_id, name, prefix, replaced_by, expires_at`,
-      [
-        now.toISOString(),
-        new Date(now.getTime() + GRACE_NOTICE_LEAD_MS).toISOString(),
-        ROTATION_GRACE_MS,
-      ],
+    const due = await markGraceEnding(
+      tx,
+      now,
+      new Date(now.getTime() + GRACE_NOTICE_LEAD_MS),
+      ROTATION_GRACE_MS,
     );
     for (const k of due) {
       await enqueueNotice(
