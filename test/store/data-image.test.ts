@@ -96,7 +96,7 @@ describe('the prepared database image', () => {
       const events = await db.query<{ created_at: Date; data: { loaded_at: string } }>(
         "SELECT created_at, data FROM events WHERE type = 'data.updated'",
       );
-      assert.equal(events.length, 2);
+      assert.equal(events.length, 3);
       for (const event of events) {
         assert.equal(new Date(event.created_at).getTime(), now);
         assert.equal(event.data.loaded_at, new Date(now).toISOString());
@@ -104,12 +104,12 @@ describe('the prepared database image', () => {
       const [{ count }] = (await db.query<{ count: number }>(
         'SELECT count(*)::int AS count FROM salary_records',
       )) as [{ count: number }];
-      assert.equal(count, 2 * 29_484);
+      assert.equal(count, 3 * 29_484);
       assert.deepEqual(await migrate(db), []);
       // Later starts see the bundled file is the active release without parsing it.
       const releases = createReleaseService({ db, clock: new ManualClock(now) });
       assert.equal(await releases.isActive(BUNDLED_RELEASE), true);
-      const other = writeReleaseVersion(join(work, 'other.jsonl.gz'), '2026.11.5');
+      const other = writeReleaseVersion(join(work, 'other.jsonl.gz'), '2026.11.6');
       assert.equal(await releases.isActive(other), false);
       assert.equal(await releases.isActive(join(work, 'missing.jsonl.gz')), false);
     } finally {
