@@ -54,6 +54,13 @@ export const EVIDENCE_TABLES: readonly EvidenceTable[] = Object.freeze<EvidenceT
     source: 'cz_csu_lekari_sestry_2017_2021',
     label: 'ČSÚ',
   },
+  // Czechia: MPSV's ISPV, gross monthly wages of the wage sphere (employers paying wages, not the
+  // state and budget-funded organisations of the salary sphere), by CZ-ISCO unit group.
+  {
+    source: 'cz_mpsv_ispv_mzdova_sfera_cz_isco_2025h1',
+    label: 'ISPV wage sphere 2025 H1',
+    sector: true,
+  },
   {
     source: 'de_destatis_verdienste_ausgewaehlte_berufe_2022',
     label: 'Destatis April 2022',
