@@ -42,6 +42,8 @@ const seEconomy = (r: PayRow): TotalLink =>
 
 export const EVIDENCE_TABLES: readonly EvidenceTable[] = Object.freeze<EvidenceTable[]>([
   // Belgium: Statbel SES, mean monthly pay of full-time employees (irregular bonuses excluded).
+  // Austria: Statistik Austria VSE 2022, median gross hourly earnings by ÖISCO-08 sub-major group.
+  { source: 'at_statistik_austria_vse_oisco_2022', label: 'Statistik Austria VSE 2022' },
   {
     source: 'be_statbel_salaires_profession_2013_2022',
     label: 'Statbel SES',
