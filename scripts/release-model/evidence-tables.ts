@@ -42,6 +42,8 @@ const seEconomy = (r: PayRow): TotalLink =>
 
 export const EVIDENCE_TABLES: readonly EvidenceTable[] = Object.freeze<EvidenceTable[]>([
   // Belgium: Statbel SES, mean monthly pay of full-time employees (irregular bonuses excluded).
+  // Austria: Statistik Austria VSE 2022, median gross hourly earnings by ÖISCO-08 sub-major group.
+  { source: 'at_statistik_austria_vse_oisco_2022', label: 'Statistik Austria VSE 2022' },
   {
     source: 'be_statbel_salaires_profession_2013_2022',
     label: 'Statbel SES',
@@ -53,6 +55,13 @@ export const EVIDENCE_TABLES: readonly EvidenceTable[] = Object.freeze<EvidenceT
   {
     source: 'cz_csu_lekari_sestry_2017_2021',
     label: 'ČSÚ',
+  },
+  // Czechia: MPSV's ISPV, gross monthly wages of the wage sphere (employers paying wages, not the
+  // state and budget-funded organisations of the salary sphere), by CZ-ISCO unit group.
+  {
+    source: 'cz_mpsv_ispv_mzdova_sfera_cz_isco_2025h1',
+    label: 'ISPV wage sphere 2025 H1',
+    sector: true,
   },
   {
     source: 'de_destatis_verdienste_ausgewaehlte_berufe_2022',

@@ -55,7 +55,10 @@ export interface PayRow {
   /** Line of the row in its file (2 = first data line), for messages. */
   readonly line: number;
   readonly country: string;
-  /** As published: `2022`, `2022-10`, a quarter `2022-Q4` or a school year `2023/24`. */
+  /**
+   * As published: `2022`, `2022-10`, a quarter `2022-Q4`, a half-year `2022-H1` or a school year
+   * `2023/24`.
+   */
   readonly refPeriod: string;
   /** Mid-point of the reference period as a decimal year (2022 → 2022.5, 2022-10 → 2022.79). */
   readonly time: number;
@@ -95,6 +98,8 @@ export function referenceTime(period: string): { time: number; year: number } {
   }
   m = /^(\d{4})-Q([1-4])$/.exec(period);
   if (m) return { time: Number(m[1]) + (Number(m[2]) - 0.5) / 4, year: Number(m[1]) };
+  m = /^(\d{4})-H([12])$/.exec(period);
+  if (m) return { time: Number(m[1]) + (Number(m[2]) - 0.5) / 2, year: Number(m[1]) };
   // A school year runs September to August: its mid-point is 1 March of the second year.
   m = /^(\d{4})\/(\d{2})$/.exec(period);
   if (m) {
@@ -102,7 +107,7 @@ export function referenceTime(period: string): { time: number; year: number } {
     if ((start + 1) % 100 !== Number(m[2])) throw new Error(`bad school year "${period}"`);
     return { time: start + 1 + 2 / 12, year: start + 1 };
   }
-  throw new Error(`reference period "${period}" is not YYYY, YYYY-MM, YYYY-Qn or YYYY/YY`);
+  throw new Error(`reference period "${period}" is not YYYY, YYYY-MM, YYYY-Qn, YYYY-Hn or YYYY/YY`);
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {

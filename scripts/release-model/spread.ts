@@ -272,12 +272,26 @@ export function buildSpread(input: SpreadInputs): Spread {
     }),
   );
   const own = ownJobSigma(input.rows, input.accept);
+  // Where a country publishes a job's own quantiles, its steps between levels are steepened no
+  // further than that spread leaves room for beside the narrowest cell (never below the bound).
+  const levelExponent = (lambda: number, job: string, country: string) => {
+    const mine = own.get(`${country}|${job}`);
+    const scale = levelScale(lambda);
+    if (!mine) return scale;
+    const v1 = levelVariance(
+      input.levelRatio.get(job) ?? ({} as Record<Level, number>),
+      input.levelWeights,
+    );
+    const room = mine.sigma ** 2 - SIGMA_MIN ** 2;
+    if (v1 <= 0 || room <= 0) return LEVEL_SCALE.min;
+    return Math.min(scale, Math.max(LEVEL_SCALE.min, Math.sqrt(room / v1)));
+  };
   const cellSigma = (lambda: number, job: string, country: string) => {
     const mine = own.get(`${country}|${job}`);
     if (!mine) return Math.max(SIGMA_MIN, lambda * (baseSigma.get(job) ?? NaN));
     const levels = scaledLevels(
       input.levelRatio.get(job) ?? ({} as Record<Level, number>),
-      levelScale(lambda),
+      levelExponent(lambda, job, country),
       input.levelWeights,
     );
     return Math.sqrt(
@@ -292,7 +306,7 @@ export function buildSpread(input: SpreadInputs): Spread {
       const mean = input.jobMean(country, j.slug, year);
       const levels = scaledLevels(
         input.levelRatio.get(j.slug) ?? ({} as Record<Level, number>),
-        levelScale(lambda),
+        levelExponent(lambda, j.slug, country),
         input.levelWeights,
       );
       for (const l of LEVELS) {
@@ -331,7 +345,7 @@ export function buildSpread(input: SpreadInputs): Spread {
     if (!v) {
       v = scaledLevels(
         input.levelRatio.get(j) ?? ({} as Record<Level, number>),
-        levelScale(lambdaOf(c)),
+        levelExponent(lambdaOf(c), j, c),
         input.levelWeights,
       );
       levelCache.set(k, v);

@@ -34,7 +34,6 @@ export const HELD_OUT_TARGET = 0.1;
  */
 export const DECILE_UNREACHED: Readonly<Record<string, string>> = Object.freeze({
   FI: 'Statistics Finland’s full-time ratio is narrower than the spread between Finland’s occupation groups (SES 2022) and between levels leaves room for, even with the narrowest cells',
-  PL: 'the only published ratio is SES 2014 for hourly pay of all employees, part-time included; GUS’s own deciles set the spread of eleven jobs, and the other cells reach the widest scaling allowed',
   PT: 'the SES 2022 full-time ratio is narrower than the spread between Portugal’s occupation groups leaves room for, even with the narrowest cells',
 });
 

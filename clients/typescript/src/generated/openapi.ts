@@ -6576,7 +6576,7 @@ export interface operations {
       path: {
         /**
          * @description A release version (YYYY.MM.N).
-         * @example 2026.11.4
+         * @example 2026.11.5
          */
         version: string;
       };
@@ -6675,7 +6675,7 @@ export interface operations {
         country?: string;
         /**
          * @description The release to compare with; the previous kept release when omitted.
-         * @example 2026.11.4
+         * @example 2026.11.5
          */
         from?: string;
         /** @description Only this job. */
@@ -6714,7 +6714,7 @@ export interface operations {
       path: {
         /**
          * @description A release version (YYYY.MM.N).
-         * @example 2026.11.4
+         * @example 2026.11.5
          */
         version: string;
       };
