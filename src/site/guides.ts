@@ -10,7 +10,6 @@ const DOCS = new URL('../../docs/', import.meta.url);
 /** Documents of docs/ that have a page of their own elsewhere on the site. */
 const OWN_PAGES: Readonly<Record<string, string>> = {
   'quick-start': '/docs/quick-start',
-  changelog: '/docs/changelog',
   methodology: '/methodology',
 };
 

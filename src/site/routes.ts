@@ -7,7 +7,7 @@ import { ORIGIN_VARY, requestOrigin } from '../http/origin.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { SalaryDataStore, SalaryIndex, SalaryService } from '../salary/index.js';
 import { brandOf } from './brand.js';
-import { packageVersion, readDoc, readOptionalDoc } from './documents.js';
+import { readChangelog, readDoc, readOptionalDoc } from './documents.js';
 import { errorIndexPage, errorMeanings, errorPage, notFoundPage } from './error-pages.js';
 import { EXAMPLE_QUERY, homePage, orderedPlans } from './home.js';
 import { page, PAGE_CSP } from './layout.js';
@@ -64,8 +64,7 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
   const validation = validationHtml(validationMarkdown);
   const meanings = errorMeanings(readDoc('errors.md'));
   const quickStart = readDoc('quick-start.md');
-  const version = packageVersion();
-  const changelog = renderMarkdown(readDoc('changelog.md').replaceAll('{{version}}', version));
+  const changelog = renderMarkdown(readChangelog());
 
   /** Whether a request's pages are at an address it names itself (not PUBLIC_BASE_URL). */
   const atOwnOrigin = (request: FastifyRequest): boolean =>

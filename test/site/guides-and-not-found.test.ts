@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -12,7 +13,6 @@ const DOC_NAMES = readdirSync(join(process.cwd(), 'docs'))
 /** Documents with a page of their own. */
 const OWN: Record<string, string> = {
   'quick-start': '/docs/quick-start',
-  changelog: '/docs/changelog',
   methodology: '/methodology',
 };
 const pathOf = (name: string) => OWN[name] ?? `/docs/guides/${name}`;
@@ -52,6 +52,32 @@ describe('every document of docs/ on the site, and the 404 page', () => {
     const image = await call('GET', '/docs/guides/dashboard-overview.png');
     assert.equal(image.status, 200);
     assert.equal(image.headers.get('content-type'), 'image/png');
+  });
+
+  it('keeps a dated CHANGELOG.md whose versions are the package’s and the bundled releases’, and serves it', async () => {
+    const text = readFileSync('CHANGELOG.md', 'utf8');
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string })
+      .version;
+    assert.match(
+      text,
+      new RegExp(`^## ${version.replaceAll('.', '\\.')} — \\d{4}-\\d{2}-\\d{2}$`, 'm'),
+    );
+    assert.ok(text.includes(`current version is **${version}**`));
+    for (const heading of text.match(/^## \d.*$/gm) ?? [])
+      assert.match(heading, /^## \d+\.\d+\.\d+ — \d{4}-\d{2}-\d{2}$/, heading);
+    for (const file of readdirSync('releases').filter((f) => f.endsWith('.jsonl.gz'))) {
+      const head = gunzipSync(readFileSync(join('releases', file))).toString('utf8', 0, 1 << 20);
+      const meta = JSON.parse(head.slice(0, head.indexOf('\n'))) as {
+        version: string;
+        created_at: string;
+      };
+      const dated = `${meta.version} (${meta.created_at.slice(0, 10)})`;
+      assert.ok(text.includes(dated), `CHANGELOG.md does not name release ${dated}`);
+    }
+    const page = await call('GET', '/docs/changelog');
+    assert.equal(page.status, 200);
+    assert.ok(page.body.includes(`current version is <strong>${version}</strong>`));
+    assert.match(page.body, /0\.1\.0 — 2026-11-22/);
   });
 
   it('links the documentation index from the navigation and footer of every page', async () => {
