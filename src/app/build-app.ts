@@ -85,7 +85,7 @@ import { licenseeDocuments, licenseRoutes, type LicenseRegistry } from '../licen
 import { createSalaryResponder } from '../salary/index.js';
 import { createPayPositionService, positionRoutes } from '../salary/index.js';
 import { mcpRoutes } from '../mcp/index.js';
-import { siteRoutes } from '../site/index.js';
+import { PAGE_CSP, siteRoutes } from '../site/index.js';
 
 import '../http/route-config.js';
 
@@ -240,6 +240,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) =>
       app.hasRoute({ method, url: path }),
     );
+    const html = allowed.length > 0 ? null : (app.notFoundPage?.(request) ?? null);
+    if (html !== null)
+      return reply
+        .code(404)
+        .headers({
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': PAGE_CSP,
+          'cache-control': 'no-store',
+          vary: 'Accept',
+        })
+        .send(html);
     const error =
       allowed.length > 0
         ? new AppError(

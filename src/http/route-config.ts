@@ -47,6 +47,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The base URL of problem `type` URIs for a request; null: no link. Default: its origin. */
     problemTypeBase?: (request: FastifyRequest) => string | null;
+    /** A browser's page for an address nothing answers; null: the problem+json answer. */
+    notFoundPage?: (request: FastifyRequest) => string | null;
     /** The graceful shutdown: draining, then refusing (503) until the server has closed. */
     shutdown: ShutdownGate;
     /** The cap on large files generated at once. */

@@ -14,8 +14,7 @@ export function readOptionalDoc(name: string): string | undefined {
   return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
 }
 
-/** The package's version (package.json), shown in the reference and the changelog. */
-export function packageVersion(): string {
-  const path = fileURLToPath(new URL('../../package.json', import.meta.url));
-  return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
+/** CHANGELOG.md: the dated versions, shown as the site's changelog. */
+export function readChangelog(): string {
+  return readFileSync(fileURLToPath(new URL('../../CHANGELOG.md', import.meta.url)), 'utf8');
 }

@@ -115,3 +115,21 @@ export function errorPage(input: {
     body,
   });
 }
+
+/** The page a browser is shown for an address the site does not have. */
+export function notFoundPage(brand: Brand, path: string): string {
+  const body = markup`<h1>Page not found</h1>
+    <p class="lead">There is no page at <code>${path}</code>.</p>
+    <p>These may be what you were looking for:</p>
+    <ul>
+      <li><a href="/">The front page</a>, with the plans and an example answer</li>
+      <li><a href="/docs/guides">The documentation</a> and the <a href="/docs">API reference</a></li>
+      <li><a href="/dashboard">Your dashboard</a></li>
+    </ul>`;
+  return page({
+    brand,
+    title: 'Page not found',
+    description: 'There is no page at this address.',
+    body,
+  });
+}

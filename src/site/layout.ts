@@ -7,13 +7,15 @@ export interface PageInput {
   title: string;
   description: string;
   /** The navigation entry to mark as current. */
-  current?: 'home' | 'reference' | 'quick-start' | 'methodology' | 'changelog' | 'errors';
+  current?:
+    'home' | 'reference' | 'quick-start' | 'guides' | 'methodology' | 'changelog' | 'errors';
   body: Html;
 }
 
 const NAV: readonly { id: PageInput['current']; href: string; label: string }[] = [
   { id: 'reference', href: '/docs', label: 'API reference' },
   { id: 'quick-start', href: '/docs/quick-start', label: 'Quick start' },
+  { id: 'guides', href: '/docs/guides', label: 'Docs' },
   { id: 'methodology', href: '/methodology', label: 'Methodology' },
   { id: 'changelog', href: '/docs/changelog', label: 'Changelog' },
   { id: undefined, href: '/status', label: 'Status' },
@@ -57,7 +59,8 @@ export function page(input: PageInput): string {
         <main id="main">${input.body}</main>
         <footer>
           <p>
-            ${brand.name} · <a href="/docs">API reference</a> · <a href="/errors">Error codes</a> ·
+            ${brand.name} · <a href="/docs">API reference</a> ·
+            <a href="/docs/guides">Documentation</a> · <a href="/errors">Error codes</a> ·
             <a href="/methodology">Methodology</a> · <a href="/data/releases">Data releases</a> ·
             <a href="/status">Status</a> ·
             <a href="/dashboard">Dashboard</a>
@@ -95,6 +98,7 @@ th,td{border:1px solid var(--line);padding:.35rem .6rem;text-align:left;vertical
 th{background:var(--soft)}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em;background:var(--soft);padding:.05rem .25rem;border-radius:3px}
+img{max-width:100%;height:auto}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#0f1722;color:#e8edf3;padding:1rem;border-radius:6px;overflow-x:auto;font-size:.85rem;line-height:1.45}
 pre code{background:none;padding:0;color:inherit}
 .plans{display:grid;grid-template-columns:repeat(auto-fit,minmax(13rem,1fr));gap:1rem;margin:1rem 0}

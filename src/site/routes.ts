@@ -7,11 +7,12 @@ import { ORIGIN_VARY, requestOrigin } from '../http/origin.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { SalaryDataStore, SalaryIndex, SalaryService } from '../salary/index.js';
 import { brandOf } from './brand.js';
-import { packageVersion, readDoc, readOptionalDoc } from './documents.js';
-import { errorIndexPage, errorMeanings, errorPage } from './error-pages.js';
+import { readChangelog, readDoc, readOptionalDoc } from './documents.js';
+import { errorIndexPage, errorMeanings, errorPage, notFoundPage } from './error-pages.js';
 import { EXAMPLE_QUERY, homePage, orderedPlans } from './home.js';
 import { page, PAGE_CSP } from './layout.js';
 import { renderMarkdown } from './markdown.js';
+import { guidePage, guidesIndexPage, loadGuideImages, loadGuides } from './guides.js';
 import { methodologyPage, validationHtml } from './methodology.js';
 import { registerReference } from './reference.js';
 import type { ReleaseCatalog } from '../releases/index.js';
@@ -63,8 +64,7 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
   const validation = validationHtml(validationMarkdown);
   const meanings = errorMeanings(readDoc('errors.md'));
   const quickStart = readDoc('quick-start.md');
-  const version = packageVersion();
-  const changelog = renderMarkdown(readDoc('changelog.md').replaceAll('{{version}}', version));
+  const changelog = renderMarkdown(readChangelog());
 
   /** Whether a request's pages are at an address it names itself (not PUBLIC_BASE_URL). */
   const atOwnOrigin = (request: FastifyRequest): boolean =>
@@ -80,6 +80,16 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
       return host === undefined ? null : `https://${host}`;
     }
     return pagesBase(request);
+  });
+
+  // A browser asking for an address outside the API is shown a page; API clients keep the
+  // problem+json answer.
+  app.decorate('notFoundPage', (request: FastifyRequest): string | null => {
+    const path = request.url.split('?')[0] ?? '/';
+    const wantsHtml = /\btext\/html\b/.test(request.headers.accept ?? '');
+    if (!wantsHtml || !['GET', 'HEAD'].includes(request.method) || path.startsWith('/api/'))
+      return null;
+    return notFoundPage(brandOf(licenses, request.headers.host), path.slice(0, 200));
   });
 
   /** The example answer, made once per loaded release. */
@@ -140,6 +150,28 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
       }),
     );
   });
+  const guides = loadGuides();
+  const guideImages = loadGuideImages();
+  app.get('/docs/guides', hidden, async (request, reply) =>
+    reply
+      .headers(pageHeaders(request))
+      .send(guidesIndexPage(brandOf(licenses, request.headers.host), guides)),
+  );
+  for (const guide of guides) {
+    const { body } = guide;
+    if (body === undefined) continue;
+    app.get(`/docs/guides/${guide.name}`, hidden, async (request, reply) =>
+      reply
+        .headers(pageHeaders(request))
+        .send(guidePage(brandOf(licenses, request.headers.host), { ...guide, body })),
+    );
+  }
+  for (const [file, bytes] of guideImages)
+    app.get(`/docs/guides/${file}`, hidden, async (_request, reply) =>
+      reply
+        .headers({ 'content-type': 'image/png', 'cache-control': 'public, max-age=86400' })
+        .send(bytes),
+    );
   app.get('/docs/changelog', hidden, async (request, reply) =>
     reply.headers(pageHeaders(request)).send(
       page({
