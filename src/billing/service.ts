@@ -254,7 +254,8 @@ export function createSubscriptionService(deps: BillingDeps) {
               renewalPlan: null,
             }),
           );
-          if ((await keys.countActive(tx, accountId)) === 0) apiKey = await keys.issue(tx, accountId, next, {}, actor, ip);
+          if ((await keys.countActive(tx, accountId)) === 0)
+            apiKey = await keys.issue(tx, accountId, next, {}, actor, ip);
           await enqueueNotice(
             tx,
             {
