@@ -7,6 +7,7 @@ export {
   type Config,
 } from './config.js';
 export { resolveSecretKey, SECRET_KEY_FILE } from './secret-key.js';
+export { sellerGaps } from './seller.js';
 export {
   COUNTRIES,
   countryName,

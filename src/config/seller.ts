@@ -56,3 +56,18 @@ export function parseSeller(str: (name: string) => string | undefined, problems:
     bic,
   });
 }
+
+/**
+ * The SELLER_* settings an invoice needs that are not set: without a name, address and
+ * country an invoice names no bookable seller; without a VAT number it charges no VAT; without
+ * an IBAN it carries no transfer details. Empty when invoices are complete.
+ */
+export function sellerGaps(seller: Seller): string[] {
+  const gaps: string[] = [];
+  if (seller.name === DEFAULT_SELLER_NAME) gaps.push('SELLER_NAME');
+  if (seller.address.length === 0) gaps.push('SELLER_ADDRESS');
+  if (seller.country === null) gaps.push('SELLER_COUNTRY');
+  if (seller.vatNumber === null) gaps.push('SELLER_VAT_NUMBER');
+  if (seller.iban === null) gaps.push('SELLER_IBAN');
+  return gaps;
+}

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SECRET_KEY_FILE, type Config } from '../config/index.js';
+import { SECRET_KEY_FILE, sellerGaps, type Config } from '../config/index.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { verifySmtp } from '../notices/index.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../store/private-files.js';
@@ -224,6 +224,20 @@ export const clockCheck: Check = {
   },
 };
 
+export const sellerCheck: Check = {
+  name: 'seller (invoices)',
+  async run({ config }) {
+    const gaps = sellerGaps(config.seller);
+    if (gaps.length === 0)
+      return { status: 'ok', detail: `${config.seller.name}, ${config.seller.vatNumber}` };
+    return {
+      status: 'fail',
+      detail: `invoices would lack ${gaps.join(', ')}`,
+      fix: `set ${gaps.join(', ')} (README set-up, docs/configuration.md)`,
+    };
+  },
+};
+
 /** Run before the database opens (opening it tightens DATA_DIR's modes). */
 export const BEFORE_OPEN_CHECKS: readonly Check[] = [dataDirCheck];
 
@@ -234,6 +248,7 @@ export const DEFAULT_CHECKS: readonly Check[] = [
   secretKeyCheck,
   trustProxyCheck,
   smtpCheck,
+  sellerCheck,
   releaseCheck,
   clockCheck,
 ];

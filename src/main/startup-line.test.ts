@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { loadConfig } from '../config/index.js';
 import { listenText, startupLine } from './startup-line.js';
 
 const embedded = {
@@ -57,5 +58,24 @@ describe('listenText', () => {
     assert.match(lines[0]!, /^salary API listening at http:\/\/127\.0\.0\.1:3000;/);
     assert.equal(lines[1], 'also reachable at http://10.0.0.5:3000');
     assert.equal(lines.join('\n').match(/listening/g)?.length, 1);
+  });
+});
+
+describe('startupLine seller warning', () => {
+  it('warns while SELLER_* settings invoices need are missing, and is silent once all are set', () => {
+    const bare = loadConfig({ DATA_DIR: './data' });
+    assert.match(
+      startupLine(bare, 'http://127.0.0.1:3000'),
+      /\(account dashboard\); WARNING: invoices lack SELLER_NAME, SELLER_ADDRESS, SELLER_COUNTRY, SELLER_VAT_NUMBER, SELLER_IBAN \(see README set-up; `salary-api doctor` checks them\)$/,
+    );
+    const full = loadConfig({
+      DATA_DIR: './data',
+      SELLER_NAME: 'Loonwijzer BV',
+      SELLER_ADDRESS: 'Keizersgracht 1; 1015 CJ Amsterdam',
+      SELLER_COUNTRY: 'NL',
+      SELLER_VAT_NUMBER: 'NL 8123.4567.8B01',
+      SELLER_IBAN: 'NL91ABNA0417164300',
+    });
+    assert.doesNotMatch(startupLine(full, 'http://127.0.0.1:3000'), /WARNING/);
   });
 });

@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
-import type { Config } from '../config/index.js';
+import { sellerGaps, type Config } from '../config/index.js';
 
-type StartupConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'redisUrl' | 'publicBaseUrl'>;
+type StartupConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'redisUrl' | 'publicBaseUrl'> &
+  Partial<Pick<Config, 'seller'>>;
 
 /**
  * The server's one start-up line: where it listens, which database and shared store it uses
- * (no password), and where to go. `address` is a listened address as Fastify gives it.
+ * (no password), and where to go; then a warning naming the SELLER_* settings invoices still
+ * lack, if any. `address` is a listened address as Fastify gives it.
  */
 export function startupLine(config: StartupConfig, address: string): string {
   const base = (config.publicBaseUrl ?? address).replace(/\/$/, '');
@@ -13,7 +15,8 @@ export function startupLine(config: StartupConfig, address: string): string {
     `salary API listening at ${address}; ` +
     `database: ${describeDatabase(config)}; ` +
     `limits and caches: ${config.redisUrl === undefined ? 'in-process (no REDIS_URL)' : `Redis at ${withoutSecrets(config.redisUrl)}`}; ` +
-    `open ${base}/ (start), ${base}/docs (API reference), ${base}/dashboard (account dashboard)`
+    `open ${base}/ (start), ${base}/docs (API reference), ${base}/dashboard (account dashboard)` +
+    sellerWarning(config)
   );
 }
 
@@ -28,6 +31,13 @@ export function listenText(config: StartupConfig): (address: string) => string {
     first = false;
     return startupLine(config, address);
   };
+}
+
+function sellerWarning(config: StartupConfig): string {
+  if (config.seller === undefined) return '';
+  const gaps = sellerGaps(config.seller);
+  if (gaps.length === 0) return '';
+  return `; WARNING: invoices lack ${gaps.join(', ')} (see README set-up; \`salary-api doctor\` checks them)`;
 }
 
 function describeDatabase(config: StartupConfig): string {

@@ -78,4 +78,33 @@ describe('doctor checks', () => {
     assert.equal(wrong.status, 'fail');
     assert.match(wrong.detail, /does not decrypt/);
   });
+  it('fails while invoices would lack seller settings, naming each, and passes once all are set', async () => {
+    const bare = await statusOf({}, 'seller (invoices)');
+    assert.equal(bare.status, 'fail');
+    assert.equal(
+      bare.detail,
+      'invoices would lack SELLER_NAME, SELLER_ADDRESS, SELLER_COUNTRY, SELLER_VAT_NUMBER, SELLER_IBAN',
+    );
+    assert.match(bare.fix ?? '', /^set SELLER_NAME, .*README set-up/);
+    const partial = await statusOf(
+      { SELLER_NAME: 'Loonwijzer BV', SELLER_ADDRESS: 'Keizersgracht 1; 1015 CJ Amsterdam' },
+      'seller (invoices)',
+    );
+    assert.equal(
+      partial.detail,
+      'invoices would lack SELLER_COUNTRY, SELLER_VAT_NUMBER, SELLER_IBAN',
+    );
+    const full = await statusOf(
+      {
+        SELLER_NAME: 'Loonwijzer BV',
+        SELLER_ADDRESS: 'Keizersgracht 1; 1015 CJ Amsterdam',
+        SELLER_COUNTRY: 'NL',
+        SELLER_VAT_NUMBER: 'NL 8123.4567.8B01',
+        SELLER_IBAN: 'NL91ABNA0417164300',
+      },
+      'seller (invoices)',
+    );
+    assert.equal(full.status, 'ok');
+    assert.equal(full.detail, 'Loonwijzer BV, NL812345678B01');
+  });
 });
