@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config/index.js';
 import { isTarget2Day, target2OnOrAfter } from '../../src/lib/target2.js';
+import { renderNotice } from '../../src/notices/index.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { freshPostgres, postgresAvailable } from '../helpers/db.js';
@@ -366,6 +367,13 @@ for (const engine of ['PGlite', 'PostgreSQL'] as const)
         assert.equal(renewalNotice.mandate_reference, refs.get(paying.accountId));
         assert.equal(renewalNotice.creditor_id, 'NL69ZZZ123456780000');
         assert.equal(renewalNotice.collection_date, '2026-12-22');
+        const mail = renderNotice('invoice.issued', renewalNotice, null, 'https://api.example.com');
+        assert.match(
+          mail.text,
+          new RegExp(
+            `59\\.29 EUR will be collected by SEPA Direct Debit on 2026-12-22 under mandate ${refs.get(paying.accountId)}, creditor identifier NL69ZZZ123456780000\\.`,
+          ),
+        );
         const renewal = await t.services.subscriptions.mandates.batch('operator');
         assert.ok(renewal.xml !== null);
         assert.ok((await xmllint(renewal.xml)).ok);

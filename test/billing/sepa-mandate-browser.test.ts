@@ -53,9 +53,7 @@ describe('the SEPA mandate on the Billing page in a browser', { skip: !browserAv
         (await page.textContent('#sepa-mandate-form')) ?? '',
         /creditor identifier NL69ZZZ123456780000.*refund from your bank.*only intended for business-to-business/s,
       );
-      await page
-        .screenshot({ path: `/work/notes/shots/billing-sepa-form-${width}.png`, fullPage: true })
-        .catch(() => undefined);
+      await screenshot(page, `billing-sepa-form-${width}`);
       await page.fill('#mandate_iban', 'US12 3456 7890');
       await page.fill('#mandate_holder', 'Beispiel Analytics GmbH');
       await page.check('#mandate_accept');
@@ -74,9 +72,6 @@ describe('the SEPA mandate on the Billing page in a browser', { skip: !browserAv
       const reference = await page.textContent('#sepa-mandate .reference');
       assert.match(reference ?? '', /^SAPI-\d{8}-[0-9A-F]{10}$/);
       await screenshot(page, `billing-sepa-mandate-${width}`);
-      await page
-        .screenshot({ path: `/work/notes/shots/billing-sepa-mandate-${width}.png`, fullPage: true })
-        .catch(() => undefined);
       assert.deepEqual(await seriousAxeViolations(page), []);
 
       await Promise.all([page.waitForNavigation(), page.click('#sepa-mandate button')]);
