@@ -165,7 +165,7 @@ for (const engine of ['PGlite', 'PostgreSQL'] as const)
 
       const call = (
         session: string,
-        method: 'GET' | 'PUT' | 'DELETE',
+        method: 'GET' | 'PUT' | 'POST' | 'DELETE',
         url: string,
         payload?: unknown,
       ) =>
@@ -394,6 +394,27 @@ for (const engine of ['PGlite', 'PostgreSQL'] as const)
           (x) => x.mandate_reference === refs.get(paying.accountId),
         )!;
         assert.equal(renewalDate.collection_date, '2026-12-22');
+      });
+
+      it('revokes the mandate of an account deleted: its open invoice is not collected', async () => {
+        const d = await accountOnPlan(t, 'developer');
+        assert.equal((await giveMandate(d.session)).statusCode, 200);
+        const deleted = await call(d.session, 'POST', '/api/v1/account/deletion', {
+          password: 'a long enough passphrase',
+          confirm: 'DELETE',
+        });
+        assert.equal(deleted.statusCode, 200, deleted.body);
+        const [row] = await t.db.query<{ revoked: boolean }>(
+          'SELECT revoked_at IS NOT NULL AS revoked FROM sepa_mandates WHERE account_id = $1',
+          [d.accountId],
+        );
+        assert.equal(row!.revoked, true);
+        const batch = await t.services.subscriptions.mandates.batch('operator');
+        const [invoice] = await t.db.query<{ id: string }>(
+          'SELECT id FROM invoices WHERE account_id = $1',
+          [d.accountId],
+        );
+        assert.equal(batch.collections.filter((c) => c.invoice_id === invoice!.id).length, 0);
       });
 
       it('refuses malformed files naming what is wrong', async () => {
