@@ -24,6 +24,7 @@ export const RETAINED_AFTER_DELETION = [
   'Invoices with their lines, the buyer as printed on them, payments and the balance ledger: kept 10 years from the end of the year of issue (German tax law, § 147 AO and § 14b UStG), then deleted.',
   'The audit log of the account (actions, times, client addresses): kept, since each entry is part of a tamper-evident hash chain, for the period the operator keeps security records.',
   'Usage counts per day, key and endpoint: they name no person and are what invoices and SLA credits were computed from.',
+  'A SEPA Direct Debit mandate given (reference, account holder, IBAN encrypted), revoked at the deletion: kept as the evidence of the collections made under it.',
 ];
 
 export interface DeletionResult {

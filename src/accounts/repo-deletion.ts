@@ -200,6 +200,11 @@ export async function eraseAccount(tx: Queryable, accountId: string, at: Date): 
     [accountId, at],
   );
   await tx.query('DELETE FROM billing_details WHERE account_id = $1', [accountId]);
+  // Nothing more is collected; the mandate itself is kept as the evidence of past collections.
+  await tx.query(
+    'UPDATE sepa_mandates SET revoked_at = $2 WHERE account_id = $1 AND revoked_at IS NULL',
+    [accountId, at],
+  );
   await tx.query('DELETE FROM support_requests WHERE account_id = $1', [accountId]);
   await tx.query('DELETE FROM account_tokens WHERE account_id = $1', [accountId]);
   await tx.query(`DELETE FROM notices WHERE account_id = $1 AND status = 'pending'`, [accountId]);

@@ -7,6 +7,7 @@ import { parseCamt, type BankCredit } from './camt.js';
 import * as payments from './payments-repo.js';
 import * as repo from './repo.js';
 import { settleInvoice } from './settle.js';
+import { applyDebitReturn, type AppliedReturn } from './sepa.js';
 import { invoiceNumberIn } from './transfer.js';
 
 export interface ImportedCredit {
@@ -31,6 +32,8 @@ export interface StatementImport {
   /** Entries that are no booked credit (debits, pending, reversals). */
   skipped: number;
   applied: ImportedCredit[];
+  /** Direct debits the file returns (booked debits with a return reason code). */
+  returns: AppliedReturn[];
 }
 
 /**
@@ -74,6 +77,13 @@ export async function importBankStatement(
     if (result.account !== undefined) deps.cache.applyAccount(result.account);
     applied.push(result.credit);
   }
+  const returns: AppliedReturn[] = [];
+  for (const ret of statement.returns) {
+    const now = deps.clock.now();
+    const r = await deps.db.transaction((tx) => applyDebitReturn(tx, ret, now, actor));
+    if (r.account !== undefined) deps.cache.applyAccount(r.account);
+    returns.push(r.applied);
+  }
   await deps.db.transaction((tx) =>
     recordAudit(tx, {
       accountId: null,
@@ -86,6 +96,7 @@ export async function importBankStatement(
         skipped: statement.skipped,
         bank_references: applied.map((a) => a.bank_reference),
         outcomes: applied.map((a) => a.outcome),
+        returns: returns.map((r) => [r.end_to_end_id, r.reason_code, r.outcome]),
       },
       at: new Date(deps.clock.now()),
     }),
@@ -96,6 +107,7 @@ export async function importBankStatement(
     already_imported: already,
     skipped: statement.skipped,
     applied,
+    returns,
   };
 }
 

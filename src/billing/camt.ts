@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError } from '../errors/index.js';
+import type { DebitReturn } from './pain002.js';
 
 /** One booked credit on the operator's account, as the bank reported it. */
 export interface BankCredit {
@@ -21,6 +22,11 @@ export interface BankStatement {
   credits: BankCredit[];
   /** Entries that are no booked credit (debits, pending, reversals): not read further. */
   skipped: number;
+  /**
+   * Booked debits that return a direct debit (R-transactions: return, refund, reversal),
+   * each by the EndToEndId of the pain.008 debit and the reason code the bank gave.
+   */
+  returns: DebitReturn[];
 }
 
 const NAMESPACE =
@@ -81,6 +87,7 @@ export function parseCamt(xml: string): BankStatement {
     throw refuse(`has no ${kind === 'camt.053' ? 'statement (Stmt)' : 'notification (Ntfctn)'}`);
 
   const credits: BankCredit[] = [];
+  const returns: DebitReturn[] = [];
   let skipped = 0;
   for (const report of reports) {
     const statementId = text(report.Id) ?? null;
@@ -90,6 +97,8 @@ export function parseCamt(xml: string): BankStatement {
       const reversal = text(entry.RvslInd) === 'true';
       if (text(entry.CdtDbtInd) !== 'CRDT' || status !== 'BOOK' || reversal) {
         skipped++;
+        if (text(entry.CdtDbtInd) === 'DBIT' && status === 'BOOK')
+          returns.push(...returnsOf(entry, where));
         continue;
       }
       const bookedOn =
@@ -145,5 +154,23 @@ export function parseCamt(xml: string): BankStatement {
       }
     }
   }
-  return { message: kind, credits, skipped };
+  return { message: kind, credits, skipped, returns };
+}
+
+/** The direct debits a booked debit entry returns: its transactions with a return reason. */
+function returnsOf(entry: Node, where: string): DebitReturn[] {
+  const found: DebitReturn[] = [];
+  const txs = list(entry.NtryDtls).flatMap((d) => list(d.TxDtls));
+  for (const [i, tx] of txs.entries()) {
+    const reasonCode =
+      text(at(tx, 'RtrInf', 'Rsn', 'Cd')) ?? text(at(tx, 'RtrInf', 'Rsn', 'Prtry'));
+    if (reasonCode === undefined) continue;
+    const endToEndId = text(at(tx, 'Refs', 'EndToEndId'));
+    if (endToEndId === undefined || endToEndId === '' || endToEndId === 'NOTPROVIDED')
+      throw refuse(`${where}, transaction ${i + 1}, returns a direct debit without its EndToEndId`);
+    const reference =
+      text(at(tx, 'Refs', 'AcctSvcrRef')) ?? text(entry.AcctSvcrRef) ?? `${where}/${i + 1}`;
+    found.push({ endToEndId, reasonCode, reference });
+  }
+  return found;
 }

@@ -5,12 +5,16 @@ import type { Queryable } from '../store/index.js';
 import { applyBalance } from './balance.js';
 import type { Period } from './cycle.js';
 import * as repo from './repo.js';
+import { collectionDate } from './sepa-dates.js';
+import { activeMandate } from './sepa-repo.js';
 import { invoiceReference, publicTransfer, transferDetails } from './transfer.js';
 import { decideVat, vatCents, type Party, type Seller } from './vat.js';
 
 export const DAY_MS = 86_400_000;
 /** Invoices issued at once are due this long after issue. */
 export const PAYMENT_TERMS_MS = 7 * DAY_MS;
+/** After an invoice is overdue (past_due), the paid plan stays this long, then Free. */
+export const GRACE_MS = 7 * DAY_MS;
 
 export type InvoiceOutcome = 'paid' | 'pending' | 'failed';
 
@@ -107,6 +111,7 @@ export async function issueInvoice(
         total_cents: total,
         amount_due_cents: due,
         due_at: new Date(input.dueAt).toISOString(),
+        ...(due === 0 ? {} : await directDebitNotice(tx, invoice)),
       },
     },
     new Date(now),
@@ -197,3 +202,14 @@ function publicParty(p: Seller | Party) {
   return { name: p.name, address: p.address, country: p.country, vat_number: p.vatNumber };
 }
 export type PublicInvoice = ReturnType<typeof publicInvoice>;
+
+/** The pre-notification an invoice of a mandated account carries: what is collected, and when. */
+async function directDebitNotice(tx: Queryable, invoice: repo.InvoiceRow) {
+  const m = await activeMandate(tx, invoice.accountId);
+  if (m === undefined) return {};
+  return {
+    mandate_reference: m.reference,
+    creditor_id: m.creditorId,
+    collection_date: collectionDate(invoice, m.scheme, invoice.createdAt),
+  };
+}

@@ -50,6 +50,49 @@ const Transfer = Type.Object({
   }),
 });
 
+const Mandate = Type.Object(
+  {
+    reference: Type.String({ description: 'The unique mandate reference (UMR) collections name.' }),
+    scheme: StringEnum(['core', 'b2b'] as const),
+    iban_masked: Type.String({
+      description: 'The debtor’s IBAN, all but its first four and last four characters hidden.',
+    }),
+    account_holder: Type.String(),
+    creditor_name: Type.String(),
+    creditor_id: Type.String({ description: 'The SEPA creditor identifier.' }),
+    mandate_text: Type.String({ description: 'The text accepted.' }),
+    signed_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'SepaMandate' },
+);
+const MandateState = Type.Object({
+  offered: Type.Boolean({ description: 'Whether the operator collects by SEPA Direct Debit.' }),
+  terms: Type.Union([
+    Type.Object({
+      creditor_name: Type.String(),
+      creditor_id: Type.String(),
+      pre_notification_days: Type.Integer(),
+      mandate_texts: Type.Object({ core: Type.String(), b2b: Type.String() }),
+    }),
+    Type.Null(),
+  ]),
+  mandate: Type.Union([Type.Ref('SepaMandate'), Type.Null()]),
+});
+const MandateBody = Type.Object(
+  {
+    iban: Type.String({ maxLength: 64, description: 'An IBAN of a SEPA country; spaces allowed.' }),
+    account_holder: Type.String({ maxLength: 70 }),
+    scheme: StringEnum(['core', 'b2b'] as const, {
+      description:
+        '`core` for anyone; `b2b` for businesses (no refund right; tell your bank first).',
+    }),
+    accept_mandate_text: Type.Boolean({
+      description: 'Must be true: the mandate text of the scheme (GET) was shown and accepted.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const Invoice = Type.Object(
   {
     id: Type.String(),
@@ -158,7 +201,7 @@ const BillingDetailsBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const billingSchemas = [Subscription, Invoice, BillingDetails];
+export const billingSchemas = [Subscription, Invoice, BillingDetails, Mandate];
 
 /** PDF when Accept names it, JSON otherwise. */
 function wantsPdf(accept: string | undefined): boolean {
@@ -341,6 +384,54 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
       config: write,
     },
     async (request) => subscriptions.details.set(request.principal, request.body, request.ip),
+  );
+
+  app.get(
+    '/api/v1/billing/mandate',
+    {
+      schema: {
+        operationId: 'getSepaMandate',
+        tags,
+        summary: 'The SEPA Direct Debit mandate',
+        description:
+          'The mandate in force (`null` if none), and the creditor and mandate texts to show before one is given. `offered` is false when the operator does not collect by direct debit.',
+        response: { 200: MandateState, ...problemResponses(401, 403) },
+      },
+      config: read,
+    },
+    async (request) => subscriptions.mandates.get(request.principal.accountId as string),
+  );
+
+  app.put(
+    '/api/v1/billing/mandate',
+    {
+      schema: {
+        operationId: 'giveSepaMandate',
+        tags,
+        summary: 'Give a SEPA Direct Debit mandate',
+        description:
+          'Open invoices are then collected from the IBAN by SEPA Direct Debit (Core or B2B), each announced with the invoice e-mail (amount, mandate reference, creditor identifier, collection date). Replaces a mandate in force. The IBAN is stored encrypted and shown masked.',
+        body: MandateBody,
+        response: { 200: Type.Ref('SepaMandate'), ...problemResponses(400, 401, 403, 409, 415) },
+      },
+      config: write,
+    },
+    async (request) => subscriptions.mandates.give(request.principal, request.body, request.ip),
+  );
+
+  app.delete(
+    '/api/v1/billing/mandate',
+    {
+      schema: {
+        operationId: 'revokeSepaMandate',
+        tags,
+        summary: 'Revoke the SEPA Direct Debit mandate',
+        description: 'Nothing more is collected under it; open invoices are then paid by transfer.',
+        response: { 200: Type.Ref('SepaMandate'), ...problemResponses(401, 403, 404) },
+      },
+      config: write,
+    },
+    async (request) => subscriptions.mandates.revoke(request.principal, request.ip),
   );
 
   app.get(

@@ -11,20 +11,21 @@ import { cycleAt, type Period } from './cycle.js';
 import {
   chargedFor,
   DAY_MS,
+  GRACE_MS,
   PAYMENT_TERMS_MS,
   issueInvoice,
   issuePlanInvoice,
   type PaymentCollector,
 } from './invoicing.js';
 import * as repo from './repo.js';
+import { pendingCollectionInvoiceIds } from './sepa-repo.js';
 import { planOf, type Plans } from './service.js';
 import { verifyPendingVatNumbers, type VatNumberVerifier } from './vat-check.js';
 import type { Seller } from './vat.js';
 
 /** Renewal invoices are issued this long before the period they charge for. */
 export const ADVANCE_INVOICE_MS = 7 * DAY_MS;
-/** After an invoice is overdue (past_due), the paid plan stays this long, then Free. */
-export const GRACE_MS = 7 * DAY_MS;
+export { GRACE_MS } from './invoicing.js';
 /** A run stuck longer than this (a crashed instance) no longer blocks the others. */
 const RUN_LEASE_MS = 15 * 60_000;
 
@@ -216,7 +217,11 @@ async function settleAccount(
   }
 
   // 3. Overdue invoices: past_due, then Free after the grace period.
-  const overdue = invoices.filter((i) => i.status === 'open' && i.dueAt <= now);
+  // An invoice the bank is collecting by direct debit is not overdue until it comes back.
+  const collecting = await pendingCollectionInvoiceIds(tx, accountId);
+  const overdue = invoices.filter(
+    (i) => i.status === 'open' && i.dueAt <= now && !collecting.has(i.id),
+  );
   if (sub.status !== 'canceled' && overdue.length > 0) {
     const since = sub.pastDueSince ?? Math.min(...overdue.map((i) => i.dueAt));
     if (now >= since + GRACE_MS) {

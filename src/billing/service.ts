@@ -29,6 +29,8 @@ import * as repo from './repo.js';
 import { settleInvoice } from './settle.js';
 import { importBankStatement, unmatchedPayments } from './bank-import.js';
 import type { VatNumberVerifier } from './vat-check.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import { createMandateService } from './sepa.js';
 import type { Seller } from './vat.js';
 
 export type Plans = Readonly<Record<PlanId, Plan>>;
@@ -44,6 +46,8 @@ export interface BillingDeps {
   seller: Seller;
   /** Checks buyers' VAT numbers (check digits, or VIES when the operator enabled it). */
   vat: VatNumberVerifier;
+  /** Seals SEPA mandates' IBANs (SECRET_KEY), made when first needed. */
+  mandateBox: () => SecretBox;
 }
 
 export interface PublicSubscription {
@@ -165,6 +169,9 @@ export function createSubscriptionService(deps: BillingDeps) {
 
     /** Credits of imported statements that matched no invoice. */
     unmatchedPayments: () => unmatchedPayments(db),
+
+    /** SEPA Direct Debit: mandates, pain.008 batches, returns and rejections (docs/billing.md). */
+    mandates: createMandateService({ db, clock, seller, cache, box: deps.mandateBox }),
 
     /** The account's billing details, which invoices issued from now on name as the buyer. */
     details: createBillingDetails({ db, clock, vat: deps.vat }),

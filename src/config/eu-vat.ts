@@ -232,4 +232,6 @@ export interface Seller {
   iban?: string | null;
   /** Its bank's BIC (SELLER_BIC), optional within SEPA. */
   bic?: string | null;
+  /** Its SEPA creditor identifier (SELLER_SEPA_CREDITOR_ID): set when it collects by direct debit. */
+  sepaCreditorId?: string | null;
 }

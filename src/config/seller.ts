@@ -5,7 +5,7 @@ import {
   vatNumberProblem,
   type Seller,
 } from './eu-vat.js';
-import { bicProblem, ibanProblem, normalizeIban } from '../lib/bank-account.js';
+import { bicProblem, creditorIdProblem, ibanProblem, normalizeIban } from '../lib/bank-account.js';
 
 export const DEFAULT_SELLER_NAME = 'Salary data API';
 
@@ -14,6 +14,8 @@ export const DEFAULT_SELLER_NAME = 'Salary data API';
  * SELLER_COUNTRY (an EU member state) and SELLER_VAT_NUMBER (of that country's form). Without
  * a VAT number invoices charge no VAT (docs/billing.md). SELLER_IBAN and SELLER_BIC are the
  * account transfers are paid into: the IBAN's length and check digits are checked.
+ * SELLER_SEPA_CREDITOR_ID, the SEPA creditor identifier, lets accounts give direct debit
+ * mandates collected into SELLER_IBAN; its check digits are checked.
  */
 export function parseSeller(str: (name: string) => string | undefined, problems: string[]): Seller {
   const country = str('SELLER_COUNTRY')?.toUpperCase() ?? null;
@@ -47,6 +49,15 @@ export function parseSeller(str: (name: string) => string | undefined, problems:
     const problem = bicProblem(bic);
     if (problem !== undefined) problems.push(`SELLER_BIC ${problem} (got "${rawBic}")`);
   }
+  const rawCreditorId = str('SELLER_SEPA_CREDITOR_ID');
+  const creditorId =
+    rawCreditorId === undefined ? null : rawCreditorId.replace(/\s+/g, '').toUpperCase();
+  if (creditorId !== null) {
+    if (iban === null) problems.push('SELLER_SEPA_CREDITOR_ID needs SELLER_IBAN');
+    const problem = creditorIdProblem(creditorId);
+    if (problem !== undefined)
+      problems.push(`SELLER_SEPA_CREDITOR_ID ${problem} (got "${rawCreditorId}")`);
+  }
   return Object.freeze({
     name: str('SELLER_NAME') ?? DEFAULT_SELLER_NAME,
     address: Object.freeze(address) as string[],
@@ -54,6 +65,7 @@ export function parseSeller(str: (name: string) => string | undefined, problems:
     vatNumber,
     iban,
     bic,
+    ...(creditorId === null ? {} : { sepaCreditorId: creditorId }),
   });
 }
 

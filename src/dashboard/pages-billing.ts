@@ -41,7 +41,61 @@ export function changePreview(
 const DONE: Record<string, string> = {
   changed: 'The plan change is recorded.',
   details: 'The billing details are saved; invoices issued from now on are made out to them.',
+  mandate:
+    'The SEPA Direct Debit mandate is in force: open invoices are collected from your account.',
+  revoked: 'The SEPA Direct Debit mandate is revoked: nothing more is collected under it.',
 };
+
+/** What the mandate form keeps when it is refused (never the IBAN's owner's data beyond it). */
+interface MandateValues {
+  iban: string;
+  account_holder: string;
+  scheme: string;
+}
+
+type MandateState = Awaited<ReturnType<DashboardTools['deps']['subscriptions']['mandates']['get']>>;
+
+function mandateSection(csrf: string, state: MandateState, v: MandateValues): Html | '' {
+  if (!state.offered || state.terms === null) return '';
+  const m = state.mandate;
+  if (m !== null)
+    return markup`<h2>Pay by SEPA Direct Debit</h2>
+      <div class="card" id="sepa-mandate">
+        <p>Open invoices are collected from <strong class="iban">${m.iban_masked}</strong> (${m.account_holder}), SEPA ${m.scheme === 'core' ? 'Core' : 'B2B'} Direct Debit.</p>
+        <dl>
+          <dt>Mandate reference</dt><dd class="reference">${m.reference}</dd>
+          <dt>Creditor</dt><dd>${m.creditor_name}, creditor identifier ${m.creditor_id}</dd>
+          <dt>Signed</dt><dd>${time(m.signed_at)}</dd>
+        </dl>
+        <p class="muted">Each collection is announced with its invoice, at least ${state.terms.pre_notification_days} days before.</p>
+        <form method="post" action="${BASE}/billing/mandate/revoke">
+          <input type="hidden" name="_csrf" value="${csrf}" />
+          <button type="submit" class="danger">Revoke the mandate</button>
+        </form>
+      </div>`;
+  const t = state.terms;
+  const scheme = v.scheme === 'b2b' ? 'b2b' : 'core';
+  return markup`<h2>Pay by SEPA Direct Debit</h2>
+    <form method="post" action="${BASE}/billing/mandate" id="sepa-mandate-form" class="stack">
+      <input type="hidden" name="_csrf" value="${csrf}" />
+      <label for="mandate_iban">IBAN</label>
+      <input id="mandate_iban" name="iban" required maxlength="64" autocomplete="off" spellcheck="false" value="${v.iban}" />
+      <label for="mandate_holder">Account holder</label>
+      <input id="mandate_holder" name="account_holder" required maxlength="70" value="${v.account_holder}" />
+      <fieldset>
+        <legend>Scheme</legend>
+        <label><input type="radio" name="scheme" value="core" ${scheme === 'core' ? markup`checked` : ''} /> Core (anyone)</label>
+        <label><input type="radio" name="scheme" value="b2b" ${scheme === 'b2b' ? markup`checked` : ''} /> B2B (businesses; tell your bank first)</label>
+      </fieldset>
+      <details open>
+        <summary>Mandate text: creditor ${t.creditor_name}, creditor identifier ${t.creditor_id}</summary>
+        <p class="mandate-text" data-scheme="core"><strong>Core:</strong> ${t.mandate_texts.core}</p>
+        <p class="mandate-text" data-scheme="b2b"><strong>B2B:</strong> ${t.mandate_texts.b2b}</p>
+      </details>
+      <label><input type="checkbox" id="mandate_accept" name="accept_mandate_text" value="yes" required /> I accept the mandate text of the chosen scheme.</label>
+      <button type="submit">Give the mandate</button>
+    </form>`;
+}
 
 /** The form's current values: what was saved, or what was just sent and refused. */
 interface DetailsValues {
@@ -131,15 +185,16 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { flash?: Flash; top?: Html; details?: DetailsValues } = {},
+    extra: { flash?: Flash; top?: Html; details?: DetailsValues; mandate?: MandateValues } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
     const accountId = principal.accountId as string;
-    const [sub, invoices, entries, details] = await Promise.all([
+    const [sub, invoices, entries, details, mandate] = await Promise.all([
       deps.subscriptions.view(accountId),
       deps.subscriptions.invoices(accountId),
       deps.subscriptions.ledger(accountId),
       deps.subscriptions.details.get(accountId),
+      deps.subscriptions.mandates.get(accountId),
     ]);
     const plan = principal.plan;
     // The selector starts on the plan the account has, so the form never suggests a change.
@@ -233,6 +288,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
             </div>`
       }
       ${await transferSection(invoices)}
+      ${mandateSection(ctx.csrf, mandate, extra.mandate ?? { iban: '', account_holder: '', scheme: 'core' })}
       <h2>Billing details</h2>
       <p>
         Invoices are made out to these details: a business with a VAT number in another EU country
@@ -320,6 +376,45 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     } catch (error) {
       const { status, flash } = flashOf(request, error);
       return render(request, reply, status, { flash, details: sent });
+    }
+  });
+
+  app.post('/dashboard/billing/mandate', async (request, reply) => {
+    const body = (request.body as Record<string, unknown> | undefined) ?? {};
+    const field = (name: string): string => {
+      const v = body[name];
+      return typeof v === 'string' ? v : '';
+    };
+    const sent: MandateValues = {
+      iban: field('iban').slice(0, 64),
+      account_holder: field('account_holder').slice(0, 70),
+      scheme: field('scheme') === 'b2b' ? 'b2b' : 'core',
+    };
+    try {
+      await deps.subscriptions.mandates.give(
+        signedIn(request).principal,
+        {
+          iban: sent.iban,
+          account_holder: sent.account_holder,
+          scheme: sent.scheme === 'b2b' ? 'b2b' : 'core',
+          accept_mandate_text: field('accept_mandate_text') === 'yes',
+        },
+        request.ip,
+      );
+      return tools.redirect(reply, '/billing?done=mandate');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, { flash, mandate: sent });
+    }
+  });
+
+  app.post('/dashboard/billing/mandate/revoke', async (request, reply) => {
+    try {
+      await deps.subscriptions.mandates.revoke(signedIn(request).principal, request.ip);
+      return tools.redirect(reply, '/billing?done=revoked');
+    } catch (error) {
+      const { status, flash } = flashOf(request, error);
+      return render(request, reply, status, { flash });
     }
   });
 

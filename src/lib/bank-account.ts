@@ -87,3 +87,20 @@ export function findCreditorReference(text: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Why `id` (upper case, no spaces) is not a SEPA creditor identifier, or undefined when it is:
+ * country code, two check digits, a three-character business code and the national
+ * identifier; the check digits are ISO 7064 mod 97-10 over the national identifier, the
+ * country code and the check digits, the business code left out (EPC262-08).
+ */
+export function creditorIdProblem(id: string): string | undefined {
+  const m = /^([A-Z]{2})(\d{2})([A-Z0-9]{3})([A-Z0-9]{1,28})$/.exec(id);
+  if (m === null)
+    return 'must be a SEPA creditor identifier: country code, two check digits, a three-character business code and the national identifier (for example DE98ZZZ09999999999)';
+  const [, country, check, , national] = m;
+  if (!isSEPACountry(country!)) return `must be of a SEPA country (${country} is not one)`;
+  if (mod97(`${national}${country}${check}`) !== 1)
+    return 'has wrong check digits (ISO 7064 mod 97-10)';
+  return undefined;
+}

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import {
   findAccountByEmail,
   listAccounts,
@@ -30,6 +30,7 @@ export interface AccountFlags {
   json?: boolean;
   'print-link'?: boolean;
   yes?: boolean;
+  out?: string;
 }
 
 /** Enterprise is sold under a negotiated contract; its price is never assumed. */
@@ -215,16 +216,62 @@ export async function accountCommand(
       print(invoice, `invoice ${invoice.id} (#${invoice.number}) is paid`);
       return 0;
     }
+    if (group === 'payments' && verb === 'sepa-batch') {
+      const batch = await s.subscriptions.mandates.batch('operator');
+      if (batch.xml !== null) {
+        if (flags.out === undefined) {
+          if (flags.json !== true) process.stdout.write(batch.xml);
+        } else await writeFile(flags.out, batch.xml, { mode: 0o600 });
+      }
+      const total = batch.collections.reduce((sum, c) => sum + c.amount_cents, 0);
+      const summary =
+        batch.xml === null
+          ? 'no invoices to collect by SEPA Direct Debit'
+          : `pain.008 ${batch.message_id}: ${batch.collections.length} debits, ${(total / 100).toFixed(2)} EUR` +
+            batch.collections
+              .map(
+                (c) =>
+                  `\n  invoice ${c.invoice_number}  ${(c.amount_cents / 100).toFixed(2)} EUR  ${c.scheme.toUpperCase()} ${c.sequence_type}  ${c.collection_date}  ${c.mandate_reference}`,
+              )
+              .join('');
+      if (flags.json === true)
+        print(
+          {
+            ...batch,
+            xml: flags.out === undefined ? batch.xml : undefined,
+            file: flags.out ?? null,
+          },
+          '',
+        );
+      else if (flags.out !== undefined || batch.xml === null) console.log(summary);
+      else console.error(summary);
+      return 0;
+    }
     if (group === 'payments' && verb === 'import' && arg !== undefined) {
-      const result = await s.subscriptions.importBankStatement(
-        await readFile(arg, 'utf8'),
-        'operator',
-      );
+      const xml = await readFile(arg, 'utf8');
+      if (/urn:iso:std:iso:20022:tech:xsd:pain\.002\./.test(xml)) {
+        const report = await s.subscriptions.mandates.importStatusReport(xml, 'operator');
+        print(
+          report,
+          `pain.002 on ${report.original_message_id ?? 'an unnamed file'}: ${report.returns.length} rejected` +
+            report.returns
+              .map((r) => `\n  ${r.end_to_end_id} ${r.reason_code}: ${r.outcome}`)
+              .join(''),
+        );
+        return 0;
+      }
+      const result = await s.subscriptions.importBankStatement(xml, 'operator');
       const count = (o: string) => result.applied.filter((a) => a.outcome === o).length;
       print(
         result,
         `${result.message}: ${result.credits} credits, ${result.already_imported} imported before; ` +
           `${count('paid')} paid, ${count('partial')} partial, ${count('overpaid')} overpaid, ${count('unmatched')} unmatched` +
+          (result.returns.length === 0
+            ? ''
+            : `; ${result.returns.length} direct debits returned` +
+              result.returns
+                .map((r) => `\n  returned ${r.end_to_end_id} ${r.reason_code}: ${r.outcome}`)
+                .join('')) +
           result.applied
             .filter((a) => a.outcome === 'unmatched')
             .map(

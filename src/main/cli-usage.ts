@@ -21,7 +21,12 @@ export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P
   invoice pay ID        Mark an invoice paid
   payments import FILE [--json]
                         Read a bank statement (camt.053) or notification (camt.054) and apply its
-                        credits to the invoices they pay; an entry imported before changes nothing
+                        credits to the invoices they pay, and its direct debit returns; or a
+                        pain.002 status report (rejected debits); an entry imported before
+                        changes nothing
+  payments sepa-batch [--out FILE] [--json]
+                        Write the pain.008.001.02 file collecting the open invoices of accounts
+                        with a SEPA mandate (to stdout without --out) and mark them pending
   payments unmatched [--json]
                         List imported credits that matched no invoice
   billing run [--json]  Roll billing periods, issue renewal invoices, handle overdue accounts now

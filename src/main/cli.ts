@@ -104,6 +104,8 @@ async function main(argv: string[]): Promise<number> {
         remove: { type: 'boolean' },
         'print-link': { type: 'boolean' },
         yes: { type: 'boolean' },
+        // payments sepa-batch
+        out: { type: 'string' },
       },
     });
   } catch (error) {

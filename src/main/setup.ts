@@ -12,6 +12,7 @@ import { CredentialCache, createKeyService } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import { holderId } from '../lib/ids.js';
 import { createActionTokens } from '../lib/action-tokens.js';
+import { createSecretBox, type SecretBox } from '../lib/secret-box.js';
 import type { Logger } from '../lib/logger.js';
 import type { RateLimiter } from '../limits/index.js';
 import { resolvePlans, type Plan, type PlanId } from '../plans/index.js';
@@ -118,6 +119,7 @@ export function serviceSet(
   const vat = config.viesUrl === undefined ? checkDigitsVerifier : viesVerifier(config.viesUrl);
   const keys = createKeyService({ db, clock, plans, cache });
   const holder = holderId();
+  let mandateBox: SecretBox | undefined;
   return {
     accounts: createAccountService({
       db,
@@ -138,6 +140,7 @@ export function serviceSet(
       collector,
       seller,
       vat,
+      mandateBox: () => (mandateBox ??= createSecretBox(resolveSecretKey(config), 'sepa-mandates')),
     }),
     billing: (everyMs?: number) =>
       runBilling({

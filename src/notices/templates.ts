@@ -81,6 +81,11 @@ export const TEMPLATES = {
       const id = idOf(d, 'invoice_id');
       return [
         `Invoice ${str(d, 'number')} of ${money(d, 'total_cents')} was issued; ${money(d, 'amount_due_cents')} is due by ${day(d, 'due_at')}.`,
+        ...(str(d, 'mandate_reference') === ''
+          ? []
+          : [
+              `${money(d, 'amount_due_cents')} will be collected by SEPA Direct Debit on ${day(d, 'collection_date')} under mandate ${str(d, 'mandate_reference')}, creditor identifier ${str(d, 'creditor_id')}.`,
+            ]),
         id === ''
           ? `Your invoices are in the dashboard: ${link('/dashboard/billing')}`
           : `Download it as a PDF: ${link(`/dashboard/billing/invoices/${id}/pdf`)} (after signing in), or from the API with GET ${link(`/api/v1/invoices/${id}`)} and the header Accept: application/pdf. All invoices: ${link('/dashboard/billing')}`,

@@ -281,6 +281,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/billing/mandate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The SEPA Direct Debit mandate
+     * @description The mandate in force (`null` if none), and the creditor and mandate texts to show before one is given. `offered` is false when the operator does not collect by direct debit.
+     */
+    get: operations['getSepaMandate'];
+    /**
+     * Give a SEPA Direct Debit mandate
+     * @description Open invoices are then collected from the IBAN by SEPA Direct Debit (Core or B2B), each announced with the invoice e-mail (amount, mandate reference, creditor identifier, collection date). Replaces a mandate in force. The IBAN is stored encrypted and shown masked.
+     */
+    put: operations['giveSepaMandate'];
+    post?: never;
+    /**
+     * Revoke the SEPA Direct Debit mandate
+     * @description Nothing more is collected under it; open invoices are then paid by transfer.
+     */
+    delete: operations['revokeSepaMandate'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/bulk/archive': {
     parameters: {
       query?: never;
@@ -1960,6 +1988,22 @@ export interface components {
         name: string;
       }[];
     };
+    SepaMandate: {
+      account_holder: string;
+      /** @description The SEPA creditor identifier. */
+      creditor_id: string;
+      creditor_name: string;
+      /** @description The debtor’s IBAN, all but its first four and last four characters hidden. */
+      iban_masked: string;
+      /** @description The text accepted. */
+      mandate_text: string;
+      /** @description The unique mandate reference (UMR) collections name. */
+      reference: string;
+      /** @enum {string} */
+      scheme: 'core' | 'b2b';
+      /** Format: date-time */
+      signed_at: string;
+    };
     ServiceStatus: {
       components: {
         /** @enum {string} */
@@ -3114,6 +3158,184 @@ export interface operations {
       };
       /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getSepaMandate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            mandate: components['schemas']['SepaMandate'] | null;
+            /** @description Whether the operator collects by SEPA Direct Debit. */
+            offered: boolean;
+            terms: {
+              creditor_id: string;
+              creditor_name: string;
+              mandate_texts: {
+                b2b: string;
+                core: string;
+              };
+              pre_notification_days: number;
+            } | null;
+          };
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  giveSepaMandate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Must be true: the mandate text of the scheme (GET) was shown and accepted. */
+          accept_mandate_text: boolean;
+          account_holder: string;
+          /** @description An IBAN of a SEPA country; spaces allowed. */
+          iban: string;
+          /**
+           * @description `core` for anyone; `b2b` for businesses (no refund right; tell your bank first).
+           * @enum {string}
+           */
+          scheme: 'core' | 'b2b';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SepaMandate'];
+        };
+      };
+      /** @description A parameter is missing, malformed or not one of the allowed values. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revokeSepaMandate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SepaMandate'];
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The feature, format or year is not included in the plan (`required_plan` names the lowest plan that has it). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No data for the query. */
+      404: {
         headers: {
           [name: string]: unknown;
         };
