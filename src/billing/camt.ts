@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError } from '../errors/index.js';
+import { at, list, node, text, type XmlNode } from './xml-tree.js';
 import type { DebitReturn } from './pain002.js';
 
 /** One booked credit on the operator's account, as the bank reported it. */
@@ -38,19 +39,6 @@ const refuse = (reason: string): AppError =>
 
 const ARRAYS = new Set(['Stmt', 'Ntfctn', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd', 'Strd']);
 
-type Node = Record<string, unknown>;
-const node = (v: unknown): Node | undefined =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Node) : undefined;
-const list = (v: unknown): Node[] =>
-  (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(node).filter((n) => n !== undefined);
-const text = (v: unknown): string | undefined => {
-  if (typeof v === 'string') return v.trim();
-  const n = node(v);
-  return typeof n?.['#text'] === 'string' ? n['#text'].trim() : undefined;
-};
-const at = (v: unknown, ...path: string[]): unknown =>
-  path.reduce<unknown>((cur, key) => node(cur)?.[key], v);
-
 /** "59.29" → 5929, exactly (no floating point); undefined when not an amount. */
 function cents(amount: string | undefined): number | undefined {
   const m = /^(\d{1,13})(?:\.(\d{1,2}))?$/.exec(amount ?? '');
@@ -78,7 +66,7 @@ export function parseCamt(xml: string): BankStatement {
     parseTagValue: false,
     isArray: (name) => ARRAYS.has(name),
     processEntities: true,
-  }).parse(xml) as Node;
+  }).parse(xml) as XmlNode;
   const reports =
     kind === 'camt.053'
       ? list(at(doc, 'Document', 'BkToCstmrStmt', 'Stmt'))
@@ -158,7 +146,7 @@ export function parseCamt(xml: string): BankStatement {
 }
 
 /** The direct debits a booked debit entry returns: its transactions with a return reason. */
-function returnsOf(entry: Node, where: string): DebitReturn[] {
+function returnsOf(entry: XmlNode, where: string): DebitReturn[] {
   const found: DebitReturn[] = [];
   const txs = list(entry.NtryDtls).flatMap((d) => list(d.TxDtls));
   for (const [i, tx] of txs.entries()) {

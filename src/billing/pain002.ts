@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError } from '../errors/index.js';
+import { at, list, node, text, type XmlNode } from './xml-tree.js';
 
 /** A direct debit the bank rejected or returned, with the ISO 20022 reason code. */
 export interface DebitReturn {
@@ -24,18 +25,6 @@ const NAMESPACE =
 const refuse = (reason: string): AppError =>
   AppError.invalidParams([{ name: 'report', reason, allowed: ['pain.002.001.xx'] }]);
 
-type Node = Record<string, unknown>;
-const node = (v: unknown): Node | undefined =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Node) : undefined;
-const list = (v: unknown): Node[] =>
-  (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(node).filter((n) => n !== undefined);
-const text = (v: unknown): string | undefined => {
-  if (typeof v === 'string') return v.trim();
-  const n = node(v);
-  return typeof n?.['#text'] === 'string' ? n['#text'].trim() : undefined;
-};
-const at = (v: unknown, ...path: string[]): unknown =>
-  path.reduce<unknown>((cur, key) => node(cur)?.[key], v);
 const reasonOf = (n: unknown): string | undefined =>
   list(at(n, 'StsRsnInf'))
     .map((r) => text(at(r, 'Rsn', 'Cd')) ?? text(at(r, 'Rsn', 'Prtry')))
@@ -57,7 +46,7 @@ export function parsePain002(xml: string): StatusReport {
     ignoreAttributes: true,
     parseTagValue: false,
     isArray: (name) => ['OrgnlPmtInfAndSts', 'TxInfAndSts', 'StsRsnInf'].includes(name),
-  }).parse(xml) as Node;
+  }).parse(xml) as XmlNode;
   const report = node(at(doc, 'Document', 'CstmrPmtStsRpt'));
   if (report === undefined) throw refuse('has no status report (CstmrPmtStsRpt)');
   const group = node(report.OrgnlGrpInfAndSts);
