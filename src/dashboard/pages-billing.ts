@@ -241,7 +241,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
         invoices.length === 0
           ? markup`<p>No invoices yet.</p>`
           : markup`<div class="table-wrap">
-              <table id="invoices">
+              <table id="invoices" class="cards-on-phone">
                 <thead>
                   <tr>
                     <th scope="col">Number</th>
@@ -257,20 +257,20 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
                   ${[...invoices].reverse().map(
                     (i) =>
                       markup`<tr>
-                          <td>${i.number}</td>
-                          <td>${time(i.created_at)}</td>
-                          <td>
+                          <td data-label="Number">${i.number}</td>
+                          <td data-label="Date">${time(i.created_at)}</td>
+                          <td data-label="Lines">
                             <ul>
                               ${i.lines.map((l) => markup`<li>${l.description}: ${euros(l.amount_cents)}</li>`)}
                             </ul>
                             ${i.balance_applied_cents === 0 ? '' : markup`<p>Balance applied: ${euros(-i.balance_applied_cents)}</p>`}
                           </td>
-                          <td class="num">
+                          <td class="num" data-label="Total">
                             ${euros(i.total_cents)}
                             ${i.vat.amount_cents === 0 ? '' : markup`<br /><span class="muted">incl. ${euros(i.vat.amount_cents)} VAT</span>`}
                           </td>
-                          <td class="num">${euros(i.amount_due_cents)}</td>
-                          <td>
+                          <td class="num" data-label="Due">${euros(i.amount_due_cents)}</td>
+                          <td data-label="Status">
                             ${i.status}${i.status === 'open' && i.due_at !== null ? markup`, due ${time(i.due_at)}` : ''}
                           </td>
                           <td>
