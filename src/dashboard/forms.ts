@@ -12,10 +12,15 @@ export function text(body: unknown, name: string): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
+/** A form field as typed, not trimmed ('' when absent or not text); the caller bounds its length. */
+export function asTyped(body: unknown, name: string): string {
+  const value = (body as Body | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+}
+
 /** A password field as typed (not trimmed), at most 256 characters ('' when absent or not text). */
 export function password(body: unknown, name: string): string {
-  const value = (body as Body | undefined)?.[name];
-  return typeof value === 'string' ? value.slice(0, 256) : '';
+  return asTyped(body, name).slice(0, 256);
 }
 
 /** Every value of a repeated field (checkboxes), text only. */

@@ -12,6 +12,7 @@ import { AppError } from '../errors/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { Html, markup } from '../lib/html.js';
+import { asTyped } from './forms.js';
 import { BASE, money, page, time, type Flash } from './layout.js';
 import { secretBlock } from './pages-keys.js';
 
@@ -344,11 +345,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
   });
 
   app.post('/dashboard/billing/details', async (request, reply) => {
-    const body = (request.body as Record<string, unknown> | undefined) ?? {};
-    const field = (name: string): string => {
-      const v = body[name];
-      return typeof v === 'string' ? v : '';
-    };
+    const field = (name: string): string => asTyped(request.body, name);
     const sent: DetailsValues = {
       company_name: field('company_name').slice(0, 200),
       address_lines: field('address_lines').slice(0, 1000),
@@ -380,11 +377,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
   });
 
   app.post('/dashboard/billing/mandate', async (request, reply) => {
-    const body = (request.body as Record<string, unknown> | undefined) ?? {};
-    const field = (name: string): string => {
-      const v = body[name];
-      return typeof v === 'string' ? v : '';
-    };
+    const field = (name: string): string => asTyped(request.body, name);
     const sent: MandateValues = {
       iban: field('iban').slice(0, 64),
       account_holder: field('account_holder').slice(0, 70),
