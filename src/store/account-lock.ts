@@ -8,8 +8,3 @@ import type { Queryable } from './db.js';
 export async function lockAccount(tx: Queryable, accountId: string): Promise<void> {
   await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
 }
-
-/** One round trip to the database: the readiness check. */
-export async function pingDatabase(db: Queryable): Promise<void> {
-  await db.query('SELECT 1');
-}

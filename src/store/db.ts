@@ -49,3 +49,8 @@ export interface AmbientTransaction {
 export function jsonColumn<T>(value: T | string): T {
   return typeof value === 'string' ? (JSON.parse(value) as T) : value;
 }
+
+/** One round trip to the database: the readiness check. */
+export async function pingDatabase(db: Queryable): Promise<void> {
+  await db.query('SELECT 1');
+}

@@ -5,7 +5,13 @@ import { openPglite, type PgliteCreateOptions } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import { restrictTree } from './private-files.js';
 
-export { jsonColumn, type AmbientTransaction, type Db, type Queryable } from './db.js';
+export {
+  jsonColumn,
+  pingDatabase,
+  type AmbientTransaction,
+  type Db,
+  type Queryable,
+} from './db.js';
 export { migrate, listMigrations, migrationLevel } from './migrate.js';
 export { openPglite, wrapPglite, type PgliteCreateOptions } from './pglite.js';
 export {
@@ -21,7 +27,7 @@ export {
 export { openPostgres } from './postgres.js';
 export { EmbeddedLockError, acquireEmbeddedLock, lockHolder } from './embedded-lock.js';
 export { isConnectionError } from './faults.js';
-export { lockAccount, pingDatabase } from './account-lock.js';
+export { lockAccount } from './account-lock.js';
 
 /** PostgreSQL when DATABASE_URL is set, otherwise PGlite in DATA_DIR/pglite (locked). */
 export async function openDatabase(
