@@ -149,8 +149,6 @@ export async function withdrawDocument(
   return rows[0] === undefined ? undefined : toDocument(rows[0]);
 }
 
-type ReviewTime = Date | string | null;
-
 /** The rows of an access review: every credential, session and data route of the account over the period. */
 export async function accessReviewRows(
   db: Queryable,
@@ -163,7 +161,7 @@ export async function accessReviewRows(
       email: string;
       plan: string;
       status: string;
-      created_at: ReviewTime;
+      created_at: Time | null;
       allowlist: string[];
     }>('SELECT id, email, plan, status, created_at, allowlist FROM accounts WHERE id = $1', [
       accountId,
@@ -174,10 +172,10 @@ export async function accessReviewRows(
       prefix: string;
       scopes: string[] | null;
       allowlist: string[];
-      created_at: ReviewTime;
-      last_used_at: ReviewTime;
-      expires_at: ReviewTime;
-      revoked_at: ReviewTime;
+      created_at: Time | null;
+      last_used_at: Time | null;
+      expires_at: Time | null;
+      revoked_at: Time | null;
       replaced_by: string | null;
       rotated_from: string | null;
     }>(
@@ -195,10 +193,10 @@ export async function accessReviewRows(
       auth_method: string;
       scopes: string[];
       allowlist: string[];
-      created_at: ReviewTime;
-      previous_secret_expires_at: ReviewTime;
-      deleted_at: ReviewTime;
-      last_used: ReviewTime;
+      created_at: Time | null;
+      previous_secret_expires_at: Time | null;
+      deleted_at: Time | null;
+      last_used: Time | null;
     }>(
       `SELECT c.id, c.name, c.auth_method, c.scopes, c.allowlist, c.created_at,
               c.previous_secret_expires_at, c.deleted_at,
@@ -210,9 +208,9 @@ export async function accessReviewRows(
     ),
     db.query<{
       id: string;
-      created_at: ReviewTime;
-      expires_at: ReviewTime;
-      revoked_at: ReviewTime;
+      created_at: Time | null;
+      expires_at: Time | null;
+      revoked_at: Time | null;
     }>(
       `SELECT id, created_at, expires_at, revoked_at FROM sessions
        WHERE account_id = $1 AND created_at < $3 AND expires_at >= $2
@@ -225,13 +223,13 @@ export async function accessReviewRows(
       url: string;
       events: string[];
       enabled: boolean;
-      created_at: ReviewTime;
+      created_at: Time | null;
     }>(
       `SELECT id, url, events, enabled, created_at FROM webhook_endpoints
        WHERE account_id = $1 AND created_at < $2 ORDER BY created_at, id`,
       [accountId, period.to],
     ),
-    db.query<{ id: string; name: string; destination: unknown; created_at: ReviewTime }>(
+    db.query<{ id: string; name: string; destination: unknown; created_at: Time | null }>(
       `SELECT id, name, destination, created_at FROM exports
        WHERE account_id = $1 AND created_at < $2 ORDER BY created_at, id`,
       [accountId, period.to],
