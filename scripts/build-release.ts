@@ -30,8 +30,8 @@ import { floorCell } from './release-model/floor.js';
 import { buildModel, type Model } from './release-model/model.js';
 import { sourceList } from './release-model/source-files.js';
 
-export const RELEASE_VERSION = '2026.11.5';
-export const CREATED_AT = '2026-11-28T22:30:00Z';
+export const RELEASE_VERSION = '2026.11.6';
+export const CREATED_AT = '2026-11-29T01:00:00Z';
 export const FIRST_YEAR = 2014;
 export const LAST_PUBLISHED_YEAR = 2024;
 export const CURRENT_YEAR = 2026;
@@ -153,6 +153,12 @@ export function buildRelease(sourcesDir: string = DEFAULT_SOURCES_DIR): Release 
     methodology: METHODOLOGY,
     sources: sourceList(sourcesDir, model),
     job_weights: { ...model.jobWeights },
+    country_job_weights: Object.fromEntries(
+      COUNTRIES.map((c) => [
+        c.code,
+        { ...(model.countryJobWeights.get(c.code) ?? model.jobWeights) },
+      ]),
+    ),
     level_weights: { ...LEVEL_WEIGHTS },
     record_count: records.length,
   };
@@ -222,7 +228,7 @@ export function writeRelease(sourcesDir: string, outPath: string): Release {
 
 /** The release this one is compared with on the held-out set (kept in releases/). */
 export const PREVIOUS_RELEASE = fileURLToPath(
-  new URL('../releases/salary-2026.11.4.jsonl.gz', import.meta.url),
+  new URL('../releases/salary-2026.11.5.jsonl.gz', import.meta.url),
 );
 
 /** A release file's header and records. */

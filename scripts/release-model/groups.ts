@@ -5,7 +5,8 @@ import { num, readCsv, text } from './csv.js';
 /**
  * Occupation groups (docs/data.md §5.2): each country's level of every ISCO major group, from
  * Eurostat SES 2022 (mean annual earnings by major group, the same survey in all 27 countries),
- * over the country's nama_10_fte mean of 2022; and the employment weight of each catalogue job.
+ * over the country's nama_10_fte mean of 2022; and the employment weight of each catalogue job,
+ * per country from its employees by major group.
  */
 
 export const SES22_FILE = 'eurostat_ses2022_isco1_mean_annual_eur';
@@ -51,17 +52,73 @@ export function loadGroupLevels(
 }
 
 /**
- * Employment weight of each job: the share of its ISCO major group among Bulgaria's employees
- * (NSI SES October 2022, the one complete employee count by group in the sources), split equally
- * among the catalogue jobs of the group; six decimals, summing to 1.
+ * The release's one set of job weights (header `job_weights`): the share of each job's ISCO major
+ * group among Bulgaria's employees (NSI SES October 2022, an enterprise survey's complete count
+ * by group), split equally among the catalogue jobs of the group; six decimals, summing to 1.
+ * Countries weigh their own grid with `countryJobWeights`.
  */
 export function jobWeights(dir: string): Record<string, number> {
   const rows = readCsv(dir, `${BG_FILE}.csv`).filter(
     (r) => text(r, 'year') === '2022' && /^OC[1-9] /.test(text(r, 'isco08_major_group')),
   );
-  const share = new Map(
-    rows.map((r) => [Number(text(r, 'isco08_major_group').slice(2, 3)), num(r, 'employees')]),
+  return weightsFromCounts(
+    new Map(
+      rows.map((r) => [Number(text(r, 'isco08_major_group').slice(2, 3)), num(r, 'employees')]),
+    ),
   );
+}
+
+export const ILO_EMPLOYEES_FILE = 'ilo_ees_tees_sex_ocu_nb_isco08_2022';
+export const FI_JOBS_FILE = 'fi_tilastokeskus_tyokay_tyopaikat_ammatti_2017';
+/** The year of the employee counts by major group (the SES 2022 reference year). */
+export const EMPLOYEES_YEAR = '2022';
+
+/**
+ * Each country's workforce by ISCO major group (1–9): ILOSTAT's employees by occupation
+ * (EES_TEES_SEX_OCU_NB, both sexes, 2022, from the national labour force surveys); for Finland,
+ * which ILOSTAT's series leaves out, Statistics Finland's register count of jobs by major group
+ * (2017, employees and self-employed).
+ */
+export function workforceByGroup(dir: string): ReadonlyMap<string, ReadonlyMap<number, number>> {
+  const out = new Map<string, Map<number, number>>();
+  const put = (country: string, group: number, count: number) => {
+    const m = out.get(country) ?? new Map<number, number>();
+    m.set(group, count);
+    out.set(country, m);
+  };
+  for (const r of readCsv(dir, `${ILO_EMPLOYEES_FILE}.csv`)) {
+    const group = /^ocu_isco08_([1-9])$/.exec(text(r, 'classif1'))?.[1];
+    if (group && text(r, 'year') === EMPLOYEES_YEAR)
+      put(text(r, 'country'), Number(group), num(r, 'employees_thousands'));
+  }
+  out.delete('FI');
+  for (const r of readCsv(dir, `${FI_JOBS_FILE}.csv`))
+    if (/^[1-9]$/.test(text(r, 'isco08_major_group')))
+      put('FI', Number(text(r, 'isco08_major_group')), num(r, 'jobs'));
+  return out;
+}
+
+/**
+ * Employment weight of each job in each country: the share of its ISCO major group in the
+ * country's workforce (`workforceByGroup`), split equally among the catalogue jobs of the group.
+ * A country without all nine groups keeps the release's `fallback` weights.
+ */
+export function countryJobWeights(
+  dir: string,
+  fallback: Readonly<Record<string, number>>,
+): ReadonlyMap<string, Readonly<Record<string, number>>> {
+  const counts = workforceByGroup(dir);
+  const out = new Map<string, Readonly<Record<string, number>>>();
+  for (const c of COUNTRIES) {
+    const mine = counts.get(c.code);
+    const complete = mine !== undefined && GROUPS.every((g) => (mine.get(g) ?? 0) > 0);
+    out.set(c.code, complete ? weightsFromCounts(mine) : fallback);
+  }
+  return out;
+}
+
+/** Job weights from employee counts by major group: six decimals, summing to 1. */
+function weightsFromCounts(share: ReadonlyMap<number, number>): Record<string, number> {
   const total = [...share.values()].reduce((s, v) => s + v, 0);
   const perGroup = (g: number) => JOBS.filter((j) => iscoMajorGroup(j) === g).length;
   const round = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -5,7 +5,7 @@ import { num, readCsv, text } from './csv.js';
 import { eurPerModelUnit, modelCurrency, toModelCurrency, type FxRate } from './currency.js';
 import { buildEvidence, describesJob, type Evidence, type JobRow } from './evidence.js';
 import { loadFx, type FxTable } from './fx-rates.js';
-import { jobWeights, loadGroupLevels, type GroupLevels } from './groups.js';
+import { countryJobWeights, jobWeights, loadGroupLevels, type GroupLevels } from './groups.js';
 import { HELD_OUT } from './holdout.js';
 import { fitJobLevels, type JobLevels, type JobObservation } from './job-levels.js';
 import { floorCell } from './floor.js';
@@ -43,6 +43,8 @@ export interface Model {
   readonly heldOutRows: readonly JobRow[];
   readonly groups: GroupLevels;
   readonly jobWeights: Readonly<Record<string, number>>;
+  /** Each country's own job weights (its employees by ISCO major group). */
+  readonly countryJobWeights: ReadonlyMap<string, Readonly<Record<string, number>>>;
   readonly payLevel: ReadonlyMap<string, number>;
   readonly seniority: SeniorityProfile;
   readonly spread: Spread;
@@ -109,6 +111,7 @@ export function buildModel(dir: string, params: ModelParams): Model {
       : namaEur(COUNTRIES.find((x) => x.code === c)?.eurostatCode ?? c);
   const groups = loadGroupLevels(dir, namaEur2022, eu2022);
   const weights = jobWeights(dir);
+  const byCountry = countryJobWeights(dir, weights);
   const payLevel = new Map(COUNTRIES.map((c) => [c.code, Math.log(namaEur2022(c.code) / eu2022)]));
   const seniority = buildSeniority(converted);
   const groupOf = (job: string) => iscoMajorGroup(JOBS.find((j) => j.slug === job) ?? JOBS[0]!);
@@ -158,7 +161,7 @@ export function buildModel(dir: string, params: ModelParams): Model {
       dir,
       levelRatio: seniority.ratio,
       levelWeights: LEVEL_WEIGHTS,
-      jobWeights: weights,
+      jobWeight: (c, j) => byCountry.get(c)?.[j] ?? weights[j] ?? 0,
       jobMean: (c, j, y) => Math.exp(series.lnMeanAt(c, y + 0.5) + current.lnRatio(c, j, y + 0.5)),
       floor: (c, y) => minimumWages.annual.get(c)?.get(y) ?? 0,
       accept: (r, j) => !HELD_OUT.has(r.source) && describesJob(r, j),
@@ -181,6 +184,7 @@ export function buildModel(dir: string, params: ModelParams): Model {
     heldOutRows,
     groups,
     jobWeights: weights,
+    countryJobWeights: byCountry,
     payLevel,
     seniority,
     spread,

@@ -15,7 +15,7 @@ import type { PayRow } from './pay-rows.js';
  * a job itself (GUS deciles, CBS quartiles), σ_occ of that cell is its own published figure.
  *
  * Within a job, a country's spread is then scaled by one factor λ_c so that its served grid
- * (every job and level, with the release's employment weights, the minimum wage applied)
+ * (every job and level, with the country's employment weights, the minimum wage applied)
  * reproduces the decile ratio D9/D1 the country publishes: its statistical office's full-time
  * figure where the sources hold one, otherwise Eurostat SES 2014. The cells become
  * λ_c × σ_cell(j) (never below SIGMA_MIN), and the steps between levels s_j(l)^λ' with λ' = λ_c
@@ -212,7 +212,8 @@ export interface SpreadInputs {
   /** Level ratios of each job before a country's scaling. */
   readonly levelRatio: ReadonlyMap<string, Readonly<Record<Level, number>>>;
   readonly levelWeights: Readonly<Record<Level, number>>;
-  readonly jobWeights: Readonly<Record<string, number>>;
+  /** Employment weight of a job in a country's grid. */
+  readonly jobWeight: (country: string, job: string) => number;
   /** Mean pay of a job (all levels) in a country and year. */
   readonly jobMean: (country: string, job: string, year: number) => number;
   /** Annual full-time minimum wage of a country and year, 0 where there is none. */
@@ -312,7 +313,7 @@ export function buildSpread(input: SpreadInputs): Spread {
       for (const l of LEVELS) {
         const cell = input.floorCell(mean * levels[l], cellSigma(lambda, j.slug, country), floor);
         parts.push({
-          weight: (input.jobWeights[j.slug] ?? 0) * input.levelWeights[l],
+          weight: input.jobWeight(country, j.slug) * input.levelWeights[l],
           mean: cell.mean,
           sigma: cell.sigma,
         });

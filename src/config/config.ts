@@ -76,7 +76,7 @@ export interface Config {
 }
 
 export const BUNDLED_RELEASE = fileURLToPath(
-  new URL('../../releases/salary-2026.11.5.jsonl.gz', import.meta.url),
+  new URL('../../releases/salary-2026.11.6.jsonl.gz', import.meta.url),
 );
 
 const RELEASE_NAME = /^salary-(\d+)\.(\d+)\.(\d+)\.jsonl(\.gz)?$/;

@@ -32,8 +32,15 @@ export const ReleaseHeaderSchema = Type.Object(
     last_published_year: Type.Integer({ minimum: 2000, maximum: 2100 }),
     methodology: Type.String({ minLength: 1, maxLength: 2000 }),
     sources: Type.Array(ReleaseSourceSchema, { minItems: 1, maxItems: 200 }),
-    /** Employment weight of each job within a country (they sum to 1), used for country averages. */
+    /** Employment weight of each job (they sum to 1), for a country without weights of its own. */
     job_weights: Type.Record(Type.String(), Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
+    /** Each country's own job weights (country code → job → weight, summing to 1 per country). */
+    country_job_weights: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[A-Z]{2}$' }),
+        Type.Record(Type.String(), Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
+      ),
+    ),
     /** Share of employees at each level within a job (they sum to 1). */
     level_weights: Type.Record(Type.String(), Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
     record_count: Type.Integer({ minimum: 1 }),

@@ -137,6 +137,12 @@ function checkHeader(header: ReleaseHeader, report: (l: number, m: string) => vo
   if (!sameKeys(Object.keys(header.job_weights), JOB_SLUGS)) {
     report(1, `header "job_weights" must have exactly the jobs ${JOB_SLUGS.join(', ')}`);
   } else if (Math.abs(sum(header.job_weights) - 1) > 1e-6) report(1, 'header "job_weights" must sum to 1');
+  for (const [country, weights] of Object.entries(header.country_job_weights ?? {})) {
+    const field = `header "country_job_weights.${country}"`;
+    if (!sameKeys(Object.keys(weights), JOB_SLUGS)) {
+      report(1, `${field} must have exactly the jobs ${JOB_SLUGS.join(', ')}`);
+    } else if (Math.abs(sum(weights) - 1) > 1e-6) report(1, `${field} must sum to 1`);
+  }
   if (!sameKeys(Object.keys(header.level_weights), LEVELS)) {
     report(1, `header "level_weights" must have exactly the levels ${LEVELS.join(', ')}`);
   } else if (Math.abs(sum(header.level_weights) - 1) > 1e-6) report(1, 'header "level_weights" must sum to 1');

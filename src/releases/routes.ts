@@ -11,7 +11,7 @@ const version = Type.String({
   pattern: '^[0-9]{4}\\.[0-9]{2}\\.[0-9]+$',
   maxLength: 20,
   description: 'A release version (YYYY.MM.N).',
-  examples: ['2026.11.5'],
+  examples: ['2026.11.6'],
 });
 
 const ReleaseSchema = Type.Object(

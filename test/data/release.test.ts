@@ -7,7 +7,8 @@ import { gunzipSync } from 'node:zlib';
 import { Value } from '@sinclair/typebox/value';
 import { COUNTRIES } from '../../src/catalog/countries.js';
 import { JOBS, LEVELS } from '../../src/catalog/jobs.js';
-import { ReleaseHeaderSchema, ReleaseRecordSchema, type ReleaseRecord } from '../../src/releases/format.js';
+import { ReleaseHeaderSchema, ReleaseRecordSchema, type ReleaseHeader, type ReleaseRecord } from '../../src/releases/format.js';
+import { parseRelease } from '../../src/releases/parse.js';
 import {
   DEFAULT_OUT,
   DEFAULT_SOURCES_DIR,
@@ -64,6 +65,27 @@ describe('bundled data release', () => {
     const sum = (o: Record<string, number>) => Object.values(o).reduce((s, w) => s + w, 0);
     assert.ok(Math.abs(sum(header.job_weights) - 1) < 1e-9);
     assert.ok(Math.abs(sum(header.level_weights) - 1) < 1e-9);
+    const countries = header.country_job_weights ?? {};
+    assert.deepEqual(Object.keys(countries).sort(), COUNTRIES.map((c) => c.code).sort());
+    for (const [country, weights] of Object.entries(countries)) {
+      assert.deepEqual(Object.keys(weights), JOBS.map((j) => j.slug), country);
+      assert.ok(Math.abs(sum(weights) - 1) < 1e-9, country);
+    }
+    // Each country weighs its jobs by its own employees: Finland and Portugal differ from Bulgaria.
+    assert.notDeepEqual(countries.FI, header.job_weights);
+    assert.notDeepEqual(countries.PT, countries.FI);
+  });
+
+  it('refuses a header whose country weights name other jobs or do not sum to 1', () => {
+    const text = gunzipSync(readFileSync(DEFAULT_OUT)).toString('utf8');
+    const lines = text.split('\n');
+    const head = JSON.parse(lines[0]!) as ReleaseHeader;
+    const broken = (weights: Record<string, number>) =>
+      [JSON.stringify({ ...head, country_job_weights: { ...head.country_job_weights, FI: weights } }), ...lines.slice(1)].join('\n');
+    const missing = Object.fromEntries(Object.entries(head.country_job_weights!.FI!).filter(([job]) => job !== 'cleaner'));
+    assert.throws(() => parseRelease(broken(missing)), /country_job_weights\.FI" must have exactly the jobs/);
+    const doubled = Object.fromEntries(Object.entries(head.country_job_weights!.FI!).map(([j, w]) => [j, w / 2]));
+    assert.throws(() => parseRelease(broken(doubled)), /country_job_weights\.FI" must sum to 1/);
   });
 
   it('lists every file in sources/ as a source, each with its .source.md, publisher and use', () => {

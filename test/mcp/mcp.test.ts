@@ -205,14 +205,14 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
   it('answers a lookup pinned to an older release as REST does, naming that release', async () => {
     const own = (await accountOnPlan(t, 'developer')).apiKey!;
     const client = await connect(own);
-    const args = { country: 'DE', job: 'nurse', level: 'mid', release: '2026.11.4' };
+    const args = { country: 'DE', job: 'nurse', level: 'mid', release: '2026.11.5' };
     const result = await callTool(client, 'salary_lookup', args);
     assert.equal(result.isError, undefined, textOf(result));
     const body = JSON.parse(textOf(result));
-    assert.equal(body.meta.release.version, '2026.11.4');
+    assert.equal(body.meta.release.version, '2026.11.5');
     const rest = await call(
       'GET',
-      '/api/v1/salary?country=DE&job=nurse&level=mid&release=2026.11.4',
+      '/api/v1/salary?country=DE&job=nurse&level=mid&release=2026.11.5',
       {
         token: developer.apiKey!,
       },

@@ -3361,7 +3361,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.3
+         * @example 2026.11.5
          */
         release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
@@ -3550,7 +3550,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.3
+         * @example 2026.11.5
          */
         release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
@@ -3739,7 +3739,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.3
+         * @example 2026.11.5
          */
         release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
@@ -4635,7 +4635,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.3
+         * @example 2026.11.5
          */
         release?: string;
         year?: string;
@@ -6798,7 +6798,7 @@ export interface operations {
       path: {
         /**
          * @description A release version (YYYY.MM.N).
-         * @example 2026.11.5
+         * @example 2026.11.6
          */
         version: string;
       };
@@ -6897,7 +6897,7 @@ export interface operations {
         country?: string;
         /**
          * @description The release to compare with; the previous kept release when omitted.
-         * @example 2026.11.5
+         * @example 2026.11.6
          */
         from?: string;
         /** @description Only this job. */
@@ -6936,7 +6936,7 @@ export interface operations {
       path: {
         /**
          * @description A release version (YYYY.MM.N).
-         * @example 2026.11.5
+         * @example 2026.11.6
          */
         version: string;
       };
@@ -7101,7 +7101,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.3
+         * @example 2026.11.5
          */
         release?: string;
         /** @description Year of the figures; the dataset's current year when omitted. History depth depends on the plan. */
@@ -7295,7 +7295,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.3
+         * @example 2026.11.5
          */
         release?: string;
       };
