@@ -94,6 +94,11 @@ interface Row {
    * what our logic leaves of a logged Fastify route answering the same bytes.
    */
   readonly againstLoggedReplica?: boolean;
+  /**
+   * Measured against the Enterprise-key lookup on the same server, round by round: the row's
+   * ratio is its rate over that lookup's (a refusal's cost beside serving a key).
+   */
+  readonly againstKeyedLookup?: boolean;
 }
 
 const DE = '/api/v1/salary?country=DE&job=software-engineer&level=senior';
@@ -125,6 +130,13 @@ const ROWS_DEFAULT: readonly Row[] = [
     path: DE,
     key: 'developer',
     expect: 'refused',
+  },
+  {
+    label: '429 flood against the Enterprise-key lookup (ratio to it, not to hello-world)',
+    path: DE,
+    key: 'developer',
+    expect: 'refused',
+    againstKeyedLookup: true,
   },
   {
     label: '401 flood, random sk_live_ key per request',
@@ -388,6 +400,14 @@ async function benchOurs(
         } finally {
           await stopServer(replica);
         }
+      } else if (row.againstKeyedLookup === true) {
+        const reference = scenarioOf(
+          { label: 'Enterprise-key lookup', path: row.path, key: 'enterprise' },
+          server,
+          withOAuth,
+          workDir,
+        );
+        measurements.push(await measureAgainst(reference, scenario, options));
       } else if (row.healthUnderDownloads === true) {
         const { row: health, statuses } = await healthUnderDownloads(
           server,
