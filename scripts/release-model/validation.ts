@@ -29,8 +29,8 @@ export const DECILE_TOLERANCE = 0.1;
 export const HELD_OUT_TARGET = 0.1;
 
 export interface FigureCheck {
-  /** The source file and period of the row (one table). */
-  readonly source?: string;
+  /** The row's source file (one table). */
+  readonly source: string;
   readonly country: string;
   readonly job: string;
   readonly table: string;
@@ -176,7 +176,7 @@ function check(
 
 /** The key of a job figure: one job in one table, period and statistic. */
 const figureKey = (r: FigureCheck) =>
-  [r.source ?? r.table, r.country, r.job, r.refPeriod, r.statistic].join('|');
+  [r.source, r.country, r.job, r.refPeriod, r.statistic].join('|');
 
 /** Rows of one table that publish a job in parts become one figure: the parts' geometric mean. */
 export function asJobFigures(rows: readonly FigureCheck[]): FigureCheck[] {
@@ -431,8 +431,9 @@ export function validationLines(report: ValidationReport): string[] {
 export function validationMarkdown(header: ReleaseHeader, report: ValidationReport): string {
   const worstRow = Math.max(...report.jobFigures.map((r) => Math.abs(r.error)));
   const within = report.jobFigures.filter((r) => Math.abs(r.error) <= ROW_TOLERANCE).length;
-  const parts = report.tableRows.length - report.jobFigures.length;
   const figureOf = new Map(report.jobFigures.map((f) => [figureKey(f), f]));
+  const isPart = (r: FigureCheck) => figureOf.get(figureKey(r))?.row !== r.row;
+  const parts = report.tableRows.filter(isPart).length;
   const total = Object.values(report.confidence).reduce((s, n) => s + n, 0);
   return [
     `# Validation of release ${header.version}`,
@@ -530,7 +531,7 @@ export function validationMarkdown(header: ReleaseHeader, report: ValidationRepo
           num(r.published),
           num(r.served),
           pct(r.error),
-          figure && figure.row !== r.row ? `${pct(figure.error)} (parts)` : pct(r.error),
+          isPart(r) ? `${pct(figure?.error ?? NaN)} (parts)` : pct(r.error),
         ];
       }),
     ),
