@@ -69,38 +69,28 @@ export function jobWeights(dir: string): Record<string, number> {
 }
 
 export const ILO_EMPLOYEES_FILE = 'ilo_ees_tees_sex_ocu_nb_isco08_2022';
-export const FI_JOBS_FILE = 'fi_tilastokeskus_tyokay_tyopaikat_ammatti_2017';
 /** The year of the employee counts by major group (the SES 2022 reference year). */
 export const EMPLOYEES_YEAR = '2022';
 
 /**
- * Each country's workforce by ISCO major group (1–9): ILOSTAT's employees by occupation
- * (EES_TEES_SEX_OCU_NB, both sexes, 2022, from the national labour force surveys); for Finland,
- * which ILOSTAT's series leaves out, Statistics Finland's register count of jobs by major group
- * (2017, employees and self-employed).
+ * Each country's employees by ISCO major group (1–9): ILOSTAT's employees by occupation
+ * (EES_TEES_SEX_OCU_NB, both sexes, 2022, from the national labour force surveys).
  */
 export function workforceByGroup(dir: string): ReadonlyMap<string, ReadonlyMap<number, number>> {
   const out = new Map<string, Map<number, number>>();
-  const put = (country: string, group: number, count: number) => {
-    const m = out.get(country) ?? new Map<number, number>();
-    m.set(group, count);
-    out.set(country, m);
-  };
   for (const r of readCsv(dir, `${ILO_EMPLOYEES_FILE}.csv`)) {
     const group = /^ocu_isco08_([1-9])$/.exec(text(r, 'classif1'))?.[1];
-    if (group && text(r, 'year') === EMPLOYEES_YEAR)
-      put(text(r, 'country'), Number(group), num(r, 'employees_thousands'));
+    if (!group || text(r, 'year') !== EMPLOYEES_YEAR) continue;
+    const country = out.get(text(r, 'country')) ?? new Map<number, number>();
+    country.set(Number(group), num(r, 'employees_thousands'));
+    out.set(text(r, 'country'), country);
   }
-  out.delete('FI');
-  for (const r of readCsv(dir, `${FI_JOBS_FILE}.csv`))
-    if (/^[1-9]$/.test(text(r, 'isco08_major_group')))
-      put('FI', Number(text(r, 'isco08_major_group')), num(r, 'jobs'));
   return out;
 }
 
 /**
  * Employment weight of each job in each country: the share of its ISCO major group in the
- * country's workforce (`workforceByGroup`), split equally among the catalogue jobs of the group.
+ * country's employees (`workforceByGroup`), split equally among the catalogue jobs of the group.
  * A country without all nine groups keeps the release's `fallback` weights.
  */
 export function countryJobWeights(

@@ -4,7 +4,7 @@ import { COUNTRIES } from '../../src/catalog/countries.js';
 import type { ReleaseHeader } from '../../src/releases/format.js';
 import { NAMA_FILE, NL_FILE, SES_MEDIAN_FILE } from './country-series.js';
 import { FX_DAILY_FILE } from './fx-rates.js';
-import { BG_FILE, FI_JOBS_FILE, ILO_EMPLOYEES_FILE, SES22_FILE } from './groups.js';
+import { BG_FILE, ILO_EMPLOYEES_FILE, SES22_FILE } from './groups.js';
 import { HELD_OUT } from './holdout.js';
 import { EUROSTAT_MW_FILE } from './minimum-wage.js';
 import { FIXED_RATES_FILE, type Model } from './model.js';
@@ -40,7 +40,6 @@ export function sourceList(dir: string, model: Model): ReleaseSource[] {
   add(SES22_FILE, 'level of every ISCO major group in every country');
   add(BG_FILE, 'employment weights of the jobs (the release’s one set)');
   add(ILO_EMPLOYEES_FILE, 'each country’s employment weights of the jobs');
-  add(FI_JOBS_FILE, 'Finland’s employment weights of the jobs');
   add(FX_DAILY_FILE, 'ECB annual average rates: EUR amounts and fx_rate of non-euro countries');
   add(FIXED_RATES_FILE, 'fixed euro conversion rates of the litas, kuna and lev');
   add(

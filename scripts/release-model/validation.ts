@@ -28,6 +28,14 @@ export const ROW_TOLERANCE = 0.05;
 export const DECILE_TOLERANCE = 0.1;
 export const HELD_OUT_TARGET = 0.1;
 
+/**
+ * Countries whose published decile ratio the served grid does not reach within 10 %, and why;
+ * the validation test holds this list to the facts both ways.
+ */
+export const DECILE_UNREACHED: Readonly<Record<string, string>> = Object.freeze({
+  RO: 'the only published ratio is SES 2014’s hourly one over all employees, part-time included; the full-time grid of 2014, weighed by Romania’s employees and held up by the minimum wage of 2014, stays narrower even with the widest cells the fit allows (λ = 3)',
+});
+
 export interface FigureCheck {
   /** The row's source file (one table). */
   readonly source: string;
@@ -556,6 +564,8 @@ export function validationMarkdown(header: ReleaseHeader, report: ValidationRepo
         d.fitted ? 'yes' : 'no',
       ]),
     ),
+    '',
+    ...Object.entries(DECILE_UNREACHED).map(([c, why]) => `- ${c} is not within 10 %: ${why}.`),
     '',
     '## Seniority',
     '',
