@@ -202,7 +202,7 @@ ${account.allowlist.join('\n')}</textarea>
         <button type="submit" class="danger">Delete the account</button>
       </form>
       <h2>Audit log</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" tabindex="0" role="region" aria-label="Audit log">
         <table id="audit">
           <caption class="muted">
             The 50 latest security events (tamper-evident, hash-chained)

@@ -31,7 +31,6 @@ export function codeStep(
           id="code"
           name="code"
           type="text"
-          inputmode="numeric"
           autocomplete="one-time-code"
           required
           maxlength="32"

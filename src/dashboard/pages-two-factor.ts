@@ -7,13 +7,14 @@ import { password, text } from './forms.js';
 import { Html, markup } from '../lib/html.js';
 import { BASE, page, time, type Flash } from './layout.js';
 
-const codeField = (id: string) =>
-  markup`<label for="${id}">Code from the authenticator app</label>
+/** `digitsOnly`: a TOTP code only (a phone shows digits); else a recovery code is taken too. */
+const codeField = (id: string, digitsOnly: boolean) =>
+  markup`<label for="${id}">${digitsOnly ? 'Code from the authenticator app' : 'Code from the authenticator app, or a recovery code'}</label>
     <input
       id="${id}"
       name="code"
       type="text"
-      inputmode="numeric"
+      inputmode="${digitsOnly ? 'numeric' : 'text'}"
       autocomplete="one-time-code"
       required
       maxlength="32"
@@ -39,7 +40,7 @@ export function twoFactorSection(status: TotpStatus, csrf: string): Html {
     <form method="post" action="${BASE}/account/two-factor/disable" class="stack">
       <input type="hidden" name="_csrf" value="${csrf}" />
       ${passwordField('disable_totp_password')}
-      ${codeField('disable_totp_code')}
+      ${codeField('disable_totp_code', false)}
       <button type="submit" class="danger">Turn two-factor sign-in off</button>
     </form>`;
 }
@@ -84,7 +85,7 @@ export function twoFactorPages(
           <p>Confirm with the code the app shows now and your password.</p>
           <form method="post" action="${BASE}/account/two-factor" class="stack">
             <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-            ${codeField('enable_totp_code')}
+            ${codeField('enable_totp_code', true)}
             ${passwordField('enable_totp_password')}
             <button type="submit">Turn two-factor sign-in on</button>
           </form>
