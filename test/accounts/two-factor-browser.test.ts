@@ -7,12 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import {
-  browserAvailable,
-  launchBrowser,
-  screenshot,
-  seriousAxeViolations,
-} from '../helpers/browser.js';
+import { browserAvailable, launchBrowser, lookAtBothWidths } from '../helpers/browser.js';
 
 const PASSWORD = 'a long enough passphrase';
 
@@ -35,21 +30,7 @@ describe(
       await t?.close();
     });
 
-    async function look(page: Page, name: string) {
-      assert.deepEqual(
-        (await seriousAxeViolations(page)).map((v) => `${v.id}: ${v.help}`),
-        [],
-        name,
-      );
-      for (const width of [1280, 390]) {
-        await page.setViewportSize({ width, height: 800 });
-        const overflow = await page.evaluate<number>(
-          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-        );
-        assert.ok(overflow <= 0, `${name} at ${width} px overflows by ${overflow} px`);
-        await screenshot(page, `two-factor-${name}-${width}`);
-      }
-    }
+    const look = (page: Page, name: string) => lookAtBothWidths(page, `two-factor-${name}`);
 
     it('enrol → sign out → sign in with the password and a code', async () => {
       const email = 'browser-totp@example.com';
