@@ -23,6 +23,13 @@ export {
   type Contract,
   type ResponseSchema,
 } from './repo.js';
+export {
+  RECOVERY_CODE_COUNT,
+  TOTP_CHALLENGE_TTL_MS,
+  type TotpChallenge,
+  type TotpEnrolment,
+  type TotpStatus,
+} from './totp.js';
 export { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
 export { exportFileName } from './deletion.js';
 export { ChainVerificationSchema } from './schemas.js';

@@ -1,3 +1,4 @@
+import { deleteTotp } from './repo-totp.js';
 import type { Queryable } from '../store/index.js';
 
 /** A row as JSON: times as ISO strings, everything else as the database gave it. */
@@ -207,6 +208,7 @@ export async function eraseAccount(tx: Queryable, accountId: string, at: Date): 
   );
   await tx.query('DELETE FROM support_requests WHERE account_id = $1', [accountId]);
   await tx.query('DELETE FROM account_tokens WHERE account_id = $1', [accountId]);
+  await deleteTotp(tx, accountId);
   await tx.query(`DELETE FROM notices WHERE account_id = $1 AND status = 'pending'`, [accountId]);
   await tx.query(
     `UPDATE accounts SET email = $2, password_hash = '!', status = 'deleted', deleted_at = $3,

@@ -20,6 +20,8 @@ import {
   PasswordChangeSchema,
   SessionSchema,
   SupportSchema,
+  TotpChallengeSchema,
+  TotpCodeBodySchema,
 } from './schemas.js';
 import { accountLifecycleRoutes } from './lifecycle-routes.js';
 import { accountDeletionRoutes } from './deletion-routes.js';
@@ -72,13 +74,38 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         tags,
         summary: 'Log in: a session token',
         description:
-          'Failed attempts are throttled per address and per account (429 with Retry-After).',
+          'Failed attempts are throttled per address and per account (429 with Retry-After). An account with two-factor sign-in on answers 200 with a challenge instead of a session: send it with a code to POST /api/v1/sessions/totp.',
         body: CredentialsSchema,
+        response: {
+          201: Type.Ref('Session'),
+          200: TotpChallengeSchema,
+          ...problemResponses(400, 401, 429),
+        },
+      },
+      config: { auth: { access: 'public' } },
+    },
+    async (request, reply) => {
+      const signed = await accounts.logIn(request.body, request.ip);
+      return reply.code('totp_required' in signed ? 200 : 201).send(signed);
+    },
+  );
+
+  app.post(
+    '/api/v1/sessions/totp',
+    {
+      schema: {
+        operationId: 'logInWithCode',
+        tags,
+        summary: 'Log in, second step: a code for the challenge',
+        description:
+          'The challenge of POST /api/v1/sessions with the current code of the authenticator app (or an unused recovery code) gives a session; each code works once. At most 5 wrong codes per account and 20 per address in 15 minutes (429 with Retry-After). A wrong code, a used one and an expired challenge are one 401.',
+        body: TotpCodeBodySchema,
         response: { 201: Type.Ref('Session'), ...problemResponses(400, 401, 429) },
       },
       config: { auth: { access: 'public' } },
     },
-    async (request, reply) => reply.code(201).send(await accounts.logIn(request.body, request.ip)),
+    async (request, reply) =>
+      reply.code(201).send(await accounts.logInWithCode(request.body, request.ip)),
   );
 
   app.delete(

@@ -32,6 +32,27 @@ export const SessionSchema = Type.Object(
   { $id: 'Session' },
 );
 
+export const TotpChallengeSchema = Type.Object({
+  totp_required: Type.Literal(true),
+  challenge: Type.String({
+    description:
+      'Send it with a code to POST /api/v1/sessions/totp; it works once, until expires_at (5 minutes).',
+  }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+
+export const TotpCodeBodySchema = Type.Object(
+  {
+    challenge: Type.String({ minLength: 1, maxLength: 100 }),
+    code: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description: 'The 6-digit code of the authenticator app, or an unused recovery code.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const AllowlistBodySchema = Type.Object(
   {
     allowlist: Type.Array(Type.String({ maxLength: 64 }), {

@@ -27,6 +27,8 @@ import { accountSettings } from './settings.js';
 import { accountLifecycle, queueVerification, type AccountLifecycle } from './lifecycle.js';
 import type { ActionTokens } from '../lib/action-tokens.js';
 import { accountDeletion, type AccountDeletion } from './deletion.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import { accountTotp, type AccountTotp, type TotpChallenge } from './totp.js';
 
 export type { AccountRow, ResponseSchema } from './repo.js';
 
@@ -75,7 +77,7 @@ export function publicAccount(a: repo.AccountRow): PublicAccount {
   };
 }
 
-export interface AccountService extends AccountLifecycle, AccountDeletion {
+export interface AccountService extends AccountLifecycle, AccountDeletion, AccountTotp {
   /**
    * `throttle: false` for the operator's CLI; sign-ups over HTTP are limited per address.
    * `operatorPlan`: the operator creates the account for a customer, on that plan (its name),
@@ -88,7 +90,10 @@ export interface AccountService extends AccountLifecycle, AccountDeletion {
     ip: string,
     options?: { throttle: boolean; operatorPlan?: string; verified?: boolean },
   ): Promise<{ account: PublicAccount; session: Session }>;
-  logIn(input: { email: string; password: string }, ip: string): Promise<Session>;
+  /** A session, or the challenge of the second step when the account has two-factor on. */
+  logIn(input: { email: string; password: string }, ip: string): Promise<Session | TotpChallenge>;
+  /** The second step: the challenge and a current code or a recovery code; a session. */
+  logInWithCode(input: { challenge: string; code: string }, ip: string): Promise<Session>;
   logOut(sessionId: string): Promise<void>;
   get(accountId: string): Promise<repo.AccountRow>;
   /**
@@ -144,6 +149,8 @@ export function createAccountService(deps: {
   actionTokens: ActionTokens;
   /** Least time a password reset request takes to answer (tests shorten it). */
   resetAnswerFloorMs?: number;
+  /** Seals the two-factor secrets; read when first needed. */
+  totpBox: () => SecretBox;
 }): AccountService {
   const { db, clock, plans } = deps;
   const failures = deps.failures ?? new MemoryRateLimiter();
@@ -168,6 +175,17 @@ export function createAccountService(deps: {
       noticeNewAddress,
     });
     return { session: { token, expires_at: expiresAt.toISOString() }, row };
+  }
+
+  async function signedIn(tx: Queryable, accountId: string, ip: string, at: Date) {
+    await recordAudit(tx, {
+      accountId,
+      actor: `account:${accountId}`,
+      action: 'sessions.create',
+      ip,
+      at,
+    });
+    return newSession(tx, accountId, ip, true);
   }
 
   function started(
@@ -202,6 +220,32 @@ export function createAccountService(deps: {
       blocked.retryAfterSeconds,
     );
   }
+
+  const totp = accountTotp({
+    db,
+    clock,
+    box: deps.totpBox,
+    limiter: failures,
+    async checkPassword(accountId, password, actor, ip) {
+      const account = await repo.findAccount(db, accountId);
+      if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
+      const giveBack = await reserveAttempt(ip, account.email);
+      if (!(await verifyPassword(password, account.passwordHash))) {
+        await recordAudit(db, {
+          accountId,
+          actor,
+          action: 'accounts.password_check_failed',
+          ip,
+          at: new Date(clock.now()),
+        });
+        throw AppError.invalidParams([
+          { name: 'password', reason: "does not match the account's password" },
+        ]);
+      }
+      await giveBack();
+      return account.email;
+    },
+  });
 
   return {
     async signUp(
@@ -290,15 +334,17 @@ export function createAccountService(deps: {
       }
       await giveBack();
       const created = await db.transaction(async (tx) => {
-        await recordAudit(tx, {
-          accountId: account.id,
-          actor: `account:${account.id}`,
-          action: 'sessions.create',
-          ip,
-          at,
-        });
-        return newSession(tx, account.id, ip, true);
+        const challenge = await totp.challengeFor(tx, account.id, ip);
+        if (challenge !== undefined) return challenge;
+        return signedIn(tx, account.id, ip, at);
       });
+      return 'totp_required' in created ? created : started(created);
+    },
+
+    async logInWithCode(input, ip) {
+      const created = await totp.redeem(input, ip, (tx, accountId) =>
+        signedIn(tx, accountId, ip, new Date(clock.now())),
+      );
       return started(created);
     },
 
@@ -364,6 +410,11 @@ export function createAccountService(deps: {
       return account;
     },
 
+    totpStatus: (accountId) => totp.totpStatus(accountId),
+    beginTotp: (accountId) => totp.beginTotp(accountId),
+    enableTotp: (accountId, input, actor, ip) => totp.enableTotp(accountId, input, actor, ip),
+    disableTotp: (accountId, input, actor, ip) => totp.disableTotp(accountId, input, actor, ip),
+    operatorResetTotp: (accountId, ip) => totp.operatorResetTotp(accountId, ip),
     ...accountSettings({ db, clock, plans, cache: deps.cache }),
     ...accountDeletion({ db, clock, limiter: failures, cache: deps.cache }),
     ...accountLifecycle({

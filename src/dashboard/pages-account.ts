@@ -7,12 +7,14 @@ import { clearCookie, SESSION_COOKIE } from './session.js';
 import { password } from './forms.js';
 import { markup } from '../lib/html.js';
 import { BASE, page, publicPage, time, type Flash } from './layout.js';
+import { twoFactorPages, twoFactorSection } from './pages-two-factor.js';
 
 const DONE: Record<string, string> = {
   allowlist: 'The IP allowlist was saved.',
   password: 'The password was changed; every other session was signed out.',
   contacts: 'The contact addresses were saved.',
   verification: 'A new confirmation link was mailed to the account’s address.',
+  'two-factor-off': 'Two-factor sign-in was turned off.',
 };
 
 /** GET/POST /dashboard/account…: the account, its IP allowlist and its audit log. */
@@ -27,10 +29,11 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
   ) {
     const { principal, page: ctx } = signedIn(request);
     const accountId = principal.accountId as string;
-    const [account, audit, contacts] = await Promise.all([
+    const [account, audit, contacts, totp] = await Promise.all([
       deps.accounts.get(accountId),
       deps.accounts.auditLog(accountId, {}, 50),
       deps.support.contacts(accountId),
+      deps.accounts.totpStatus(accountId),
     ]);
     const { support } = contacts;
     const content = markup`<dl class="cards">
@@ -128,6 +131,7 @@ ${account.allowlist.join('\n')}</textarea>
               <a href="${BASE}/billing">Change plan</a>.
             </p>`
       }
+      ${twoFactorSection(totp, ctx.csrf)}
       <h2>Password</h2>
       <p>
         Changing the password signs out every other session of the account, and the account is told
@@ -198,7 +202,7 @@ ${account.allowlist.join('\n')}</textarea>
         <button type="submit" class="danger">Delete the account</button>
       </form>
       <h2>Audit log</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" tabindex="0" role="region" aria-label="Audit log">
         <table id="audit">
           <caption class="muted">
             The 50 latest security events (tamper-evident, hash-chained)
@@ -226,6 +230,8 @@ ${account.allowlist.join('\n')}</textarea>
       </div>`;
     return tools.send(reply, status, page(ctx, '/account', 'Account', content, flash));
   }
+
+  twoFactorPages(app, tools, render);
 
   app.get('/dashboard/account', async (request, reply) => {
     const done = DONE[String((request.query as Record<string, unknown>)['done'])];

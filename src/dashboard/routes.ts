@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_TTL_MS } from '../accounts/index.js';
+import { SESSION_TTL_MS, TOTP_CHALLENGE_TTL_MS } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { loadAssets } from './assets.js';
 import {
@@ -26,6 +26,7 @@ import { oauthClientPages } from './pages-oauth.js';
 import { customEndpointPages } from './pages-custom-endpoints.js';
 import { compliancePages } from './pages-compliance.js';
 import { slaPage } from './pages-sla.js';
+import { CHALLENGE_COOKIE, codeStep } from './pages-sign-in-code.js';
 import { warmUp, warmUpOverview } from './warm-up.js';
 import {
   clearCookie,
@@ -40,6 +41,7 @@ import {
 
 const PUBLIC_PATHS = new Set([
   `${BASE}/sign-in`,
+  `${BASE}/sign-in/code`,
   `${BASE}/sign-up`,
   ...RECOVERY_PATHS.map((path) => `${BASE}${path}`),
 ]);
@@ -300,8 +302,14 @@ function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
   app.post('/dashboard/sign-in', async (request, reply) => {
     const { email, password } = fields(request.body);
     try {
-      const session = await deps.accounts.logIn({ email, password }, request.ip);
-      return startSession(request, reply, session.token);
+      const signed = await deps.accounts.logIn({ email, password }, request.ip);
+      if ('totp_required' in signed) {
+        // The half-signed-in state: a short-lived challenge that is no session.
+        const ageS = Math.floor(TOTP_CHALLENGE_TTL_MS / 1000);
+        setCookie(request, reply, CHALLENGE_COOKIE, signed.challenge, ageS);
+        return tools.redirect(reply, '/sign-in/code');
+      }
+      return startSession(request, reply, signed.token);
     } catch (error) {
       const { status, flash } = flashOf(request, error);
       if (error instanceof AppError)
@@ -309,6 +317,7 @@ function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
       return show(request, reply, 'sign-in', status, email, flash);
     }
   });
+  codeStep(app, tools, formToken, startSession);
   app.get('/dashboard/sign-up', (request, reply) => show(request, reply, 'sign-up', 200, ''));
   app.post('/dashboard/sign-up', async (request, reply) => {
     const { email, password } = fields(request.body);

@@ -128,6 +128,23 @@ export async function accountCommand(
       );
       return 0;
     }
+    if (group === 'account' && verb === 'reset-two-factor') {
+      const email = arg ?? flags.email;
+      const account =
+        email === undefined ? undefined : await findAccountByEmail(db, normalizeEmail(email));
+      if (account === undefined || account.status === 'deleted')
+        throw new CliUsageError(
+          'account reset-two-factor needs the e-mail address of an existing account',
+        );
+      const result = await s.accounts.operatorResetTotp(account.id, 'cli');
+      print(
+        { account_id: account.id, ...result },
+        result.was_enabled
+          ? `two-factor sign-in of ${account.email} is off; the account was told by e-mail`
+          : `${account.email} had no two-factor sign-in on; nothing changed`,
+      );
+      return 0;
+    }
     if (group === 'account' && verb === 'export') {
       const email = arg ?? flags.email;
       const account =

@@ -14,6 +14,8 @@ export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P
   account reset-password EMAIL [--print-link] [--json]
                         Mail the account a single-use link to choose a new password (valid one hour);
                         --print-link prints the link instead, to hand over another way
+  account reset-two-factor EMAIL [--json]
+                        Turn off the account's two-factor sign-in (a lost device), audited and mailed
   account export EMAIL  Print everything held about the account as JSON (no secrets)
   account delete EMAIL --yes [--json]
                         Delete an account at its holder's written request: keys and sessions stop,

@@ -120,6 +120,7 @@ export function serviceSet(
   const keys = createKeyService({ db, clock, plans, cache });
   const holder = holderId();
   let mandateBox: SecretBox | undefined;
+  let totpBox: SecretBox | undefined;
   return {
     accounts: createAccountService({
       db,
@@ -129,6 +130,7 @@ export function serviceSet(
       cache,
       // Read when a link is first signed or checked: processes that never mail one need no key.
       actionTokens: createActionTokens(() => resolveSecretKey(config)),
+      totpBox: () => (totpBox ??= createSecretBox(resolveSecretKey(config), 'totp-secrets')),
     }),
     keys,
     subscriptions: createSubscriptionService({

@@ -242,6 +242,38 @@ export const TEMPLATES = {
       `If you did not do this, contact support at once and revoke your API keys: ${link('/dashboard/keys')}`,
     ],
   },
+  'totp.enabled': {
+    category: 'security',
+    subject: () => 'Two-factor sign-in was turned on',
+    body: (d, link) => [
+      `Two-factor sign-in was turned on for your account at ${str(d, 'at')} from the address ${str(d, 'ip')}. Signing in to the dashboard now asks for a code from your authenticator app after the password.`,
+      `If you did not do this, change your password and contact support at once: ${link('/dashboard/account')}`,
+    ],
+  },
+  'totp.disabled': {
+    category: 'security',
+    subject: () => 'Two-factor sign-in was turned off',
+    body: (d, link) => [
+      `Two-factor sign-in was turned off for your account at ${str(d, 'at')} from the address ${str(d, 'ip')}. Signing in now asks for the password only.`,
+      `If you did not do this, change your password and turn two-factor sign-in on again: ${link('/dashboard/account')}`,
+    ],
+  },
+  'totp.reset': {
+    category: 'security',
+    subject: () => 'Two-factor sign-in was reset by support',
+    body: (d, link) => [
+      `At your request, support turned two-factor sign-in off for your account at ${str(d, 'at')}. Signing in now asks for the password only.`,
+      `Set it up again with your new device: ${link('/dashboard/account')}. If you did not ask for this, contact support at once.`,
+    ],
+  },
+  'totp.recovery_code_used': {
+    category: 'security',
+    subject: () => 'A recovery code was used to sign in',
+    body: (d, link) => [
+      `A recovery code of your account was used at ${str(d, 'at')} from the address ${str(d, 'ip')}. ${str(d, 'left')} unused recovery codes are left.`,
+      `If this was not you, change your password at once: ${link('/dashboard/account')}`,
+    ],
+  },
   'sessions.new_address': {
     category: 'security',
     subject: () => 'New sign-in to your account',

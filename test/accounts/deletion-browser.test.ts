@@ -7,12 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import {
-  browserAvailable,
-  launchBrowser,
-  screenshot,
-  seriousAxeViolations,
-} from '../helpers/browser.js';
+import { browserAvailable, launchBrowser, lookAtBothWidths } from '../helpers/browser.js';
 
 const PASSWORD = 'a long enough passphrase';
 
@@ -35,21 +30,7 @@ describe(
       await t?.close();
     });
 
-    async function look(page: Page, name: string) {
-      assert.deepEqual(
-        (await seriousAxeViolations(page)).map((v) => `${v.id}: ${v.help}`),
-        [],
-        name,
-      );
-      for (const width of [1280, 390]) {
-        await page.setViewportSize({ width, height: 800 });
-        const overflow = await page.evaluate<number>(
-          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-        );
-        assert.ok(overflow <= 0, `${name} at ${width} px overflows by ${overflow} px`);
-        await screenshot(page, `account-${name}-${width}`);
-      }
-    }
+    const look = (page: Page, name: string) => lookAtBothWidths(page, `account-${name}`);
 
     it('downloads the data, refuses a wrong password, then deletes and signs out', async () => {
       const c = await accountOnPlan(t, 'developer');

@@ -6,12 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import {
-  browserAvailable,
-  launchBrowser,
-  screenshot,
-  seriousAxeViolations,
-} from '../helpers/browser.js';
+import { browserAvailable, launchBrowser, lookAtBothWidths } from '../helpers/browser.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { mailedToken } from './mail.js';
 
@@ -40,22 +35,7 @@ describe(
       await smtp?.close();
     });
 
-    /** Axe finds nothing serious, nothing overflows a phone's width; a screenshot at both widths. */
-    async function look(page: Page, name: string) {
-      assert.deepEqual(
-        (await seriousAxeViolations(page)).map((v) => `${v.id}: ${v.help}`),
-        [],
-        name,
-      );
-      for (const width of [1280, 390]) {
-        await page.setViewportSize({ width, height: 800 });
-        const overflow = await page.evaluate<number>(
-          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-        );
-        assert.ok(overflow <= 0, `${name} at ${width} px overflows by ${overflow} px`);
-        await screenshot(page, `account-${name}-${width}`);
-      }
-    }
+    const look = (page: Page, name: string) => lookAtBothWidths(page, `account-${name}`);
 
     it('forgot password → mailed link → new password → sign in with it', async () => {
       const email = 'browser-reset@example.com';

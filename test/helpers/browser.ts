@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -63,4 +64,24 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(dir, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/**
+ * The page as a customer meets it: axe finds nothing serious, nothing overflows at desktop
+ * (1280 px) or phone (390 px) width, and a screenshot at each (`<name>-<width>.png`).
+ */
+export async function lookAtBothWidths(page: Page, name: string): Promise<void> {
+  assert.deepEqual(
+    (await seriousAxeViolations(page)).map((v) => `${v.id}: ${v.help}`),
+    [],
+    name,
+  );
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    const overflow = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    assert.ok(overflow <= 0, `${name} at ${width} px overflows by ${overflow} px`);
+    await screenshot(page, `${name}-${width}`);
+  }
 }

@@ -78,10 +78,10 @@ describe('account e-mail: support on the account, password change, rotation grac
   describe('POST /api/v1/account/password', () => {
     it('changes the password, ends the other sessions, keeps this one and mails the account', async () => {
       const a = await accountOnPlan(t, 'developer');
-      const other = await t.services.accounts.logIn(
+      const other = (await t.services.accounts.logIn(
         { email: a.email, password: PASSWORD },
         '127.0.0.1',
-      );
+      )) as { token: string };
       const fresh = 'another long passphrase';
       const res = await call('POST', '/api/v1/account/password', a.session, {
         current_password: PASSWORD,

@@ -1088,7 +1088,7 @@ export interface paths {
     put?: never;
     /**
      * Log in: a session token
-     * @description Failed attempts are throttled per address and per account (429 with Retry-After).
+     * @description Failed attempts are throttled per address and per account (429 with Retry-After). An account with two-factor sign-in on answers 200 with a challenge instead of a session: send it with a code to POST /api/v1/sessions/totp.
      */
     post: operations['logIn'];
     delete?: never;
@@ -1112,6 +1112,26 @@ export interface paths {
      * @description The session token stops working at once.
      */
     delete: operations['logOut'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/sessions/totp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Log in, second step: a code for the challenge
+     * @description The challenge of POST /api/v1/sessions with the current code of the authenticator app (or an unused recovery code) gives a session; each code works once. At most 5 wrong codes per account and 20 per address in 15 minutes (429 with Retry-After). A wrong code, a used one and an expired challenge are one 401.
+     */
+    post: operations['logInWithCode'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -7672,6 +7692,22 @@ export interface operations {
     };
     responses: {
       /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Send it with a code to POST /api/v1/sessions/totp; it works once, until expires_at (5 minutes). */
+            challenge: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @enum {boolean} */
+            totp_required: true;
+          };
+        };
+      };
+      /** @description Default Response */
       201: {
         headers: {
           [name: string]: unknown;
@@ -7736,6 +7772,61 @@ export interface operations {
       };
       /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  logInWithCode: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          challenge: string;
+          /** @description The 6-digit code of the authenticator app, or an unused recovery code. */
+          code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Session'];
+        };
+      };
+      /** @description A parameter is missing, malformed or not one of the allowed values. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The Authorization header is malformed or names an unknown, revoked or expired key. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The plan’s request limit is reached; Retry-After says when requests succeed again. */
+      429: {
         headers: {
           [name: string]: unknown;
         };
