@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream';
 import type { Format } from '../plans/index.js';
 import { csvChunks } from './csv.js';
+import { parquetStream } from './parquet.js';
 import { chunked, type ChunkedTable, type Table } from './table.js';
-import type * as WriterModule from './writers.js';
+import { xlsxStream } from './xlsx.js';
 import { xmlChunks } from './xml.js';
 
 export {
@@ -17,7 +18,7 @@ export {
 } from './table.js';
 export { NEUTRAL_XML_NAMESPACE, XML_NAMESPACE } from './xml.js';
 export { RenderPool, type FileFormat, type FileName } from './render-pool.js';
-import type { FileName } from './render-pool.js';
+import { collect, type FileName } from './render-pool.js';
 
 export const MEDIA_TYPES: Readonly<Record<Format, string>> = Object.freeze({
   json: 'application/json',
@@ -55,7 +56,8 @@ export function fileMeta(
 
 /**
  * A table whose rows come in chunks, in one of the file formats, produced as they come. The
- * Excel and Parquet writers (exceljs, parquet-wasm: about 0.7 s to load) are loaded on first use.
+ * Excel and Parquet writers' libraries (exceljs; apache-arrow and parquet-wasm: about 0.5 s and
+ * 30 MB of memory each to load) are loaded on first use, each only for its own format.
  */
 export async function streamOf(
   format: Exclude<Format, 'json'>,
@@ -68,38 +70,10 @@ export async function streamOf(
     case 'xml':
       return Readable.from(xmlChunks(table, name.root, name.attributes ?? {}));
     case 'xlsx':
-      return (await fileWriters()).xlsxStream(table, name.root, name.creator);
+      return xlsxStream(table, name.root, name.creator);
     case 'parquet':
-      return (await fileWriters()).parquetStream(table);
+      return parquetStream(table);
   }
-}
-
-type Writers = typeof WriterModule;
-let writers: Writers | Promise<Writers> | undefined;
-
-/** The Excel and Parquet writers, loaded on first use (or handed in by a render worker). */
-function fileWriters(): Writers | Promise<Writers> {
-  return (writers ??= import('./writers.js'));
-}
-
-/** A render worker's own, statically imported writers (a worker has no use for laziness). */
-export function useWriters(loaded: Writers): void {
-  writers = loaded;
-}
-
-async function collect(stream: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of stream) parts.push(Buffer.from(part as Uint8Array | string));
-  return Buffer.concat(parts);
-}
-
-/** A table in one of the file formats as one buffer, however large (the render workers). */
-export async function renderWhole(
-  format: Exclude<Format, 'json'>,
-  table: Table,
-  name: FileName,
-): Promise<Buffer> {
-  return collect(await streamOf(format, chunked(table), name));
 }
 
 /**

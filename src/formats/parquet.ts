@@ -1,19 +1,25 @@
-import * as arrow from 'apache-arrow';
+import type * as Arrow from 'apache-arrow';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
-import {
-  Compression,
-  Table as WasmTable,
-  WriterPropertiesBuilder,
-  transformParquetStream,
-  type RecordBatch,
-} from 'parquet-wasm/node';
+import type * as ParquetWasm from 'parquet-wasm/node';
+import type { RecordBatch } from 'parquet-wasm/node';
 import { regrouped, type ChunkedTable, type Column, type Row } from './table.js';
+
+// apache-arrow and parquet-wasm (about 30 MB of memory and half a second to load) are loaded
+// with the first Parquet file written, not with this module: a render worker thread imports
+// every writer, and a dynamic import() there is not resolved by the test loader.
+const require = createRequire(import.meta.url);
+const libraries = () => ({
+  arrow: require('apache-arrow') as typeof Arrow,
+  parquet: require('parquet-wasm/node') as typeof ParquetWasm,
+});
 
 /** Rows per Parquet row group: each is converted and written on its own. */
 const ROW_GROUP_ROWS = 10_000;
 
-function vector(column: Column, rows: readonly Row[]): arrow.Vector {
+function vector(column: Column, rows: readonly Row[]): Arrow.Vector {
+  const { arrow } = libraries();
   const values = rows.map((r) => r[column.name] ?? null);
   switch (column.type) {
     case 'integer':
@@ -37,10 +43,11 @@ function vector(column: Column, rows: readonly Row[]): arrow.Vector {
 
 /** One row group's rows as a record batch in parquet-wasm's memory. */
 function recordBatch(table: ChunkedTable, rows: readonly Row[]): RecordBatch {
+  const { arrow, parquet } = libraries();
   const arrowTable = new arrow.Table(
     Object.fromEntries(table.columns.map((c) => [c.name, vector(c, rows)])),
   );
-  const batch = WasmTable.fromIPCStream(arrow.tableToIPC(arrowTable, 'stream')).recordBatch(0);
+  const batch = parquet.Table.fromIPCStream(arrow.tableToIPC(arrowTable, 'stream')).recordBatch(0);
   if (batch === undefined) throw new Error('parquet: empty record batch');
   return batch;
 }
@@ -51,6 +58,7 @@ function recordBatch(table: ChunkedTable, rows: readonly Row[]): RecordBatch {
  * arrive in chunks of any size: they are regrouped).
  */
 export async function parquetStream(table: ChunkedTable): Promise<Readable> {
+  const { parquet } = libraries();
   const groups = regrouped(table.chunks, ROW_GROUP_ROWS);
   const batches = new ReadableStream<RecordBatch>({
     async pull(controller) {
@@ -59,10 +67,10 @@ export async function parquetStream(table: ChunkedTable): Promise<Readable> {
       else controller.enqueue(recordBatch(table, next.value));
     },
   });
-  const properties = new WriterPropertiesBuilder()
-    .setCompression(Compression.SNAPPY)
+  const properties = new parquet.WriterPropertiesBuilder()
+    .setCompression(parquet.Compression.SNAPPY)
     .setMaxRowGroupSize(ROW_GROUP_ROWS)
     .build();
-  const bytes = await transformParquetStream(batches, properties);
+  const bytes = await parquet.transformParquetStream(batches, properties);
   return Readable.fromWeb(bytes as NodeWebReadableStream<Uint8Array>);
 }

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Format } from '../plans/index.js';
-import type { Cell, ChunkedTable, Column, Row, Table } from './table.js';
+import type { Cell, ChunkedTable, Column, Row } from './table.js';
 
 export type FileFormat = Exclude<Format, 'json'>;
 
@@ -12,14 +12,6 @@ export interface FileName {
   readonly attributes?: Record<string, string>;
   /** Who the file names as its author (an Excel workbook's creator); this service when omitted. */
   readonly creator?: string;
-}
-
-/** What a render worker receives: the table as JSON bytes (one transfer, no deep clone). */
-export interface RenderTask {
-  readonly format: FileFormat;
-  /** A `ColumnarTable` as UTF-8 JSON. */
-  readonly table: Uint8Array;
-  readonly name: FileName & { readonly base: string };
 }
 
 /** A streamed render: the rows come, and the file's bytes go, on `port`, a chunk at a time. */
@@ -35,13 +27,6 @@ export interface StreamTask {
 export type ToWorker = { rows: Uint8Array } | { end: true } | { abort: string };
 /** Worker → main thread: wants the next rows; a piece of the file; the file is complete. */
 export type FromWorker = { need: true } | { bytes: Uint8Array } | { done: true };
-
-/** A table with one array of values per column: a third of the bytes of row objects. */
-interface ColumnarTable {
-  readonly rowName: string;
-  readonly columns: Table['columns'];
-  readonly values: readonly (readonly Cell[])[];
-}
 
 // TextEncoder gives an ArrayBuffer of its own: a small Buffer may be a slice of Node's shared
 // pool, which must never be transferred.
@@ -64,16 +49,6 @@ function rowsOf(columns: readonly Column[], values: readonly (readonly Cell[])[]
   return rows;
 }
 
-export function encodeTable(table: Table): Uint8Array {
-  const values = columnar(table.columns, table.rows);
-  return encodeJson({ rowName: table.rowName, columns: table.columns, values });
-}
-
-export function decodeTable(bytes: Uint8Array): Table {
-  const { rowName, columns, values } = decodeJson<ColumnarTable>(bytes);
-  return { rowName, columns, rows: rowsOf(columns, values) };
-}
-
 /** One chunk of rows, columnar, as JSON bytes. */
 export const encodeRows = (columns: readonly Column[], rows: readonly Row[]): Uint8Array =>
   encodeJson(columnar(columns, rows));
@@ -85,36 +60,51 @@ export const decodeRows = (columns: readonly Column[], bytes: Uint8Array): Row[]
 const IDLE_MS = 30_000;
 
 /**
+ * A worker's JavaScript heap, in MB. A render holds one chunk of rows at a time, so it needs
+ * about 24 MB of old generation whatever the table's length (four times the full archive as
+ * Excel completes in 32); left unbounded, V8 lets the heap grow well past that before
+ * collecting, and a worker writing the full archive as Excel held some 200 MB.
+ */
+const WORKER_HEAP = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 4 };
+
+/** A stream's bytes as one buffer. */
+export async function collect(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(Buffer.from(part as Uint8Array | string));
+  return Buffer.concat(parts);
+}
+
+/**
  * Large files (a bulk result as Excel, Parquet, CSV or XML: up to seconds of CPU) are written
- * in worker threads, so the main thread keeps serving lookups and /health meanwhile. The
- * table travels as JSON bytes, transferred without a copy: a structured clone of tens of
- * thousands of row objects alone blocked the main thread for a tenth of a second or more.
+ * in worker threads, so the main thread keeps serving lookups and /health meanwhile. The rows
+ * travel a chunk at a time as columnar JSON bytes, transferred without a copy: a structured
+ * clone of tens of thousands of row objects alone blocked the main thread for a tenth of a
+ * second or more, and a whole table decoded in the worker cost tens of megabytes.
  */
 export class RenderPool {
-  readonly #pool: Piscina<RenderTask | StreamTask, ArrayBufferView | undefined>;
+  readonly #pool: Piscina<StreamTask, undefined>;
 
   /** `threads`: at most this many files rendered at once (default: cores − 1, at least 1). */
   constructor(threads = Math.max(1, availableParallelism() - 1)) {
-    // The worker is a sibling module: .ts under the test loader, .js once built.
-    const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     this.#pool = new Piscina({
-      filename: new URL(`./render-worker${extension}`, import.meta.url).href,
+      // The worker is a sibling module: .ts under the test loader, .js once built.
+      filename: new URL(
+        `./render-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+        import.meta.url,
+      ).href,
       minThreads: 0,
       maxThreads: threads,
       idleTimeout: IDLE_MS,
+      resourceLimits: WORKER_HEAP,
     });
   }
 
-  async render(
-    format: FileFormat,
-    table: Table,
-    name: FileName & { base: string },
-  ): Promise<Buffer> {
-    const bytes = encodeTable(table);
-    const task: RenderTask = { format, table: bytes, name };
-    const view = await this.#pool.run(task, { transferList: [bytes.buffer as ArrayBuffer] });
-    if (view === undefined) throw new Error('render: no file');
-    return Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+  /**
+   * The whole file as one buffer: the rows go to the worker a chunk at a time (stream), so a
+   * worker never holds more than one chunk of the table, however large.
+   */
+  render(format: FileFormat, table: ChunkedTable, name: FileName): Promise<Buffer> {
+    return collect(this.stream(format, table, name));
   }
 
   /**
@@ -179,7 +169,7 @@ export class RenderPool {
       port: port2,
     };
     this.#pool
-      .run(task, { name: 'renderStream', transferList: [port2] })
+      .run(task, { transferList: [port2] })
       .catch((error: unknown) => out.destroy(error as Error));
     return out;
   }

@@ -1,28 +1,10 @@
 // Runs in a worker thread of the render pool: turns a table into a file, off the main thread.
-// Kept free of everything but the format writers, so a worker loads little.
+// Kept free of everything but the format writers, so a worker loads little; each format's
+// writer is loaded on its first use (streamOf).
 import type { MessagePort } from 'node:worker_threads';
-import { move } from 'piscina';
-import { renderWhole, streamOf, useWriters } from './index.js';
-import {
-  decodeRows,
-  decodeTable,
-  type FromWorker,
-  type RenderTask,
-  type StreamTask,
-  type ToWorker,
-} from './render-pool.js';
+import { streamOf } from './index.js';
+import { decodeRows, type FromWorker, type StreamTask, type ToWorker } from './render-pool.js';
 import type { Column, Row } from './table.js';
-import * as writers from './writers.js';
-
-useWriters(writers);
-
-export default async function render(task: RenderTask): Promise<ArrayBufferView> {
-  const bytes = await renderWhole(task.format, decodeTable(task.table), task.name);
-  // A buffer of its own (not a slice of Node's shared pool), handed over without a copy.
-  const own = new Uint8Array(bytes.length);
-  own.set(bytes);
-  return move(own) as ArrayBufferView;
-}
 
 /** The rows the main thread sends, asked for one chunk at a time. */
 async function* rowsFrom(port: MessagePort, columns: readonly Column[]): AsyncGenerator<Row[]> {
@@ -47,8 +29,8 @@ async function* rowsFrom(port: MessagePort, columns: readonly Column[]): AsyncGe
   }
 }
 
-/** A streamed render (RenderPool.stream): the file's pieces go back on the task's port. */
-export async function renderStream(task: StreamTask): Promise<void> {
+/** A render (RenderPool.stream): the rows come, and the file's pieces go back, on the task's port. */
+export default async function renderStream(task: StreamTask): Promise<void> {
   const { port } = task;
   try {
     const table = {

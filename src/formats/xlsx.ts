@@ -1,7 +1,14 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
+import { createRequire } from 'node:module';
 import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChunkedTable, Column, Row } from './table.js';
+
+// exceljs (about 30 MB of memory and half a second to load) is loaded with the first workbook
+// written, not with this module: a render worker thread imports every writer, and a dynamic
+// import() there is not resolved by the test loader.
+const require = createRequire(import.meta.url);
+const exceljs = () => require('exceljs') as typeof ExcelJS;
 
 const WIDTH_SAMPLE_ROWS = 500;
 /** Rows written between two turns of the event loop (exceljs: ~0.1 ms a row). */
@@ -55,7 +62,7 @@ export function xlsxStream(
 ): Readable {
   const out = new PassThrough();
   const write = async (): Promise<void> => {
-    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true });
+    const workbook = new (exceljs().stream.xlsx.WorkbookWriter)({ stream: out, useStyles: true });
     workbook.creator = creator;
     // Fixed dates: the same table gives the same workbook (but for the zip entries' times).
     workbook.created = new Date(0);

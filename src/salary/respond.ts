@@ -9,13 +9,14 @@ import {
   renderTable,
   type FileFormat,
   type RenderPool,
+  type Row,
   type Table,
 } from '../formats/index.js';
-import { applySchema, type CustomSchema } from './custom-schema.js';
+import { applySchema, schemaShape, type CustomSchema } from './custom-schema.js';
 import type { Format } from '../plans/index.js';
 import type { CachedFile } from './file-cache.js';
 import type { SalaryResult } from './service.js';
-import { salaryTable } from './table.js';
+import { salaryColumns, salaryRow, salaryTable } from './table.js';
 
 /** The media type of every JSON salary response. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -133,7 +134,10 @@ export async function renderSalaryJson(
   return { body: Buffer.from(parts.join(''), 'utf8'), contentType: JSON_TYPE, filename: null };
 }
 
-/** A large result as a whole file, written by a worker thread of the pool. */
+/**
+ * A large result as a whole file, written by a worker thread of the pool. Its rows are built a
+ * chunk at a time, as the worker asks for them: the table is never held whole.
+ */
 export async function renderSalaryFile(
   pool: RenderPool,
   result: SalaryResult,
@@ -142,7 +146,15 @@ export async function renderSalaryFile(
   schema: CustomSchema | null,
   labelling: Labelling | null = null,
 ): Promise<CachedFile> {
-  const table = schema === null ? salaryTable(result) : applySchema(salaryTable(result), schema);
+  const columns = salaryColumns(result.fields);
+  const shape = schema === null ? null : schemaShape(columns, schema);
+  const chunks = function* (): Generator<Row[]> {
+    for (const part of chunksOf(result.data)) {
+      const rows = part.map((r) => salaryRow(r, result.fields, result.meta));
+      yield shape === null ? rows : rows.map(shape.row);
+    }
+  };
+  const table = { rowName: 'salary', columns: shape?.columns ?? columns, chunks: chunks() };
   const body = await pool.render(format, table, fileName(result, filenameBase, labelling));
   return { body, ...fileMeta(format, filenameBase) };
 }
