@@ -283,7 +283,7 @@ for (const engine of ['PGlite', 'PostgreSQL'] as const)
           });
         }
         assert.match(batch.xml, /<CdtrSchmeId>\s*<Id><PrvtId><Othr><Id>NL69ZZZ123456780000</);
-        assert.match(batch.xml, /<Nm>Muller Sohne GmbH<\/Nm>/);
+        assert.match(batch.xml, /<Nm>Mueller Soehne GmbH<\/Nm>/);
         assert.equal((await audit('invoices.collection_sent', paying.accountId)).length, 1);
 
         const again = await t.services.subscriptions.mandates.batch('operator');
