@@ -3,39 +3,23 @@
 // PUT that changes nothing, parallel PUTs, a daily limit; the mandate in the account's data
 // export; a debit the bank is collecting does not block subscribing again.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { freshPostgres, postgresAvailable } from '../helpers/db.js';
 import { DUTCH_SELLER } from '../helpers/seller.js';
+import { SEPA, xmllint } from './sepa-fixtures.js';
 
-const run = promisify(execFile);
-const XSD = join(import.meta.dirname, '../../schemas/iso20022/pain.008.001.02.xsd');
-const SEPA = {
-  SELLER_IBAN: 'NL91ABNA0417164300',
-  SELLER_BIC: 'ABNANL2A',
-  SELLER_SEPA_CREDITOR_ID: 'NL69ZZZ123456780000',
-};
 const IBAN = 'DE89370400440532013000';
 
-async function xmllint(xml: string): Promise<{ ok: boolean; out: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'pain008-'));
-  try {
-    const file = join(dir, 'batch.xml');
-    await writeFile(file, xml);
-    return await run('xmllint', ['--noout', '--schema', XSD, file]).then(
-      (o) => ({ ok: true, out: o.stderr }),
-      (e: { stderr: string }) => ({ ok: false, out: e.stderr }),
-    );
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+/** A request through the app with a session or key as bearer token. */
+const bearer = (t: TestApp, token: string, method: string, url: string, payload?: unknown) =>
+  t.app.inject({
+    method: method as 'GET',
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
 
 const withPostgres = await postgresAvailable();
 
@@ -59,12 +43,7 @@ for (const engine of ['PGlite', 'PostgreSQL'] as const)
       });
 
       const call = (session: string, method: string, url: string, payload?: unknown) =>
-        t.app.inject({
-          method: method as 'GET',
-          url,
-          headers: { authorization: `Bearer ${session}` },
-          ...(payload === undefined ? {} : { payload: payload as object }),
-        });
+        bearer(t, session, method, url, payload);
       const put = (session: string, body: Record<string, unknown>) =>
         call(session, 'PUT', '/api/v1/billing/mandate', {
           iban: IBAN,
@@ -99,32 +78,16 @@ for (const engine of ['PGlite', 'PostgreSQL'] as const)
 
       it('refuses holders with control or invisible characters, or nothing Latin letters can write', async () => {
         const a = await accountOnPlan(t, 'free');
-        refused(
-          await put(a.session, { account_holder: 'Erin\r\nBcc: x@example.com' }),
-          'account_holder',
-          /control or invisible formatting characters \(U\+000D\)/,
-        );
-        refused(
-          await put(a.session, { account_holder: 'Erin \u001b[31m' }),
-          'account_holder',
-          /U\+001B/,
-        );
-        refused(
-          await put(a.session, { account_holder: '\u202eelpmaxE' }),
-          'account_holder',
-          /U\+202E/,
-        );
-        refused(
-          await put(a.session, { account_holder: 'Gina\u200b' }),
-          'account_holder',
-          /U\+200B/,
-        );
-        refused(
-          await put(a.session, { account_holder: '山田太郎' }),
-          'account_holder',
-          /Latin letters/,
-        );
-        refused(await put(a.session, { account_holder: '!!! ***' }), 'account_holder', /Latin/);
+        const cases: [string, RegExp][] = [
+          ['Erin\r\nBcc: x@example.com', /control or invisible formatting characters \(U\+000D\)/],
+          ['Erin \u001b[31m', /U\+001B/],
+          ['\u202eelpmaxE', /U\+202E/],
+          ['Gina\u200b', /U\+200B/],
+          ['山田太郎', /Latin letters/],
+          ['!!! ***', /Latin letters/],
+        ];
+        for (const [holder, reason] of cases)
+          refused(await put(a.session, { account_holder: holder }), 'account_holder', reason);
       });
 
       it('writes Greek, Cyrillic and XML-special names into a schema-valid pain.008', async () => {
@@ -207,12 +170,7 @@ describe('the mandate beyond its endpoints', () => {
   });
   after(() => t.close());
   const call = (session: string, method: string, url: string, payload?: unknown) =>
-    t.app.inject({
-      method: method as 'GET',
-      url,
-      headers: { authorization: `Bearer ${session}` },
-      ...(payload === undefined ? {} : { payload: payload as object }),
-    });
+    bearer(t, session, method, url, payload);
   /** A new session: the first one has expired after a month of the manual clock. */
   const signIn = async (email: string): Promise<string> =>
     (
