@@ -114,6 +114,29 @@ for (const engine of ['PGlite', 'PostgreSQL'] as const)
         assert.doesNotMatch(batch.xml, /<Nm><\/Nm>|<Nm>x|CDATA\[/);
       });
 
+      it('leaves out a mandate stored with a name the file cannot carry, keeping the file valid', async () => {
+        const [ok, old] = [
+          await accountOnPlan(t, 'developer'),
+          await accountOnPlan(t, 'developer'),
+        ];
+        assert.equal((await put(ok.session, {})).statusCode, 200);
+        assert.equal((await put(old.session, {})).statusCode, 200);
+        await t.db.query(
+          `UPDATE sepa_mandates SET account_holder = '山田太郎' WHERE account_id = $1`,
+          [old.accountId],
+        );
+        const batch = await t.services.subscriptions.mandates.batch('operator');
+        assert.ok(batch.xml !== null);
+        const lint = await xmllint(batch.xml);
+        assert.ok(lint.ok, lint.out);
+        const [invoice] = await t.db.query<{ id: string }>(
+          'SELECT id FROM invoices WHERE account_id = $1',
+          [old.accountId],
+        );
+        assert.equal(batch.collections.filter((c) => c.invoice_id === invoice!.id).length, 0);
+        assert.equal(batch.collections.length, 1);
+      });
+
       it('answers a repeated PUT with the mandate in force, unchanged', async () => {
         const a = await accountOnPlan(t, 'free');
         const first = await put(a.session, {});
