@@ -361,9 +361,8 @@ export function createMandateService(deps: {
           const invoice = await repo.findInvoice(tx, invoiceId);
           const mandate = await sepa.findMandate(tx, mandateId);
           if (invoice === undefined || mandate === undefined) continue;
-          // A mandate given before holders were checked may name nobody the SEPA character set
-          // can write: its invoice stays open (paid by transfer) rather than the bank refusing
-          // the whole file for an empty name.
+          // A stored holder the SEPA character set cannot write at all: its invoice stays open
+          // (paid by transfer) rather than the bank refusing the whole file for an empty name.
           if (sepaText(mandate.accountHolder, 70) === '') continue;
           const seq: sepa.SequenceType =
             (firstUse.get(mandateId) ?? !(await sepa.mandateUsed(tx, mandateId))) ? 'FRST' : 'RCUR';
