@@ -24,6 +24,7 @@ const ExportSchema = Type.Object({
   custom_endpoints: Rows,
   support_requests: Rows,
   audit_log: Rows,
+  sepa_mandates: Rows,
   retained_after_deletion: Type.Array(Type.String()),
 });
 
@@ -54,7 +55,7 @@ export const accountDeletionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Everything held about the account, as JSON',
         description:
-          'The account, its API keys (metadata, never secrets), sessions, subscription, billing details, invoices, ledger, daily usage, webhooks and exports (without their secrets), custom endpoints, support requests and audit entries. Sent as an attachment; the export is recorded in the audit log.',
+          'The account, its API keys (metadata, never secrets), sessions, subscription, billing details, invoices, ledger, daily usage, webhooks and exports (without their secrets), custom endpoints, support requests, audit entries and SEPA Direct Debit mandates (the IBAN masked). Sent as an attachment; the export is recorded in the audit log.',
         response: { 200: ExportSchema, ...problemResponses(401, 403) },
       },
       config: { auth: { access: 'account', scope: 'account:read' } },

@@ -15,7 +15,7 @@ async function rows(db: Queryable, sql: string, params: readonly unknown[]): Pro
 
 /**
  * Everything held about the account, each part as rows. Secrets are never read: no password
- * hash, no key or session hash, no sealed webhook or export secret.
+ * hash, no key or session hash, no sealed webhook or export secret, no sealed IBAN.
  */
 export async function accountData(db: Queryable, accountId: string) {
   const one = [accountId] as const;
@@ -34,6 +34,7 @@ export async function accountData(db: Queryable, accountId: string) {
     customEndpoints,
     supportRequests,
     audit,
+    mandates,
   ] = await Promise.all([
     rows(
       db,
@@ -127,6 +128,14 @@ export async function accountData(db: Queryable, accountId: string) {
          FROM audit_log WHERE account_id = $1 ORDER BY id`,
       one,
     ),
+    // The IBAN masked only: the sealed one is a secret of the operator's files.
+    rows(
+      db,
+      `SELECT reference, scheme, iban_masked, account_holder, creditor_id, creditor_name,
+              mandate_text, signed_at, revoked_at
+         FROM sepa_mandates WHERE account_id = $1 ORDER BY signed_at, id`,
+      one,
+    ),
   ]);
   return {
     account: account[0] ?? {},
@@ -143,6 +152,7 @@ export async function accountData(db: Queryable, accountId: string) {
     custom_endpoints: customEndpoints,
     support_requests: supportRequests,
     audit_log: audit,
+    sepa_mandates: mandates,
   };
 }
 

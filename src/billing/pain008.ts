@@ -1,3 +1,4 @@
+import transliterate from '@sindresorhus/transliterate';
 import type { MandateScheme, SequenceType } from './sepa-repo.js';
 
 /** One direct debit of a pain.008 file. */
@@ -33,14 +34,14 @@ const escape = (s: string): string =>
 
 /**
  * SEPA names allow the Latin character set of the EPC's rules (EPC217-08): letters without
- * diacritics, digits and / - ? : ( ) . , ' + and space; anything else is transliterated or
- * dropped, and the name cut to `max` characters.
+ * diacritics, digits and / - ? : ( ) . , ' + and space. Other scripts (Greek, Cyrillic) and
+ * accented letters are transliterated (ü → ue, ß → ss, Π → P), anything else dropped, and the
+ * name cut to `max` characters. Empty when nothing is left (a name in CJK script, symbols).
  */
 export function sepaText(s: string, max: number): string {
-  return s
+  return transliterate(s)
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')
-    .replace(/ß/g, 'ss')
     .replace(/[^A-Za-z0-9/\-?:().,'+ ]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()

@@ -4,6 +4,7 @@ import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { MAX_ADDRESS_LINES } from './details.js';
+import { MANDATES_PER_DAY } from './sepa.js';
 import type { SubscriptionService } from './service.js';
 
 const Subscription = Type.Object(
@@ -86,8 +87,11 @@ const MandateBody = Type.Object(
       description:
         '`core` for anyone; `b2b` for businesses (no refund right; tell your bank first).',
     }),
-    accept_mandate_text: Type.Boolean({
-      description: 'Must be true: the mandate text of the scheme (GET) was shown and accepted.',
+    // A JSON boolean, never coerced: no `type`, so "true" or 1 are refused rather than read as consent.
+    accept_mandate_text: Type.Unsafe<boolean>({
+      enum: [true, false],
+      description:
+        'Must be `true` (a JSON boolean): the mandate text of the scheme (GET) was shown and accepted.',
     }),
   },
   { additionalProperties: false },
@@ -409,10 +413,16 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'giveSepaMandate',
         tags,
         summary: 'Give a SEPA Direct Debit mandate',
-        description:
-          'Open invoices are then collected from the IBAN by SEPA Direct Debit (Core or B2B), each announced with the invoice e-mail (amount, mandate reference, creditor identifier, collection date). Replaces a mandate in force. The IBAN is stored encrypted and shown masked.',
+        description: `Open invoices are then collected from the IBAN by SEPA Direct Debit (Core or B2B), each announced with the invoice e-mail (amount, mandate reference, creditor identifier, collection date). Replaces a mandate in force; the same IBAN, holder and scheme as the mandate in force answer it unchanged. At most ${MANDATES_PER_DAY} mandates in 24 hours (429 with Retry-After). The IBAN is stored encrypted and shown masked.`,
         body: MandateBody,
-        response: { 200: Type.Ref('SepaMandate'), ...problemResponses(400, 401, 403, 409, 415) },
+        response: {
+          200: Type.Ref('SepaMandate'),
+          ...problemResponses(400, 401, 403, 409, 415),
+          429: {
+            description: `More than ${MANDATES_PER_DAY} mandates in 24 hours; Retry-After says when the next is taken.`,
+            content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+          },
+        },
       },
       config: write,
     },

@@ -60,6 +60,19 @@ export async function activeMandate(
   return rows[0] === undefined ? undefined : toMandate(rows[0]);
 }
 
+/** When the account's mandates given since `since` were signed, oldest first. */
+export async function mandatesSignedSince(
+  db: Queryable,
+  accountId: string,
+  since: number,
+): Promise<number[]> {
+  const rows = await db.query<{ signed_at: Date | string }>(
+    'SELECT signed_at FROM sepa_mandates WHERE account_id = $1 AND signed_at > $2 ORDER BY signed_at',
+    [accountId, new Date(since).toISOString()],
+  );
+  return rows.map((r) => new Date(r.signed_at).getTime());
+}
+
 export async function findMandate(db: Queryable, id: string): Promise<MandateRow | undefined> {
   const rows = await db.query<RawMandate>('SELECT * FROM sepa_mandates WHERE id = $1', [id]);
   return rows[0] === undefined ? undefined : toMandate(rows[0]);

@@ -9,10 +9,10 @@ import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { enqueueNotice } from '../notices/index.js';
-import type { Db, Queryable } from '../store/index.js';
+import { lockAccount, type Db, type Queryable } from '../store/index.js';
 import { GRACE_MS } from './invoicing.js';
 import { parsePain002, type DebitReturn } from './pain002.js';
-import { pain008, type PaymentGroup } from './pain008.js';
+import { pain008, sepaText, type PaymentGroup } from './pain008.js';
 import { collectionDate, PRE_NOTIFICATION_DAYS } from './sepa-dates.js';
 import * as repo from './repo.js';
 import * as sepa from './sepa-repo.js';
@@ -24,6 +24,24 @@ export const MANDATE_SCHEMES = ['core', 'b2b'] as const;
 
 /** Return reasons after which the mandate cannot be used again (closed or wrong account, no mandate). */
 const FINAL_REASONS = new Set(['AC01', 'AC04', 'AC06', 'AC13', 'MD01', 'MD07', 'BE05']);
+
+/** Mandates an account may give in a day: each one is a new reference and a new first collection. */
+export const MANDATES_PER_DAY = 10;
+const DAY_MS = 86_400_000;
+
+/** Control characters and invisible formatting (bidi overrides, zero-width spaces). */
+const HIDDEN_CHARACTERS = /[\p{Cc}\p{Cf}]/u;
+
+/** Why `holder` (trimmed) cannot name the debtor, or undefined when it can. */
+function holderProblem(holder: string): string | undefined {
+  if (holder === '' || holder.length > 70) return 'must be 1 to 70 characters';
+  const hidden = HIDDEN_CHARACTERS.exec(holder)?.[0];
+  if (hidden !== undefined)
+    return `must not contain control or invisible formatting characters (U+${hidden.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
+  if (sepaText(holder, 70) === '')
+    return 'must contain letters or digits that can be written in Latin letters: the bank receives the name in the SEPA character set';
+  return undefined;
+}
 
 const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
@@ -223,7 +241,11 @@ export function createMandateService(deps: {
       return { offered, terms: terms(), mandate: m === undefined ? null : publicMandate(m) };
     },
 
-    /** Gives a mandate (replacing one in force); its reference is generated here. */
+    /**
+     * Gives a mandate (replacing one in force); its reference is generated here. The same IBAN,
+     * holder and scheme as the mandate in force answer that mandate unchanged, so a retried
+     * request neither replaces it nor makes the next collection a first one again.
+     */
     async give(principal: Principal, input: MandateInput, ip: string | null) {
       const accountId = principal.accountId;
       if (accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in first.');
@@ -235,8 +257,8 @@ export function createMandateService(deps: {
       if (ibanWrong !== undefined)
         problems.push({ name: 'iban', reason: ibanWrong, allowed: ['an IBAN of a SEPA country'] });
       const holder = input.account_holder.trim();
-      if (holder === '' || holder.length > 70)
-        problems.push({ name: 'account_holder', reason: 'must be 1 to 70 characters' });
+      const holderWrong = holderProblem(holder);
+      if (holderWrong !== undefined) problems.push({ name: 'account_holder', reason: holderWrong });
       if (!MANDATE_SCHEMES.includes(input.scheme))
         problems.push({ name: 'scheme', reason: 'is not a scheme', allowed: [...MANDATE_SCHEMES] });
       if (input.accept_mandate_text !== true)
@@ -261,8 +283,23 @@ export function createMandateService(deps: {
         signedAt: now,
         revokedAt: null,
       };
-      await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
+        // One change of mandate at a time per account: the second waits, then replaces or repeats.
+        await lockAccount(tx, accountId);
         const before = await sepa.activeMandate(tx, accountId, true);
+        if (
+          before !== undefined &&
+          before.scheme === row.scheme &&
+          before.accountHolder === holder &&
+          deps.box().open(before.ibanSealed) === iban
+        )
+          return publicMandate(before);
+        const recent = await sepa.mandatesSignedSince(tx, accountId, now - DAY_MS);
+        if (recent.length >= MANDATES_PER_DAY)
+          throw AppError.tooManyAttempts(
+            `At most ${MANDATES_PER_DAY} mandates can be given in 24 hours; try again later.`,
+            Math.max(1, Math.ceil((recent[0]! + DAY_MS - now) / 1000)),
+          );
         if (before !== undefined) await sepa.revokeMandate(tx, before.id, now);
         await sepa.insertMandate(tx, row);
         await recordAudit(tx, {
@@ -278,8 +315,8 @@ export function createMandateService(deps: {
           ip,
           at: new Date(now),
         });
+        return publicMandate(row);
       });
-      return publicMandate(row);
     },
 
     /** Revokes the mandate in force: nothing more is collected under it. */
@@ -324,6 +361,9 @@ export function createMandateService(deps: {
           const invoice = await repo.findInvoice(tx, invoiceId);
           const mandate = await sepa.findMandate(tx, mandateId);
           if (invoice === undefined || mandate === undefined) continue;
+          // A stored holder the SEPA character set cannot write at all: its invoice stays open
+          // (paid by transfer) rather than the bank refusing the whole file for an empty name.
+          if (sepaText(mandate.accountHolder, 70) === '') continue;
           const seq: sepa.SequenceType =
             (firstUse.get(mandateId) ?? !(await sepa.mandateUsed(tx, mandateId))) ? 'FRST' : 'RCUR';
           firstUse.set(mandateId, false);

@@ -31,6 +31,7 @@ import { importBankStatement, unmatchedPayments } from './bank-import.js';
 import type { VatNumberVerifier } from './vat-check.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { createMandateService } from './sepa.js';
+import { pendingCollectionInvoiceIds } from './sepa-repo.js';
 import type { Seller } from './vat.js';
 
 export type Plans = Readonly<Record<PlanId, Plan>>;
@@ -138,10 +139,14 @@ export function createSubscriptionService(deps: BillingDeps) {
    * An account that left a paid plan owing money (an invoice past its due date, or written off
    * as uncollectible) starts no new paid subscription until it pays: otherwise a paid plan could
    * be had for free, grace period after grace period. The operator may still subscribe it.
+   * An invoice the bank is collecting by direct debit is not owed until the debit comes back.
    */
   async function assertNothingOverdue(tx: Queryable, accountId: string, now: number) {
+    const collecting = await pendingCollectionInvoiceIds(tx, accountId);
     const owed = (await repo.listInvoices(tx, accountId)).filter(
-      (i) => i.status === 'uncollectible' || (i.status === 'open' && i.dueAt <= now),
+      (i) =>
+        i.status === 'uncollectible' ||
+        (i.status === 'open' && i.dueAt <= now && !collecting.has(i.id)),
     );
     if (owed.length === 0) return;
     const due = owed.reduce((sum, i) => sum + i.amountDueCents, 0);

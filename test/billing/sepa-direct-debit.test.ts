@@ -2,12 +2,7 @@
 // against the ISO 20022 schema by xmllint), no second collection of an invoice, FRST then RCUR,
 // returns by camt.054 and rejections by pain.002 reopening invoices and starting dunning.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config/index.js';
 import { isTarget2Day, target2OnOrAfter } from '../../src/lib/target2.js';
 import { renderNotice } from '../../src/notices/index.js';
@@ -15,31 +10,9 @@ import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { freshPostgres, postgresAvailable } from '../helpers/db.js';
 import { DUTCH_SELLER } from '../helpers/seller.js';
+import { SEPA, xmllint } from './sepa-fixtures.js';
 
-const run = promisify(execFile);
-const XSD = join(import.meta.dirname, '../../schemas/iso20022/pain.008.001.02.xsd');
-const SEPA = {
-  SELLER_IBAN: 'NL91ABNA0417164300',
-  SELLER_BIC: 'ABNANL2A',
-  SELLER_SEPA_CREDITOR_ID: 'NL69ZZZ123456780000',
-};
 const DEBTOR_IBAN = 'DE89 3704 0044 0532 0130 00';
-
-/** xmllint's verdict on `xml` against the vendored pain.008.001.02 schema. */
-async function xmllint(xml: string): Promise<{ ok: boolean; out: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'pain008-'));
-  try {
-    const file = join(dir, 'batch.xml');
-    await writeFile(file, xml);
-    const r = await run('xmllint', ['--noout', '--schema', XSD, file]).then(
-      (o) => ({ ok: true, out: o.stderr }),
-      (e: { stderr: string }) => ({ ok: false, out: e.stderr }),
-    );
-    return r;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 /** The direct debits of a pain.008, as (EndToEndId → fields) read with plain regexes. */
 function debitsOf(xml: string) {
@@ -283,7 +256,7 @@ for (const engine of ['PGlite', 'PostgreSQL'] as const)
           });
         }
         assert.match(batch.xml, /<CdtrSchmeId>\s*<Id><PrvtId><Othr><Id>NL69ZZZ123456780000</);
-        assert.match(batch.xml, /<Nm>Muller Sohne GmbH<\/Nm>/);
+        assert.match(batch.xml, /<Nm>Mueller Soehne GmbH<\/Nm>/);
         assert.equal((await audit('invoices.collection_sent', paying.accountId)).length, 1);
 
         const again = await t.services.subscriptions.mandates.batch('operator');

@@ -162,7 +162,7 @@ export interface paths {
     };
     /**
      * Everything held about the account, as JSON
-     * @description The account, its API keys (metadata, never secrets), sessions, subscription, billing details, invoices, ledger, daily usage, webhooks and exports (without their secrets), custom endpoints, support requests and audit entries. Sent as an attachment; the export is recorded in the audit log.
+     * @description The account, its API keys (metadata, never secrets), sessions, subscription, billing details, invoices, ledger, daily usage, webhooks and exports (without their secrets), custom endpoints, support requests, audit entries and SEPA Direct Debit mandates (the IBAN masked). Sent as an attachment; the export is recorded in the audit log.
      */
     get: operations['exportAccountData'];
     put?: never;
@@ -295,7 +295,7 @@ export interface paths {
     get: operations['getSepaMandate'];
     /**
      * Give a SEPA Direct Debit mandate
-     * @description Open invoices are then collected from the IBAN by SEPA Direct Debit (Core or B2B), each announced with the invoice e-mail (amount, mandate reference, creditor identifier, collection date). Replaces a mandate in force. The IBAN is stored encrypted and shown masked.
+     * @description Open invoices are then collected from the IBAN by SEPA Direct Debit (Core or B2B), each announced with the invoice e-mail (amount, mandate reference, creditor identifier, collection date). Replaces a mandate in force; the same IBAN, holder and scheme as the mandate in force answer it unchanged. At most 10 mandates in 24 hours (429 with Retry-After). The IBAN is stored encrypted and shown masked.
      */
     put: operations['giveSepaMandate'];
     post?: never;
@@ -2763,6 +2763,9 @@ export interface operations {
               [key: string]: unknown;
             }[];
             retained_after_deletion: string[];
+            sepa_mandates: {
+              [key: string]: unknown;
+            }[];
             sessions: {
               [key: string]: unknown;
             }[];
@@ -3248,8 +3251,11 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description Must be true: the mandate text of the scheme (GET) was shown and accepted. */
-          accept_mandate_text: boolean;
+          /**
+           * @description Must be `true` (a JSON boolean): the mandate text of the scheme (GET) was shown and accepted.
+           * @enum {unknown}
+           */
+          accept_mandate_text: true | false;
           account_holder: string;
           /** @description An IBAN of a SEPA country; spaces allowed. */
           iban: string;
@@ -3309,6 +3315,15 @@ export interface operations {
       };
       /** @description Error. */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description More than 10 mandates in 24 hours; Retry-After says when the next is taken. */
+      429: {
         headers: {
           [name: string]: unknown;
         };
