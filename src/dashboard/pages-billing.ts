@@ -60,8 +60,7 @@ function quoteTable(q: Quote): Html {
         <tr><th scope="row" id="due-vat-label">${vatLabel}</th><td class="num" id="due-vat">${euros(q.vatCents)}</td></tr>
         <tr><th scope="row">Charged now</th><td class="num figure" id="due-now">${euros(q.grossCents)}</td></tr>
       </tbody>
-    </table>
-    ${q.buyerKnown ? '' : markup`<p class="muted">No billing details yet: VAT as for a consumer in the seller’s country.</p>`}`;
+    </table>`;
 }
 
 const DONE: Record<string, string> = {
@@ -484,7 +483,15 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
         From ${principal.plan.name} to <strong>${next.name}</strong>: ${preview.kind}, effective
         ${when}.
       </p>
-      ${preview.dueNowCents === 0 ? markup`<p class="figure" id="due-now">Charged now: ${euros(0)}</p>` : quoteTable(await deps.subscriptions.quote(principal.accountId as string, preview.dueNowCents))}
+      ${
+        preview.dueNowCents === 0
+          ? markup`<p class="figure" id="due-now">Charged now: ${euros(0)}</p>`
+          : refused
+            ? markup`<p class="figure" id="due-net">Net: ${euros(preview.dueNowCents)}, plus VAT by your billing details</p>`
+            : quoteTable(
+                await deps.subscriptions.quote(principal.accountId as string, preview.dueNowCents),
+              )
+      }
       ${preview.kind === 'upgrade' ? markup`<p class="muted">The difference in price for the rest of the current period.</p>` : ''}
       ${
         refused
