@@ -13,6 +13,19 @@ describe('dashboard plan change: VAT on the confirmation', () => {
   });
   after(() => t.close());
 
+  /** Signed in to the dashboard, the first step of a change to Developer. */
+  async function developerPreview(email: string) {
+    const client = new DashboardClient(t);
+    await client.signIn(email);
+    const billing = await client.get('/dashboard/billing');
+    const preview = await client.post(
+      '/dashboard/billing/plan',
+      { plan: 'developer' },
+      billing.body,
+    );
+    return { client, preview };
+  }
+
   const cases = [
     {
       who: 'a German consumer',
@@ -51,14 +64,7 @@ describe('dashboard plan change: VAT on the confirmation', () => {
         payload: c.details,
       });
       assert.equal(put.statusCode, 200, put.body);
-      const client = new DashboardClient(t);
-      await client.signIn(a.email);
-      const billing = await client.get('/dashboard/billing');
-      const preview = await client.post(
-        '/dashboard/billing/plan',
-        { plan: 'developer' },
-        billing.body,
-      );
+      const { client, preview } = await developerPreview(a.email);
       assert.equal(preview.statusCode, 200, preview.body);
       assert.match(preview.body, new RegExp(`id="due-net">€${c.net}<`));
       assert.match(preview.body, new RegExp(`id="due-vat">€${c.vat}<`));
@@ -82,14 +88,7 @@ describe('dashboard plan change: VAT on the confirmation', () => {
 
   it('without billing details, says what is missing and offers no confirmation', async () => {
     const a = await accountOnPlan(t, 'free');
-    const client = new DashboardClient(t);
-    await client.signIn(a.email);
-    const billing = await client.get('/dashboard/billing');
-    const preview = await client.post(
-      '/dashboard/billing/plan',
-      { plan: 'developer' },
-      billing.body,
-    );
+    const { preview } = await developerPreview(a.email);
     assert.equal(preview.statusCode, 200);
     assert.match(preview.body, /No invoice is issued without billing details/);
     assert.doesNotMatch(preview.body, /Confirm: change to/);
