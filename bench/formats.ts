@@ -44,6 +44,11 @@ async function main(): Promise<void> {
     sla_percent: 99.9,
     formats: ['json', 'csv', 'xlsx', 'xml', 'parquet'],
   };
+  await services.subscriptions.details.set(
+    operatorPrincipal(account.id, services.plans.free),
+    { company_name: 'Bench B.V.', address_lines: ['Damrak 1'], country: 'NL' },
+    null,
+  );
   const key = (
     await services.subscriptions.change(
       operatorPrincipal(account.id, services.plans.free),

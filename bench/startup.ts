@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { BenchFailure } from './lib/failure.js';
-import { benchExitCode, freePort, LOOPBACK, progress } from './lib/processes.js';
+import { BENCH_BILLING, benchExitCode, freePort, LOOPBACK, progress } from './lib/processes.js';
 import { readRss } from './lib/rss.js';
 
 const { values } = parseArgs({
@@ -131,7 +131,14 @@ async function measure(): Promise<Figures> {
   const accountCreateMs: number[] = [];
   for (let i = 0; i < Number(values.commands); i++) {
     progress(`salary-api account create ${i + 1}`);
-    const args = ['bin/salary-api.js', 'account', 'create', '--plan', 'developer'];
+    const args = [
+      'bin/salary-api.js',
+      'account',
+      'create',
+      '--plan',
+      'developer',
+      ...BENCH_BILLING,
+    ];
     args.push('--email', `bench-${i}-${Date.now()}@example.com`, '--json');
     accountCreateMs.push(timed(root, process.execPath, args, embeddedEnv(0)));
     progress(`took ${((accountCreateMs.at(-1) ?? 0) / 1000).toFixed(2)} s`);

@@ -25,6 +25,7 @@ import { resolvePlans } from '../src/plans/index.js';
 import { openPostgres } from '../src/store/index.js';
 import { createHttpSender, createWebhookWorker, webhookPublisher } from '../src/webhooks/index.js';
 import {
+  BENCH_BILLING,
   freePort,
   killChildrenOnExit,
   spawnServer,
@@ -100,7 +101,16 @@ async function main(): Promise<void> {
     await run(['migrate'], env);
     const account = JSON.parse(
       await run(
-        ['account', 'create', '--email', 'bench@example.com', '--plan', 'business', '--json'],
+        [
+          'account',
+          'create',
+          '--email',
+          'bench@example.com',
+          '--plan',
+          'business',
+          ...BENCH_BILLING,
+          '--json',
+        ],
         env,
       ),
     ) as { api_key: string };

@@ -155,6 +155,16 @@ export function cpuProfileFlags(dir: string | undefined, name: string): string[]
     : ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`];
 }
 
+/** The billing details a paid plan's account is created with (no invoice without them). */
+export const BENCH_BILLING = [
+  '--billing-name',
+  'Bench B.V.',
+  '--address',
+  'Damrak 1; 1012 LG Amsterdam',
+  '--country',
+  'NL',
+] as const;
+
 /**
  * `salary-api account create ARGS --json` (the built CLI in `root`, with `env`): the new
  * account's API key.
@@ -166,7 +176,7 @@ export function createAccountWithCli(
 ): string {
   const created = spawnSync(
     process.execPath,
-    ['dist/main/cli.js', 'account', 'create', ...args, '--json'],
+    ['dist/main/cli.js', 'account', 'create', ...args, ...BENCH_BILLING, '--json'],
     { cwd: root, env, encoding: 'utf8' },
   );
   if (created.status !== 0) throw new BenchFailure(`account create failed: ${created.stderr}`);

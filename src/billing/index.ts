@@ -41,6 +41,7 @@ export {
   COUNTRIES,
   countryName,
   decideVat,
+  formatRate,
   EU_VAT,
   vatNumberProblem,
   type Party,

@@ -243,7 +243,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Subscribe, upgrade, downgrade or cancel',
         description:
-          'From Free: subscribes now (monthly cycle anchored today), invoices the first month and returns the first API key (shown once). Upgrade: immediate, invoicing the prorated difference for the rest of the period. Downgrade, or `free` to cancel: at the end of the period; the plan stays until then. Enterprise is set by contract.',
+          'From Free: subscribes now (monthly cycle anchored today), invoices the first month and returns the first API key (shown once). Upgrade: immediate, invoicing the prorated difference for the rest of the period. Downgrade, or `free` to cancel: at the end of the period; the plan stays until then. Enterprise is set by contract. A change that would issue an invoice needs the billing details first (409 `BILLING_DETAILS_REQUIRED`): no invoice is made out to an unnamed buyer.',
         body: Type.Object(
           { plan: StringEnum(['free', 'developer', 'business'] as const) },
           { additionalProperties: false },

@@ -15,6 +15,7 @@ import { applyContract, type Plan, type PlanId } from '../plans/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { addMonthsAnchored } from './cycle.js';
 import {
+  buyerOf,
   chargedFor,
   issueInvoice,
   issuePlanInvoice,
@@ -32,7 +33,7 @@ import type { VatNumberVerifier } from './vat-check.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { createMandateService } from './sepa.js';
 import { pendingCollectionInvoiceIds } from './sepa-repo.js';
-import type { Seller } from './vat.js';
+import { decideVat, vatCents, type Seller, type VatDecision } from './vat.js';
 
 export type Plans = Readonly<Record<PlanId, Plan>>;
 
@@ -157,6 +158,15 @@ export function createSubscriptionService(deps: BillingDeps) {
     );
   }
 
+  /** No invoice is made out to an account that has not said who it is (docs/billing.md). */
+  async function assertBillingDetails(tx: Queryable, accountId: string): Promise<void> {
+    if ((await repo.findBillingDetails(tx, accountId)) !== undefined) return;
+    throw new AppError(
+      'BILLING_DETAILS_REQUIRED',
+      'This change issues an invoice, and the account has no billing details: give the name, address and country invoices are made out to first (PUT /api/v1/account/billing-details, or the dashboard’s Billing page).',
+    );
+  }
+
   /** One invoice of the account; another account's is as unknown as a missing one. */
   async function invoiceOf(accountId: string, invoiceId: string): Promise<repo.InvoiceRow> {
     const invoice = await repo.findInvoice(db, invoiceId, accountId);
@@ -180,6 +190,32 @@ export function createSubscriptionService(deps: BillingDeps) {
 
     /** The account's billing details, which invoices issued from now on name as the buyer. */
     details: createBillingDetails({ db, clock, vat: deps.vat }),
+
+    /**
+     * What an invoice of `netCents` to the account would carry now: the VAT its billing details
+     * decide (as issuing does) and the total; `buyerKnown` false when it has given none.
+     */
+    async quote(
+      accountId: string,
+      netCents: number,
+    ): Promise<{
+      netCents: number;
+      vat: VatDecision;
+      vatCents: number;
+      grossCents: number;
+      buyerKnown: boolean;
+    }> {
+      const buyer = await buyerOf(db, accountId);
+      const vat = decideVat(seller, buyer);
+      const tax = vatCents(netCents, vat.rateBp);
+      return {
+        netCents,
+        vat,
+        vatCents: tax,
+        grossCents: netCents + tax,
+        buyerKnown: buyer !== null,
+      };
+    },
 
     /** The account's invoices, oldest first. */
     async invoices(accountId: string): Promise<PublicInvoice[]> {
@@ -238,6 +274,7 @@ export function createSubscriptionService(deps: BillingDeps) {
             if (account.emailVerifiedAt === null) throw emailNotVerified();
             await assertNothingOverdue(tx, accountId, now);
           }
+          await assertBillingDetails(tx, accountId);
           const period = { start: now, end: addMonthsAnchored(now, 1) };
           await repo.saveSubscription(
             tx,
@@ -319,6 +356,7 @@ export function createSubscriptionService(deps: BillingDeps) {
               periodEnd: advance.periodEnd,
             });
           }
+          if (lines.length > 0) await assertBillingDetails(tx, accountId);
           if (lines.length > 0)
             invoices.push(
               await issueInvoice(tx, clock, {

@@ -68,7 +68,7 @@ describe('loadConfig', () => {
 describe('seller settings', () => {
   it('default to an unregistered seller and read the SELLER_* variables', () => {
     assert.deepEqual(loadConfig({}).seller, {
-      name: 'Salary data API',
+      name: 'Operator legal name not set (SELLER_NAME)',
       address: [],
       country: null,
       vatNumber: null,

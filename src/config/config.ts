@@ -8,6 +8,7 @@ import type { Seller } from './eu-vat.js';
 import { legalFilesOf, type LegalDocument } from './legal.js';
 import { parseSeller } from './seller.js';
 import { parseTrustProxy } from './trust-proxy.js';
+import { PRODUCT_NAME } from '../lib/product-name.js';
 
 /** Everything the process is configured with, parsed once at start and frozen. */
 export interface Config {
@@ -229,7 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     backupSchedule,
     backupKeep: int('BACKUP_KEEP', 7, 1, 1000),
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
-    mailFrom: email('MAIL_FROM', 'Salary data API <no-reply@localhost>')!,
+    mailFrom: email('MAIL_FROM', `${PRODUCT_NAME} <no-reply@localhost>`)!,
     supportEmail: email('SUPPORT_EMAIL'),
     salesEmail: email('SALES_EMAIL'),
     legalFiles: legalFilesOf(str, pathOf, problems),

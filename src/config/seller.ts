@@ -7,7 +7,11 @@ import {
 } from './eu-vat.js';
 import { bicProblem, creditorIdProblem, ibanProblem, normalizeIban } from '../lib/bank-account.js';
 
-export const DEFAULT_SELLER_NAME = 'Salary data API';
+/**
+ * A placeholder, not a name: the seller is the operator's legal entity, which only the operator
+ * can give (SELLER_NAME). The doctor and the start-up line warn while it stands.
+ */
+export const DEFAULT_SELLER_NAME = 'Operator legal name not set (SELLER_NAME)';
 
 /**
  * The operator as its invoices name it: SELLER_NAME, SELLER_ADDRESS (lines separated by `;`),

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/index.js';
 import type { Plan } from '../plans/index.js';
 import { markup, type Html } from '../lib/html.js';
+import { PRODUCT_NAME } from '../lib/product-name.js';
 
 export const BASE = '/dashboard';
 
@@ -102,7 +103,7 @@ function head(title: string): Html {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Salary API dashboard</title>
+<title>${title} · ${PRODUCT_NAME} dashboard</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${BASE}/assets/uPlot.min.css">
 <link rel="stylesheet" href="${BASE}/assets/dashboard.css">
@@ -141,7 +142,7 @@ export function page(
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
-  <span class="brand">Salary API</span>
+  <span class="brand">${PRODUCT_NAME}</span>
   <span class="who">${ctx.email} · <span class="plan">${ctx.principal.plan.name}</span></span>
   <form method="post" action="${BASE}/sign-out" class="inline">
     <input type="hidden" name="_csrf" value="${ctx.csrf}">
@@ -163,7 +164,7 @@ export function publicPage(title: string, content: Html, flash?: Flash): string 
   return markup`${head(title)}
 <body class="public">
 <main id="main">
-<p class="brand">Salary API</p>
+<p class="brand">${PRODUCT_NAME}</p>
 <h1>${title}</h1>
 ${flashBlock(flash)}
 ${content}

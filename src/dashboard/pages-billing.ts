@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   COUNTRIES,
+  countryName,
   epcQrSvg,
+  formatRate,
   EU_VAT,
   MAX_ADDRESS_LINES,
   upgradeCharge,
@@ -37,6 +39,28 @@ export function changePreview(
   if (to > from)
     return { kind: 'upgrade', dueNowCents: upgradeCharge(from, to, period, now), effective: 'now' };
   return { kind: 'downgrade', dueNowCents: 0, effective: period.end };
+}
+
+type Quote = Awaited<ReturnType<DashboardTools['deps']['subscriptions']['quote']>>;
+
+/** What a change charges now as its invoice will say it: net, VAT and its reason, gross. */
+function quoteTable(q: Quote): Html {
+  const vat = q.vat;
+  const vatLabel =
+    vat.treatment === 'standard'
+      ? `VAT ${formatRate(vat.rateBp)} (${countryName(vat.rateCountry ?? '') ?? vat.rateCountry ?? ''})`
+      : vat.treatment === 'reverse_charge'
+        ? 'VAT: reverse charge, accounted for by you'
+        : vat.treatment === 'outside_eu'
+          ? 'VAT: none, outside the scope of EU VAT'
+          : 'VAT: none, the seller is not registered for VAT';
+  return markup`<table class="quote" id="due-now-table">
+      <tbody>
+        <tr><th scope="row">Net</th><td class="num" id="due-net">${euros(q.netCents)}</td></tr>
+        <tr><th scope="row" id="due-vat-label">${vatLabel}</th><td class="num" id="due-vat">${euros(q.vatCents)}</td></tr>
+        <tr><th scope="row">Charged now</th><td class="num figure" id="due-now">${euros(q.grossCents)}</td></tr>
+      </tbody>
+    </table>`;
 }
 
 const DONE: Record<string, string> = {
@@ -448,6 +472,9 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
         : { start: Date.parse(sub.current_period_start), end: Date.parse(sub.current_period_end) };
     const next = deps.plans[id];
     const preview = changePreview(principal.plan, next, period, deps.clock.now());
+    const refused =
+      preview.dueNowCents > 0 &&
+      (await deps.subscriptions.details.get(principal.accountId as string)) === null;
     const when =
       preview.effective === 'now'
         ? markup`now`
@@ -456,13 +483,29 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
         From ${principal.plan.name} to <strong>${next.name}</strong>: ${preview.kind}, effective
         ${when}.
       </p>
-      <p class="figure" id="due-now">Charged now: ${euros(preview.dueNowCents)}</p>
+      ${
+        preview.dueNowCents === 0
+          ? markup`<p class="figure" id="due-now">Charged now: ${euros(0)}</p>`
+          : refused
+            ? markup`<p class="figure" id="due-net">Net: ${euros(preview.dueNowCents)}, plus VAT by your billing details</p>`
+            : quoteTable(
+                await deps.subscriptions.quote(principal.accountId as string, preview.dueNowCents),
+              )
+      }
       ${preview.kind === 'upgrade' ? markup`<p class="muted">The difference in price for the rest of the current period.</p>` : ''}
-      <form method="post" action="${BASE}/billing/plan/confirm" class="inline">
-        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-        <input type="hidden" name="plan" value="${id}" />
-        <button type="submit">Confirm: change to ${next.name}</button>
-      </form>
+      ${
+        refused
+          ? markup`<p class="warn" id="details-needed">
+              No invoice is issued without billing details. Give the name, address and country
+              invoices are made out to on the <a href="${BASE}/billing#billing-details">Billing page</a>
+              first, then change the plan.
+            </p>`
+          : markup`<form method="post" action="${BASE}/billing/plan/confirm" class="inline">
+              <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+              <input type="hidden" name="plan" value="${id}" />
+              <button type="submit">Confirm: change to ${next.name}</button>
+            </form>`
+      }
       <a href="${BASE}/billing">Cancel</a>`;
     return tools.send(reply, 200, page(ctx, '/billing', 'Confirm the plan change', content));
   });

@@ -53,6 +53,12 @@ export const ERROR_CODES = {
     action:
       'Follow the link mailed to the account’s address, or have a new one sent (POST /api/v1/account/email-verification, or the dashboard).',
   },
+  BILLING_DETAILS_REQUIRED: {
+    status: 409,
+    title: 'Billing details required',
+    action:
+      'Give the name, address and country invoices are made out to (PUT /api/v1/account/billing-details, or the dashboard’s Billing page), then change the plan again.',
+  },
   PAYMENT_OVERDUE: {
     status: 402,
     title: 'Payment overdue',

@@ -8,7 +8,12 @@ import {
   updateContacts,
   type Contract,
 } from '../accounts/index.js';
-import { confirmBuyerLocation, operatorPrincipal } from '../billing/index.js';
+import {
+  confirmBuyerLocation,
+  detailsProblems,
+  operatorPrincipal,
+  type BillingDetailsInput,
+} from '../billing/index.js';
 import { baseUrlOf, type Config } from '../config/index.js';
 import { openPublishingBus } from '../store/index.js';
 import { systemClock } from '../lib/clock.js';
@@ -27,6 +32,10 @@ export interface AccountFlags {
   formats?: string;
   name?: string;
   'manager-email'?: string;
+  'billing-name'?: string;
+  address?: string;
+  country?: string;
+  'vat-number'?: string;
   json?: boolean;
   'print-link'?: boolean;
   yes?: boolean;
@@ -59,6 +68,53 @@ function contractFrom(flags: AccountFlags): Contract {
   return { price_cents: price, request_limit: limit, sla_percent: sla, formats };
 }
 
+/** The flags naming who a paid plan's invoices are made out to, and what each holds. */
+const BILLING_FLAGS = {
+  'billing-name': 'the company (or person) invoices are made out to',
+  address: 'the address lines, separated by ";"',
+  country: 'the ISO 3166-1 alpha-2 country code, e.g. DE',
+} as const;
+
+/**
+ * The billing details the flags give, checked as the API checks them; undefined when none is
+ * given. No invoice is issued to an account without them, so a paid plan needs all three.
+ */
+function billingDetailsFrom(
+  flags: AccountFlags,
+  required: boolean,
+): BillingDetailsInput | undefined {
+  const given = [...Object.keys(BILLING_FLAGS), 'vat-number'].some(
+    (f) => flags[f as keyof AccountFlags] !== undefined,
+  );
+  if (!given && !required) return undefined;
+  const missing = (Object.keys(BILLING_FLAGS) as (keyof typeof BILLING_FLAGS)[]).filter(
+    (f) => flags[f] === undefined || flags[f].trim() === '',
+  );
+  if (missing.length > 0)
+    throw new CliUsageError(
+      `no invoice is issued without billing details; missing ${missing
+        .map((f) => `--${f} (${BILLING_FLAGS[f]})`)
+        .join(', ')}; --vat-number is optional`,
+    );
+  const input: BillingDetailsInput = {
+    company_name: flags['billing-name'] ?? '',
+    address_lines: (flags.address ?? '').split(';'),
+    country: flags.country ?? '',
+    vat_number: flags['vat-number'] ?? null,
+  };
+  const { problems } = detailsProblems(input);
+  if (problems.length > 0)
+    throw new CliUsageError(
+      problems
+        .map(
+          (p) =>
+            `--${p.name === 'company_name' ? 'billing-name' : p.name === 'address_lines' ? 'address' : p.name.replace('_', '-')} ${p.reason}`,
+        )
+        .join('; '),
+    );
+  return input;
+}
+
 /** The operator's account, contract, invoice and billing commands. */
 export async function accountCommand(
   config: Config,
@@ -80,6 +136,7 @@ export async function accountCommand(
       if (!(PLAN_IDS as readonly string[]).includes(plan))
         throw new CliUsageError(`--plan must be one of ${PLAN_IDS.join(', ')}`);
       const contract = plan === 'enterprise' ? contractFrom(flags) : undefined;
+      const details = billingDetailsFrom(flags, plan !== 'free');
       const password = flags.password ?? randomBytes(18).toString('base64url');
       const { account } = await s.accounts.signUp({ email: flags.email, password }, 'cli', {
         throttle: false,
@@ -87,6 +144,12 @@ export async function accountCommand(
         verified: true,
       });
       let apiKey: string | undefined;
+      if (details !== undefined)
+        await s.subscriptions.details.set(
+          operatorPrincipal(account.id, s.plans.free),
+          details,
+          null,
+        );
       if (plan !== 'free') {
         const result = await s.subscriptions.change(
           operatorPrincipal(account.id, s.plans.free),
@@ -178,11 +241,22 @@ export async function accountCommand(
           : await findAccountByEmail(db, normalizeEmail(flags.email));
       if (account === undefined)
         throw new CliUsageError('account contract needs the --email of an existing account');
+      const contract = contractFrom(flags);
+      const details = billingDetailsFrom(
+        flags,
+        account.plan === 'free' && (await s.subscriptions.details.get(account.id)) === null,
+      );
+      if (details !== undefined)
+        await s.subscriptions.details.set(
+          operatorPrincipal(account.id, s.plans[account.plan]),
+          details,
+          null,
+        );
       const result = await s.subscriptions.change(
         operatorPrincipal(account.id, s.plans[account.plan]),
         'enterprise',
         null,
-        contractFrom(flags),
+        contract,
       );
       print(result, `${account.email} is on Enterprise under the new contract`);
       return 0;

@@ -4,10 +4,14 @@
  */
 export class CliUsageError extends Error {}
 
-export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P [contract flags] [--json]
-                        Create an account; a paid plan is subscribed and its first API key printed
+export const ACCOUNT_USAGE = `  account create --email E [--password P] --plan P [billing flags] [contract flags] [--json]
+                        Create an account; a paid plan is subscribed and its first API key printed.
+                        Billing flags, needed for a paid plan (no invoice without them):
+                        --billing-name N --address "line;line" --country CC [--vat-number V]
   account contract --email E --price-cents N --limit N|unlimited --sla 99.9 [--formats a,b]
-                        Put an account on Enterprise under a contract (or change its contract)
+                   [billing flags]
+                        Put an account on Enterprise under a contract (or change its contract);
+                        a Free account without billing details needs the billing flags
   account manager --email E --name N --manager-email M
                         Set the dedicated account manager of an Enterprise account
   account list [--json] List accounts

@@ -76,6 +76,11 @@ async function main(argv: string[]): Promise<number> {
         formats: { type: 'string' },
         name: { type: 'string' },
         'manager-email': { type: 'string' },
+        // account create / contract: who a paid plan's invoices are made out to
+        'billing-name': { type: 'string' },
+        address: { type: 'string' },
+        country: { type: 'string' },
+        'vat-number': { type: 'string' },
         workers: { type: 'string' },
         role: { type: 'string' },
         // compliance add / withdraw

@@ -1,3 +1,4 @@
+import { PRODUCT_NAME } from '../lib/product-name.js';
 /**
  * The messages the service sends: one template per notice kind, rendered as plain text and
  * simple HTML in English. Templates read only the named fields of a notice's data, so nothing
@@ -340,7 +341,7 @@ export function renderNotice(
   const paragraphs = [
     ...(name === null ? [] : [`Hello ${name},`]),
     ...t.body(data, (path) => `${base}${path}`),
-    `— Salary data API · ${base}/dashboard`,
+    `— ${PRODUCT_NAME} · ${base}/dashboard`,
   ];
   const text = paragraphs.join('\n\n') + '\n';
   const html =

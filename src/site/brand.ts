@@ -1,7 +1,8 @@
+import { PRODUCT_NAME } from '../lib/product-name.js';
 import type { LicenseRegistry } from '../licensing/index.js';
 
 /** The product's own name, on every page a host that is not a licensee's serves. */
-export const PRODUCT_NAME = 'European Salary Data API';
+export { PRODUCT_NAME };
 
 /** Whose name a page carries: ours, or the licensee's on a host mapped to its licence. */
 export interface Brand {

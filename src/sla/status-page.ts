@@ -1,4 +1,5 @@
 import type { StatusDocument } from './status.js';
+import { PRODUCT_NAME } from '../lib/product-name.js';
 
 const escape = (s: string): string =>
   s.replace(
@@ -69,7 +70,7 @@ export function renderStatusPage(doc: StatusDocument): string {
     doc.uptime.overall_percent === null ? 'no data yet' : `${doc.uptime.overall_percent} %`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Salary data API status</title>
+<title>${PRODUCT_NAME} status</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
 .summary{padding:1rem;border-radius:.5rem;background:#e6f4ea}.summary.degraded,.summary.maintenance{background:#fff4e5}.summary.outage{background:#fdecea}
@@ -81,7 +82,7 @@ ol.bars{display:flex;gap:2px;list-style:none;padding:0;height:2.5rem}.bar{flex:1
 .incident.open{border-left:4px solid #c5221f;padding-left:.75rem}
 </style></head>
 <body><main>
-<h1>Salary data API status</h1>
+<h1>${PRODUCT_NAME} status</h1>
 <p class="summary ${escape(doc.status)}" role="status">${escape(STATE_TEXT[doc.status] ?? doc.status)} · updated ${escape(doc.generated_at)}</p>
 <h2>Components</h2><ul class="components">${components}</ul>
 <h2>Uptime, last ${doc.uptime.days} days: ${escape(overall)}</h2>

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { listAudit } from '../../src/audit/index.js';
 import { RESET_ANSWER_FLOOR_MS } from '../../src/accounts/lifecycle.js';
 import { operatorPrincipal } from '../../src/billing/index.js';
-import { verifyEmailOf } from '../helpers/accounts.js';
+import { giveBillingDetails, verifyEmailOf } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { secretsMailed, startSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { mailedToken, mailsTo } from './mail.js';
@@ -68,6 +68,7 @@ describe('account lifecycle: e-mail verification and password reset', () => {
       assert.equal(again.statusCode, 400);
       assert.equal(again.json().invalid_params[0].name, 'token');
 
+      await giveBillingDetails(t, account.id);
       const sub = await post('/api/v1/subscription', { plan: 'developer' }, session.token);
       assert.equal(sub.statusCode, 200, sub.body);
       const actions = (await listAudit(t.db, account.id, 20)).map((e) => e.action);
@@ -130,6 +131,7 @@ describe('account lifecycle: e-mail verification and password reset', () => {
 
   it('an account the operator moved to a paid plan creates keys itself only once confirmed', async () => {
     const { account, session } = await signUp('operator-moved@example.com');
+    await giveBillingDetails(t, account.id);
     await t.services.subscriptions.change(
       operatorPrincipal(account.id, t.services.plans.free),
       'developer',

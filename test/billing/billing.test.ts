@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { BillingRunResult, PublicInvoice } from '../../src/billing/index.js';
 import type { Db } from '../../src/store/index.js';
-import { verifyEmailOf } from '../helpers/accounts.js';
+import { giveBillingDetails, verifyEmailOf } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 const DAY = 86_400_000;
@@ -179,6 +179,7 @@ function billingApp(start: string) {
       assert.equal(res.statusCode, 201, res.body);
       const body = res.json();
       await verifyEmailOf(t, body.account.id);
+      await giveBillingDetails(t, body.account.id);
       return {
         email,
         accountId: body.account.id,

@@ -9,8 +9,11 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { DUTCH_SELLER } from '../helpers/seller.js';
 
 const DEVELOPER = 4900;
-/** No billing details: a consumer in the seller's country, Dutch VAT (21 %). */
-const WITH_VAT = { vat: 1029, details: undefined };
+/** A consumer in the seller's country: Dutch VAT (21 %). */
+const WITH_VAT = {
+  vat: 1029,
+  details: { company_name: 'Jan de Vries', address_lines: ['Damrak 1'], country: 'NL' },
+};
 /** A business in another member state with a VAT number: reverse charge, no VAT. */
 const WITHOUT_VAT = {
   vat: 0,

@@ -2,7 +2,7 @@
 // buyer outside the EU checked for its form like an EU VAT number is.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { accountOnPlan } from '../helpers/accounts.js';
+import { accountOnPlan, giveBillingDetails } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { listenHttp } from '../helpers/http.js';
 import { pageTexts } from '../helpers/pdf.js';
@@ -29,6 +29,7 @@ describe('invoice PDFs and billing details over HTTP', () => {
 
   it('numbers every page of an invoice "page N of M" from 1', async () => {
     const a = await accountOnPlan(t, 'free');
+    await giveBillingDetails(t, a.accountId);
     const sub = await send(a.session, 'POST', '/api/v1/subscription', { plan: 'developer' });
     assert.equal(sub.status, 200);
     const [invoice] = ((await sub.json()) as { invoices: { id: string; number: string }[] })
@@ -51,6 +52,7 @@ describe('invoice PDFs and billing details over HTTP', () => {
   for (const vatNumber of ['CHE-123.456.789 MWST/TVA', 'X', `CHE${'1'.repeat(22)}`]) {
     it(`a buyer outside the EU with the tax number ${JSON.stringify(vatNumber.slice(0, 20))}: 400 naming vat_number`, async () => {
       const a = await accountOnPlan(t, 'free');
+      await giveBillingDetails(t, a.accountId);
       const res = await send(a.session, 'PUT', '/api/v1/account/billing-details', {
         company_name: 'Beispiel AG',
         address_lines: ['Bahnhofstrasse 1', '8001 Zürich'],
@@ -66,6 +68,7 @@ describe('invoice PDFs and billing details over HTTP', () => {
 
   it('a buyer outside the EU with a tax number of letters and digits: stored as given', async () => {
     const a = await accountOnPlan(t, 'free');
+    await giveBillingDetails(t, a.accountId);
     const res = await send(a.session, 'PUT', '/api/v1/account/billing-details', {
       company_name: 'Beispiel AG',
       address_lines: ['Bahnhofstrasse 1', '8001 Zürich'],

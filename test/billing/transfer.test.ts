@@ -2,7 +2,7 @@
 // seller's IBAN and an EPC QR code, which an independent decoder reads back from the PDF.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { accountOnPlan } from '../helpers/accounts.js';
+import { accountOnPlan, giveBillingDetails } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { qrCodesInPdf } from '../helpers/qr.js';
 import { DUTCH_SELLER } from '../helpers/seller.js';
@@ -32,6 +32,7 @@ describe('transfer details and the EPC QR code', () => {
 
   async function subscribed() {
     const a = await accountOnPlan(t, 'free');
+    await giveBillingDetails(t, a.accountId);
     const sub = await call(a.session, 'POST', '/api/v1/subscription', { plan: 'developer' });
     assert.equal(sub.statusCode, 200, sub.body);
     return { ...a, invoice: sub.json().invoices[0] };
@@ -116,6 +117,7 @@ describe('invoices of a seller without an IBAN', () => {
 
   it('carry a reference but no transfer details or QR code', async () => {
     const a = await accountOnPlan(t, 'free');
+    await giveBillingDetails(t, a.accountId);
     const headers = { authorization: `Bearer ${a.session}` };
     const sub = await t.app.inject({
       method: 'POST',

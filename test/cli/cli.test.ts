@@ -10,6 +10,8 @@ import { camt053 } from '../helpers/camt.js';
 import { runCli } from '../helpers/process.js';
 import { setVersion, writeRelease, writeReleaseVersion } from '../helpers/release-file.js';
 
+/** The billing details a paid plan's account is created with (no invoice without them). */
+const BILLED = ['--billing-name', 'Jan de Vries', '--address', 'Damrak 1', '--country', 'NL'];
 const work = mkdtempSync(join(tmpdir(), 'salary-api-cli-'));
 describe('salary-api CLI on PostgreSQL', async () => {
   const enabled = await postgresAvailable();
@@ -117,12 +119,42 @@ describe('salary-api CLI on PostgreSQL', async () => {
     'account create prints the account and, for a paid plan, its first API key',
     { skip },
     async () => {
+      const bare = await runCli(
+        ['account', 'create', '--email', 'ops@example.com', '--plan', 'developer'],
+        { DATABASE_URL: pg.url },
+      );
+      assert.equal(bare.code, 2);
+      assert.match(bare.stderr, /no invoice is issued without billing details/);
+      assert.match(bare.stderr, /missing --billing-name .*, --address .*, --country /);
+      const none = await pg.db.query('SELECT 1 FROM accounts WHERE email = $1', [
+        'ops@example.com',
+      ]);
+      assert.equal(none.length, 0, 'no account is created when the details are missing');
       const res = await runCli(
-        ['account', 'create', '--email', 'ops@example.com', '--plan', 'developer', '--json'],
+        [
+          'account',
+          'create',
+          '--email',
+          'ops@example.com',
+          '--plan',
+          'developer',
+          '--billing-name',
+          'Ops GmbH',
+          '--address',
+          'Unter den Linden 7; 10117 Berlin',
+          '--country',
+          'DE',
+          '--json',
+        ],
         { DATABASE_URL: pg.url },
       );
       assert.equal(res.code, 0, res.stderr);
       const out = JSON.parse(res.stdout);
+      const [invoice] = await pg.db.query<{ buyer: { name: string } | null }>(
+        'SELECT buyer FROM invoices WHERE account_id = $1',
+        [out.account.id],
+      );
+      assert.equal(invoice?.buyer?.name, 'Ops GmbH');
       assert.equal(out.account.email, 'ops@example.com');
       assert.equal(out.account.plan, 'developer');
       assert.match(out.api_key, /^sk_live_[A-Za-z0-9_-]{43}$/);
@@ -190,7 +222,16 @@ describe('salary-api CLI on PostgreSQL', async () => {
     async () => {
       const env = { DATABASE_URL: pg.url, SECRET_KEY: 'cli-test-secret-key-0123456789abcdefgh' };
       const created = await runCli(
-        ['account', 'create', '--email', 'leaving@example.com', '--plan', 'developer', '--json'],
+        [
+          'account',
+          'create',
+          '--email',
+          'leaving@example.com',
+          '--plan',
+          'developer',
+          ...BILLED,
+          '--json',
+        ],
         env,
       );
       assert.equal(created.code, 0, created.stderr);
@@ -305,7 +346,16 @@ describe('salary-api CLI on PostgreSQL', async () => {
     { skip },
     async () => {
       const created = await runCli(
-        ['account', 'create', '--email', 'payer@example.com', '--plan', 'developer', '--json'],
+        [
+          'account',
+          'create',
+          '--email',
+          'payer@example.com',
+          '--plan',
+          'developer',
+          ...BILLED,
+          '--json',
+        ],
         { DATABASE_URL: pg.url },
       );
       assert.equal(created.code, 0, created.stderr);

@@ -98,6 +98,11 @@ describe('dashboard in a real browser', { skip: !browserAvailable() && 'no chrom
     await verifyEmailOf(t, (await findAccountByEmail(t.db, 'browser@example.com'))!.id);
 
     await page.getByRole('link', { name: 'Billing' }).click();
+    // No invoice without billing details: given first, as the confirmation asks.
+    await page.fill('#company_name', 'Erika Mustermann');
+    await page.fill('#address_lines', 'Heidestraße 17\n51147 Köln');
+    await page.selectOption('#country', { label: 'Germany' });
+    await Promise.all([page.waitForNavigation(), page.click('#billing-details button')]);
     await page.getByLabel('New plan').selectOption('developer');
     await page.getByRole('button', { name: 'Review the change' }).click();
     assert.match(await page.locator('#due-now').innerText(), /€49\.00/);
@@ -364,7 +369,7 @@ describe(
       await page.waitForLoadState('load');
       const shown = await page.locator('body').innerText();
       assert.doesNotMatch(shown, /undefined|NaN|\[object Object\]/, `${name}: broken text`);
-      assert.match(shown, /Salary API/, `${name}: our name`);
+      assert.match(shown, /European Salary Data API/, `${name}: our name`);
       assert.doesNotMatch(await page.content(), /Fastify|Swagger/i, `${name}: framework named`);
       // One way to write a time: ISO in UTC, never US style, never twice.
       assert.doesNotMatch(shown, /\b\d{1,2}\/\d{1,2}\/\d{2}\b|\b\d{1,2}:\d{2} ?[AP]M\b|your time/);

@@ -35,8 +35,9 @@ describe('dashboard billing, webhooks and account pages', () => {
       billing.body,
     );
     assert.equal(preview.statusCode, 200);
-    const due = /id="due-now">\s*Charged now: €([\d.]+)/.exec(preview.body)?.[1];
-    assert.ok(due !== undefined, 'the amount is shown');
+    const net = /id="due-net">€([\d.]+)/.exec(preview.body)?.[1];
+    const due = /id="due-now">€([\d.]+)/.exec(preview.body)?.[1];
+    assert.ok(net !== undefined && due !== undefined, 'the amounts are shown');
     assert.match(preview.body, /upgrade, effective\s+now/);
     const before = (await api('/api/v1/invoices', session)).json().data.length;
     const done = await client.post(
@@ -47,7 +48,8 @@ describe('dashboard billing, webhooks and account pages', () => {
     assert.equal(done.statusCode, 303);
     const invoices = (await api('/api/v1/invoices', session)).json().data;
     assert.equal(invoices.length, before + 1);
-    assert.equal((invoices.at(-1).subtotal_cents / 100).toFixed(2), due);
+    assert.equal((invoices.at(-1).subtotal_cents / 100).toFixed(2), net);
+    assert.equal((invoices.at(-1).total_cents / 100).toFixed(2), due);
     const page = await client.get('/dashboard/billing');
     assert.match(page.body, /id="billing-plan">\s*Business/);
     // A downgrade is free now and waits for the period end.

@@ -28,6 +28,7 @@ export async function accountOnPlan(
   );
   let apiKey: string | null = null;
   if (plan !== 'free') {
+    await giveBillingDetails(t, account.id);
     const result = await t.services.subscriptions.change(
       operatorPrincipal(account.id, t.services.plans.free),
       plan,
@@ -37,6 +38,22 @@ export async function accountOnPlan(
     apiKey = result.api_key?.key ?? null;
   }
   return { accountId: account.id, apiKey, session: session.token, email };
+}
+
+/**
+ * Billing details as a customer gives them before a paid plan (no invoice is issued without):
+ * a Dutch consumer, so a Dutch seller's invoices carry the 21 % they carry for any buyer at home.
+ */
+export async function giveBillingDetails(t: TestApp, accountId: string): Promise<void> {
+  await t.services.subscriptions.details.set(
+    operatorPrincipal(accountId, t.services.plans.free),
+    {
+      company_name: 'Jan de Vries',
+      address_lines: ['Damrak 1', '1012 LG Amsterdam'],
+      country: 'NL',
+    },
+    null,
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyAuditChain } from '../../src/audit/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { accountOnPlan, verifyEmailOf } from '../helpers/accounts.js';
+import { accountOnPlan, giveBillingDetails, verifyEmailOf } from '../helpers/accounts.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -118,6 +118,7 @@ describe('accounts, sessions, subscription and keys', () => {
     const account = (await get('/api/v1/account', session)).json();
     assert.equal(account.email_verified_at, null);
     await verifyEmailOf(t, account.id);
+    await giveBillingDetails(t, account.id);
     const res = await post('/api/v1/subscription', { plan: 'developer' }, session);
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();

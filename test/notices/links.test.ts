@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { listNotices, NOTICE_KINDS, renderNotice } from '../../src/notices/index.js';
-import { verifyEmailOf } from '../helpers/accounts.js';
+import { giveBillingDetails, verifyEmailOf } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { DashboardClient } from '../dashboard/client.js';
 
@@ -55,6 +55,7 @@ describe('links in e-mail notices', () => {
     assert.equal(signUp.statusCode, 201, signUp.body);
     const { account, session } = signUp.json();
     await verifyEmailOf(t, account.id);
+    await giveBillingDetails(t, account.id);
     const sub = await t.app.inject({
       method: 'POST',
       url: '/api/v1/subscription',

@@ -46,6 +46,11 @@ export async function upgrade(
   plan: PlanId,
   contract: Contract = UNLIMITED,
 ): Promise<{ key: string; id: string }> {
+  await s.subscriptions.details.set(
+    operatorPrincipal(accountId, s.plans.free),
+    { company_name: 'Load Test B.V.', address_lines: ['Damrak 1'], country: 'NL' },
+    null,
+  );
   const result = await s.subscriptions.change(
     operatorPrincipal(accountId, s.plans.free),
     plan,

@@ -21,7 +21,7 @@ const PAGES: { name: string; path: string; ready: string; brand?: RegExp }[] = [
   { name: 'methodology', path: '/methodology', ready: 'The figures at a glance' },
   { name: 'error-rate-limited', path: '/errors/rate-limited', ready: 'What to do' },
   { name: 'errors', path: '/errors', ready: 'RATE_LIMITED' },
-  { name: 'status', path: '/status', ready: 'Uptime', brand: /Salary data API/i },
+  { name: 'status', path: '/status', ready: 'Uptime', brand: /European Salary Data API/ },
 ];
 
 describe('public pages in a real browser', { skip: !browserAvailable() && 'no chromium' }, () => {

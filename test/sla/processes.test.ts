@@ -49,7 +49,16 @@ describe('SLA processes on PostgreSQL', async () => {
   it('instances beat; killed, the probe records failures; alive, successes', { skip }, async () => {
     const env = { DATABASE_URL: pg.url, SLA_HEARTBEAT_SECONDS: '1' };
     const created = await runCli(
-      ['account', 'create', '--email', 'quiet@example.com', '--plan', 'business', '--json'],
+      [
+        'account',
+        'create',
+        '--email',
+        'quiet@example.com',
+        '--plan',
+        'business',
+        ...['--billing-name', 'Quiet B.V.', '--address', 'Damrak 1', '--country', 'NL'],
+        '--json',
+      ],
       { DATABASE_URL: pg.url, SECRET_KEY: 'test-secret-key-0123456789abcdefghijklmnop' },
     );
     assert.equal(created.code, 0, created.stderr);

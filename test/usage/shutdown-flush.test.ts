@@ -57,6 +57,12 @@ describe('usage held in memory is written on SIGTERM (a real process, embedded d
         body: { token },
       });
       assert.equal(verified.status, 200, JSON.stringify(verified.body));
+      const details = await call(instance.url, '/api/v1/account/billing-details', {
+        method: 'PUT',
+        token: session,
+        body: { company_name: 'Flush B.V.', address_lines: ['Damrak 1'], country: 'NL' },
+      });
+      assert.equal(details.status, 200, JSON.stringify(details.body));
       const subscribed = await call(instance.url, '/api/v1/subscription', {
         method: 'POST',
         token: session,
@@ -92,6 +98,7 @@ describe('usage held in memory is written on SIGTERM (a real process, embedded d
         [
           ['', 'GET /api/v1/salary', 200, 2],
           ['', 'POST /api/v1/subscription', 200, 1],
+          ['', 'PUT /api/v1/account/billing-details', 200, 1],
           [keyId, 'GET /api/v1/salary', 200, 3],
         ],
       );

@@ -1212,7 +1212,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe, upgrade, downgrade or cancel
-     * @description From Free: subscribes now (monthly cycle anchored today), invoices the first month and returns the first API key (shown once). Upgrade: immediate, invoicing the prorated difference for the rest of the period. Downgrade, or `free` to cancel: at the end of the period; the plan stays until then. Enterprise is set by contract.
+     * @description From Free: subscribes now (monthly cycle anchored today), invoices the first month and returns the first API key (shown once). Upgrade: immediate, invoicing the prorated difference for the rest of the period. Downgrade, or `free` to cancel: at the end of the period; the plan stays until then. Enterprise is set by contract. A change that would issue an invoice needs the billing details first (409 `BILLING_DETAILS_REQUIRED`): no invoice is made out to an unnamed buyer.
      */
     post: operations['changeSubscription'];
     /**
@@ -1930,6 +1930,7 @@ export interface components {
        * @example http://127.0.0.1:3000/errors/scope-missing
        * @example http://127.0.0.1:3000/errors/key-exceeds-caller
        * @example http://127.0.0.1:3000/errors/email-not-verified
+       * @example http://127.0.0.1:3000/errors/billing-details-required
        * @example http://127.0.0.1:3000/errors/payment-overdue
        * @example http://127.0.0.1:3000/errors/not-found
        * @example http://127.0.0.1:3000/errors/no-data
