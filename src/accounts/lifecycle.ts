@@ -12,6 +12,7 @@ import type { Db, Queryable } from '../store/index.js';
 import { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
 import * as repo from './repo.js';
 import * as tokens from './repo-tokens.js';
+import { deletePendingTotp } from './repo-totp.js';
 
 /** How long a mailed link works. */
 export const RESET_TTL_MS = HOUR_MS;
@@ -218,6 +219,7 @@ export function accountLifecycle(deps: LifecycleDeps) {
         await repo.setPasswordHash(tx, account.id, passwordHash);
         await tokens.markEmailVerified(tx, account.id, at);
         const ended = await repo.revokeOtherSessions(tx, account.id, null, at);
+        await deletePendingTotp(tx, account.id);
         await recordAudit(tx, {
           accountId: account.id,
           actor: 'anonymous',

@@ -5,11 +5,14 @@ export interface TotpRow {
   secretSealed: string;
   enabledAt: string | null;
   lastStep: number | null;
+  /** When the secret was made. */
+  createdAt: string;
 }
 
 interface Raw {
   account_id: string;
   secret_sealed: string;
+  created_at: Date | string;
   enabled_at: Date | string | null;
   last_step: string | number | null;
 }
@@ -19,7 +22,7 @@ const iso = (v: Date | string | null): string | null =>
 
 export async function findTotp(db: Queryable, accountId: string): Promise<TotpRow | undefined> {
   const rows = await db.query<Raw>(
-    `SELECT account_id, secret_sealed, enabled_at, last_step FROM account_totp
+    `SELECT account_id, secret_sealed, created_at, enabled_at, last_step FROM account_totp
      WHERE account_id = $1`,
     [accountId],
   );
@@ -31,6 +34,7 @@ export async function findTotp(db: Queryable, accountId: string): Promise<TotpRo
         secretSealed: r.secret_sealed,
         enabledAt: iso(r.enabled_at),
         lastStep: r.last_step === null ? null : Number(r.last_step),
+        createdAt: new Date(r.created_at).toISOString(),
       };
 }
 
@@ -49,6 +53,13 @@ export async function upsertPendingTotp(
     [accountId, secretSealed, at.toISOString()],
   );
   return rows.length === 1;
+}
+
+/** Drops an unconfirmed enrolment (never an enabled one): its secret is not used. */
+export async function deletePendingTotp(db: Queryable, accountId: string): Promise<void> {
+  await db.query(`DELETE FROM account_totp WHERE account_id = $1 AND enabled_at IS NULL`, [
+    accountId,
+  ]);
 }
 
 export async function enableTotp(

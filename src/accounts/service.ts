@@ -29,6 +29,7 @@ import type { ActionTokens } from '../lib/action-tokens.js';
 import { accountDeletion, type AccountDeletion } from './deletion.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { accountTotp, type AccountTotp, type TotpChallenge } from './totp.js';
+import { deletePendingTotp } from './repo-totp.js';
 
 export type { AccountRow, ResponseSchema } from './repo.js';
 
@@ -385,6 +386,8 @@ export function createAccountService(deps: {
       const ended = await db.transaction(async (tx) => {
         await repo.setPasswordHash(tx, accountId, passwordHash);
         const revoked = await repo.revokeOtherSessions(tx, accountId, sessionId, at);
+        // A two-factor set-up begun before the change is begun again with a new secret.
+        await deletePendingTotp(tx, accountId);
         await recordAudit(tx, {
           accountId,
           actor,

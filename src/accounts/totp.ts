@@ -20,7 +20,10 @@ const PERIOD_S = 30;
 /** Codes of the step before and after the server's own are accepted too (clock drift). */
 const WINDOW = 1;
 export const RECOVERY_CODE_COUNT = 10;
-// Code attempts at sign-in, reserved before the code is checked, a good one given back.
+/** An unconfirmed secret is replaced by a new one when the set-up page is opened after this. */
+export const PENDING_SECRET_TTL_MS = 10 * 60_000;
+// Code attempts (sign-in, turning two-factor on or off), reserved before the code is checked, a
+// good one given back.
 const CODE_ACCOUNT: LimitRule = { name: 'totp-account', limit: 5, windowMs: 15 * 60_000 };
 const CODE_ADDRESS: LimitRule = { name: 'totp-address', limit: 20, windowMs: 15 * 60_000 };
 const ISSUER = 'Salary Data API';
@@ -178,6 +181,32 @@ export function accountTotp(deps: {
     await enqueueNotice(tx, { accountId, kind, data: { at: at.toISOString(), ip } }, at);
   }
 
+  /**
+   * Reserves one code attempt of the account and of the address (429 past either limit) and
+   * returns what gives it back, for a good code.
+   */
+  async function reserveCodeAttempt(accountId: string, ip: string, at: number) {
+    const address = addressBucket(ip);
+    const account = `totp:${accountId}`;
+    let decision = await deps.limiter.consume(address, [CODE_ADDRESS], at);
+    if (decision.allowed) {
+      decision = await deps.limiter.consume(account, [CODE_ACCOUNT], at);
+      if (!decision.allowed) await deps.limiter.release(address, [CODE_ADDRESS], at);
+    }
+    if (!decision.allowed)
+      throw AppError.tooManyAttempts(
+        'Too many wrong codes; try again later.',
+        decision.retryAfterSeconds,
+      );
+    return async () => {
+      await deps.limiter.release(address, [CODE_ADDRESS], at);
+      await deps.limiter.release(account, [CODE_ACCOUNT], at);
+    };
+  }
+
+  const codeFailed = (accountId: string, actor: string, ip: string, at: Date) =>
+    recordAudit(db, { accountId, actor, action: 'totp.code_failed', ip, at });
+
   return {
     async totpStatus(accountId) {
       const row = await repo.findTotp(db, accountId);
@@ -193,7 +222,9 @@ export function accountTotp(deps: {
       const row = await repo.findTotp(db, accountId);
       if (row?.enabledAt != null)
         throw new AppError('CONFLICT', 'Two-factor sign-in is on already; turn it off first.');
-      let sealed = row?.secretSealed;
+      const stale =
+        row !== undefined && clock.now() - Date.parse(row.createdAt) > PENDING_SECRET_TTL_MS;
+      let sealed = stale ? undefined : row?.secretSealed;
       if (sealed === undefined) {
         sealed = deps.box().seal(new Secret({ size: 20 }).base32);
         if (!(await repo.upsertPendingTotp(db, accountId, sealed, new Date(clock.now()))))
@@ -211,14 +242,18 @@ export function accountTotp(deps: {
         throw new AppError('CONFLICT', 'Start the set-up first: no secret was made for it.');
       if (row.enabledAt !== null)
         throw new AppError('CONFLICT', 'Two-factor sign-in is on already.');
+      const giveBack = await reserveCodeAttempt(accountId, ip, clock.now());
       const step = stepOf(row, input.code);
-      if (step === null)
+      if (step === null) {
+        await codeFailed(accountId, actor, ip, new Date(clock.now()));
         throw AppError.invalidParams([
           {
             name: 'code',
             reason: 'is not the current 6-digit code of the authenticator app for this secret',
           },
         ]);
+      }
+      await giveBack();
       const codes = Array.from({ length: RECOVERY_CODE_COUNT }, recoveryCode);
       const at = new Date(clock.now());
       await db.transaction(async (tx) => {
@@ -236,16 +271,22 @@ export function accountTotp(deps: {
 
     async disableTotp(accountId, input, actor, ip) {
       await deps.checkPassword(accountId, input.password, actor, ip);
-      await db.transaction(async (tx) => {
+      const giveBack = await reserveCodeAttempt(accountId, ip, clock.now());
+      const done = await db.transaction(async (tx) => {
         const row = await repo.findTotp(tx, accountId);
         if (row?.enabledAt == null) throw new AppError('CONFLICT', 'Two-factor sign-in is off.');
-        if (!(await useCode(tx, row, input.code, actor, ip)))
-          throw AppError.invalidParams([
-            { name: 'code', reason: 'is not a current code nor an unused recovery code' },
-          ]);
+        if (!(await useCode(tx, row, input.code, actor, ip))) return false;
         await repo.deleteTotp(tx, accountId);
         await audited(tx, accountId, 'totp.disabled', actor, ip, new Date(clock.now()));
+        return true;
       });
+      if (!done) {
+        await codeFailed(accountId, actor, ip, new Date(clock.now()));
+        throw AppError.invalidParams([
+          { name: 'code', reason: 'is not a current code nor an unused recovery code' },
+        ]);
+      }
+      await giveBack();
     },
 
     async operatorResetTotp(accountId, ip) {
@@ -282,18 +323,7 @@ export function accountTotp(deps: {
         : undefined;
       if (live === undefined) throw new AppError('UNAUTHENTICATED', WRONG_CODE);
       const { accountId } = live;
-      const address = addressBucket(ip);
-      const account = `totp:${accountId}`;
-      let decision = await deps.limiter.consume(address, [CODE_ADDRESS], at.getTime());
-      if (decision.allowed) {
-        decision = await deps.limiter.consume(account, [CODE_ACCOUNT], at.getTime());
-        if (!decision.allowed) await deps.limiter.release(address, [CODE_ADDRESS], at.getTime());
-      }
-      if (!decision.allowed)
-        throw AppError.tooManyAttempts(
-          'Too many wrong codes; try again later.',
-          decision.retryAfterSeconds,
-        );
+      const giveBack = await reserveCodeAttempt(accountId, ip, at.getTime());
       const result = await db.transaction(async (tx) => {
         // Locked and checked again: two requests with one challenge are one after the other.
         const challenge = await repo.findLiveChallenge(tx, tokenHash, at, true);
@@ -304,17 +334,10 @@ export function accountTotp(deps: {
         return { value: await signIn(tx, accountId) };
       });
       if (result === undefined) {
-        await recordAudit(db, {
-          accountId,
-          actor: 'anonymous',
-          action: 'totp.code_failed',
-          ip,
-          at,
-        });
+        await codeFailed(accountId, 'anonymous', ip, at);
         throw new AppError('UNAUTHENTICATED', WRONG_CODE);
       }
-      await deps.limiter.release(address, [CODE_ADDRESS], at.getTime());
-      await deps.limiter.release(account, [CODE_ACCOUNT], at.getTime());
+      await giveBack();
       return result.value;
     },
   };

@@ -140,7 +140,8 @@ describe('two-factor sign-in (TOTP)', () => {
   it('limits wrong codes per account (429 with Retry-After), a good one included', async () => {
     const email = 'guessing@example.com';
     const { secret } = await enrolled(email);
-    t.clock.advance(31_000);
+    // The set-up's one wrong code leaves the window first.
+    t.clock.advance(15 * 60_000 + 31_000);
     const { challenge } = (await post('/api/v1/sessions', { email, password: PASSWORD })).json();
     for (let i = 0; i < 5; i += 1) {
       const res = await post(
@@ -163,6 +164,52 @@ describe('two-factor sign-in (TOTP)', () => {
     ).json();
     const later = await post('/api/v1/sessions/totp', { challenge: fresh, code: codeAt(secret) });
     assert.equal(later.statusCode, 201, later.body);
+  });
+
+  it('limits and audits wrong codes when turning two-factor off too', async () => {
+    const email = 'guess-to-disable@example.com';
+    const { secret, browser, accountId } = await enrolled(email);
+    t.clock.advance(15 * 60_000 + 31_000);
+    const account = await browser.get('/dashboard/account');
+    for (let i = 0; i < 5; i += 1) {
+      const res = await browser.post(
+        '/dashboard/account/two-factor/disable',
+        { password: PASSWORD, code: String(200000 + i) },
+        account.body,
+      );
+      assert.equal(res.statusCode, 400, res.body);
+    }
+    const blocked = await browser.post(
+      '/dashboard/account/two-factor/disable',
+      { password: PASSWORD, code: codeAt(secret) },
+      account.body,
+    );
+    assert.equal(blocked.statusCode, 429, blocked.body);
+    const failed = (await listAudit(t.db, accountId, 100)).filter(
+      (e) => e.action === 'totp.code_failed',
+    );
+    assert.ok(failed.length >= 5, `${failed.length} totp.code_failed entries`);
+    assert.equal((await t.services.accounts.totpStatus(accountId)).enabled, true);
+  });
+
+  it('makes a new secret for a set-up begun before a password change or left for ten minutes', async () => {
+    const email = 'fresh-secret@example.com';
+    const signUp = await post('/api/v1/accounts', { email, password: PASSWORD });
+    const accountId = signUp.json().account.id as string;
+    const first = await t.services.accounts.beginTotp(accountId);
+    assert.equal((await t.services.accounts.beginTotp(accountId)).secret, first.secret);
+    const session = (await post('/api/v1/sessions', { email, password: PASSWORD })).json();
+    const changed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/account/password',
+      headers: { authorization: `Bearer ${session.token}` },
+      payload: { current_password: PASSWORD, new_password: 'another long passphrase' },
+    });
+    assert.equal(changed.statusCode, 200, changed.body);
+    const second = await t.services.accounts.beginTotp(accountId);
+    assert.notEqual(second.secret, first.secret);
+    t.clock.advance(10 * 60_000 + 1_000);
+    assert.notEqual((await t.services.accounts.beginTotp(accountId)).secret, second.secret);
   });
 
   it('takes each recovery code once, audited and mailed', async () => {
