@@ -1,4 +1,12 @@
-import { jsonColumn, type Queryable } from '../store/index.js';
+import {
+  claimSql,
+  extendLease,
+  jsonColumn,
+  releaseClaims,
+  settleClaimed,
+  type Queryable,
+  type QueueTable,
+} from '../store/index.js';
 import type { ExportQuery, PublicDestination } from './types.js';
 
 type Time = Date | string;
@@ -280,29 +288,30 @@ export async function listRuns(db: Queryable, exportId: string, limit: number): 
 }
 
 /**
- * Claims one due run (queued, or running with an expired lease: its instance died) for
- * `holder` until `leaseUntil`, counting the attempt.
+ * The `exports.run` queue's table: a run is queued, or running (an instance that died left it
+ * so; its lease lapses); a claimed run is running, started at its first claim.
  */
-export async function claimDueRun(
+const RUNS: QueueTable = {
+  table: 'export_runs',
+  open: ['queued', 'running'],
+  onClaim: "status = 'running', started_at = COALESCE(started_at, $2)",
+};
+
+/** Claims up to `limit` due runs for `holder` until `leaseUntil` (store/queue-repo.ts). */
+export async function claimDueRuns(
   db: Queryable,
   holder: string,
   now: Date,
   leaseUntil: Date,
-): Promise<RunRow | undefined> {
-  const rows = await db.query<RunDbRow>(
-    `UPDATE export_runs SET status = 'running', claimed_by = $1, claimed_until = $3,
-       attempts = attempts + 1, started_at = COALESCE(started_at, $2), updated_at = $2
-     WHERE id = (
-       SELECT id FROM export_runs
-       WHERE status IN ('queued', 'running') AND next_attempt_at <= $2
-         AND (claimed_until IS NULL OR claimed_until <= $2)
-       ORDER BY next_attempt_at LIMIT 1
-       FOR UPDATE SKIP LOCKED
-     )
-     RETURNING ${RUN_COLUMNS}`,
-    [holder, now.toISOString(), leaseUntil.toISOString()],
-  );
-  return rows[0] === undefined ? undefined : toRun(rows[0]);
+  limit: number,
+): Promise<RunRow[]> {
+  const rows = await db.query<RunDbRow>(claimSql(RUNS, RUN_COLUMNS), [
+    holder,
+    now.toISOString(),
+    leaseUntil.toISOString(),
+    limit,
+  ]);
+  return rows.map(toRun);
 }
 
 export interface RunOutcome {
@@ -316,60 +325,48 @@ export interface RunOutcome {
 }
 
 /** Records an attempt's outcome if `holder` still holds the run; false when it lost it. */
-export async function settleRun(
+export function settleRun(
   db: Queryable,
   id: string,
   holder: string,
   o: RunOutcome,
   at: Date,
 ): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE export_runs SET status = $3, next_attempt_at = $4, rows = COALESCE($5, rows),
-       bytes = COALESCE($6, bytes), sha256 = COALESCE($7, sha256),
-       file_name = COALESCE($8, file_name), error = $9, claimed_by = NULL, claimed_until = NULL,
-       finished_at = CASE WHEN $3 = 'queued' THEN NULL ELSE $10::timestamptz END, updated_at = $10
-     WHERE id = $1 AND claimed_by = $2 RETURNING id`,
-    [
-      id,
-      holder,
-      o.status,
-      o.nextAttemptAt?.toISOString() ?? null,
-      o.rows ?? null,
-      o.bytes ?? null,
-      o.sha256 ?? null,
-      o.fileName ?? null,
-      o.error,
-      at.toISOString(),
-    ],
+  return settleClaimed(
+    db,
+    RUNS,
+    id,
+    holder,
+    {
+      status: o.status,
+      next_attempt_at: o.nextAttemptAt,
+      rows: o.rows,
+      bytes: o.bytes,
+      sha256: o.sha256,
+      file_name: o.fileName,
+      error: o.error,
+      finished_at: o.status === 'queued' ? null : at,
+    },
+    at,
   );
-  return rows.length === 1;
 }
 
 /** Embedded mode, at start: runs left claimed by a process that stopped are due again now. */
-export async function releaseAllRunClaims(db: Queryable): Promise<number> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE export_runs SET claimed_until = NULL, claimed_by = NULL
-     WHERE status = 'running' AND claimed_by IS NOT NULL RETURNING id`,
-  );
-  return rows.length;
+export function releaseAllRunClaims(db: Queryable): Promise<number> {
+  return releaseClaims(db, RUNS);
 }
 
 /**
  * The heartbeat of a long run: moves its lease on while `holder` still holds it, so no other
  * instance takes over an upload that is still going; false when the claim was lost.
  */
-export async function extendRunLease(
+export function extendRunLease(
   db: Queryable,
   id: string,
   holder: string,
   leaseUntil: Date,
 ): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE export_runs SET claimed_until = $3
-     WHERE id = $1 AND claimed_by = $2 AND status = 'running' RETURNING id`,
-    [id, holder, leaseUntil.toISOString()],
-  );
-  return rows.length === 1;
+  return extendLease(db, RUNS, id, holder, leaseUntil);
 }
 
 /** Queues `export.failed` for a webhook destination (in the transaction that fails the run). */

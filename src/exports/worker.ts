@@ -1,6 +1,6 @@
 import type { Clock } from '../lib/clock.js';
-import { createPoller } from '../lib/poller.js';
-import { holderId, prefixedId } from '../lib/ids.js';
+import { prefixedId } from '../lib/ids.js';
+import { backoffDelay, createQueue } from '../lib/queue.js';
 import type { Logger } from '../lib/logger.js';
 import { enqueueNotice } from '../notices/index.js';
 import type { Db, Queryable } from '../store/index.js';
@@ -34,7 +34,7 @@ export interface ExportWorker {
 /**
  * The `exports.run` job. Each scheduled occurrence becomes one run row (unique per export and
  * time, so several instances queue it once); after downtime only the latest missed occurrence
- * is queued. Runs are claimed through the database like the webhook outbox and retried with
+ * is queued. Runs go through the `exports.run` queue (lib/queue.ts) and are retried with
  * backoff. A run's end (success or final failure) is published as `export.completed` or
  * `export.failed` in the transaction that records it; a webhook destination's `export.failed`
  * is then sent with the same retries.
@@ -57,34 +57,10 @@ export function createExportWorker(deps: {
   ) => void;
   /** How often a running attempt renews its lease (tests shorten it). */
   heartbeatMs?: number;
+  /** Runs this process works on at once (1 unless told). */
+  concurrency?: number;
 }): ExportWorker {
   const { db, clock, runner, logger } = deps;
-  const id = holderId();
-  const heartbeatMs = deps.heartbeatMs ?? RUN_HEARTBEAT_MS;
-
-  /**
-   * Runs `work` while renewing the run's lease every heartbeatMs, so an upload longer than the
-   * lease is not taken over by another instance; an instance that dies stops renewing, and
-   * the run is taken over once the last lease ends.
-   */
-  async function withHeartbeat<T>(run: repo.RunRow, work: () => Promise<T>): Promise<T> {
-    const timer = setInterval(() => {
-      repo
-        .extendRunLease(db, run.id, id, new Date(clock.now() + RUN_LEASE_MS))
-        .then((held) => {
-          if (!held) logger.warn({ run: run.id }, 'export run lease lost during the run');
-        })
-        .catch((error: unknown) =>
-          logger.warn({ err: error, run: run.id }, 'export run lease not renewed; retried'),
-        );
-    }, heartbeatMs);
-    timer.unref();
-    try {
-      return await work();
-    } finally {
-      clearInterval(timer);
-    }
-  }
 
   async function enqueueDue(): Promise<void> {
     const now = new Date(clock.now());
@@ -107,7 +83,7 @@ export function createExportWorker(deps: {
     }
   }
 
-  async function attempt(run: repo.RunRow): Promise<void> {
+  async function attempt(run: repo.RunRow, id: string): Promise<void> {
     const e = await repo.findExport(db, run.exportId);
     if (e === undefined) return; // deleted meanwhile: its runs went with it
     let outcome: repo.RunOutcome;
@@ -120,7 +96,7 @@ export function createExportWorker(deps: {
         if (!charge.allowed)
           throw new DeliveryError(`${QUOTA_EXCEEDED}: ${charge.error.detail}`, false);
       }
-      done = await withHeartbeat(run, () => runner.deliver(e, run));
+      done = await runner.deliver(e, run);
       outcome = {
         status: 'succeeded',
         nextAttemptAt: null,
@@ -135,10 +111,10 @@ export function createExportWorker(deps: {
       if (!known) logger.error({ err: error, run: run.id }, 'export run failed unexpectedly');
       const message = known ? error.message : 'internal error while producing the file';
       const delay = (known ? error.retry : true)
-        ? RUN_RETRY_DELAYS_MS[run.attempts - 1]
-        : undefined;
+        ? backoffDelay(RUN_RETRY_DELAYS_MS, run.attempts)
+        : null;
       outcome =
-        delay === undefined
+        delay === null
           ? { status: 'failed', nextAttemptAt: null, error: message }
           : { status: 'queued', nextAttemptAt: new Date(clock.now() + delay), error: message };
     }
@@ -189,7 +165,7 @@ export function createExportWorker(deps: {
    * same `webhook-id` each time, then given up.
    */
   async function sendFailureNotices(): Promise<void> {
-    while (!poller.stopping) {
+    while (!queue.stopping) {
       const now = clock.now();
       const claimed = await repo.claimFailureNotice(
         db,
@@ -206,9 +182,9 @@ export function createExportWorker(deps: {
         } catch (error) {
           const delay =
             error instanceof DeliveryError && !error.retry
-              ? undefined
-              : RUN_RETRY_DELAYS_MS[attempt - 1];
-          if (delay !== undefined) next = new Date(clock.now() + delay);
+              ? null
+              : backoffDelay(RUN_RETRY_DELAYS_MS, attempt);
+          if (delay !== null) next = new Date(clock.now() + delay);
           logger.info(
             { run: run.id, attempt, err: (error as Error).message, retry: next !== null },
             'export.failed not accepted by the webhook destination',
@@ -219,34 +195,25 @@ export function createExportWorker(deps: {
     }
   }
 
-  async function runOnce(): Promise<number> {
-    await enqueueDue();
-    // Every instance may do it: the delete is the same.
-    await purgeExpiredExportFiles(db, new Date(clock.now()));
-    let attempted = 0;
-    while (!poller.stopping) {
-      const now = clock.now();
-      const run = await repo.claimDueRun(db, id, new Date(now), new Date(now + RUN_LEASE_MS));
-      if (run === undefined) break;
-      attempted++;
-      await attempt(run).catch((error: unknown) =>
-        logger.error(
-          { err: error, run: run.id },
-          'export run could not be recorded; retried after the lease',
-        ),
-      );
-    }
-    await sendFailureNotices();
-    return attempted;
-  }
-
-  const poller = createPoller(runOnce, (error: unknown) =>
-    logger.warn({ err: error }, 'export worker run failed'),
-  );
-  return {
-    id,
-    runOnce: poller.runOnce,
-    start: poller.start,
-    stop: poller.stop,
-  };
+  const queue = createQueue<repo.RunRow>({
+    name: 'exports.run',
+    concurrency: deps.concurrency ?? 1,
+    leaseMs: RUN_LEASE_MS,
+    clock,
+    logger,
+    claim: (holder, now, leaseUntil, limit) =>
+      repo.claimDueRuns(db, holder, now, leaseUntil, limit),
+    handle: attempt,
+    heartbeat: {
+      everyMs: deps.heartbeatMs ?? RUN_HEARTBEAT_MS,
+      extend: (run, holder, leaseUntil) => repo.extendRunLease(db, run.id, holder, leaseUntil),
+    },
+    before: async () => {
+      await enqueueDue();
+      // Every instance may do it: the delete is the same.
+      await purgeExpiredExportFiles(db, new Date(clock.now()));
+    },
+    after: sendFailureNotices,
+  });
+  return queue;
 }

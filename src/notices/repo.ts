@@ -1,5 +1,15 @@
 import { prefixedId } from '../lib/ids.js';
-import { jsonColumn, type Queryable } from '../store/index.js';
+import {
+  claimSql,
+  jsonColumn,
+  releaseClaims,
+  settleClaimed,
+  type Queryable,
+  type QueueTable,
+} from '../store/index.js';
+
+/** The `notices.send` queue's table. */
+const NOTICES: QueueTable = { table: 'notices', open: ['pending'] };
 
 export interface NewNotice {
   accountId: string | null;
@@ -70,11 +80,7 @@ export interface ClaimedNotice {
   } | null;
 }
 
-/**
- * Claims up to `limit` due notices for `workerId` until `leaseUntil`. FOR UPDATE SKIP LOCKED:
- * concurrent workers (processes, instances) never claim the same row; a claim whose lease ran
- * out (its worker died) is due again. `attempts` counts the claim.
- */
+/** Claims up to `limit` due notices for `workerId` until `leaseUntil` (store/queue-repo.ts). */
 export async function claimDue(
   db: Queryable,
   workerId: string,
@@ -96,17 +102,7 @@ export async function claimDue(
     technical_email: string | null;
     notices_opt_out: boolean | null;
   }>(
-    `WITH claimed AS (
-       UPDATE notices SET claimed_by = $1, claimed_until = $3, attempts = attempts + 1,
-              updated_at = $2
-       WHERE id IN (
-         SELECT id FROM notices
-         WHERE status = 'pending' AND next_attempt_at <= $2
-           AND (claimed_until IS NULL OR claimed_until <= $2)
-         ORDER BY next_attempt_at
-         LIMIT $4
-         FOR UPDATE SKIP LOCKED)
-       RETURNING id, attempts, kind, data, recipients, created_at, account_id)
+    `WITH claimed AS (${claimSql(NOTICES, 'id, attempts, kind, data, recipients, created_at, account_id')})
      SELECT c.*, a.email, a.name, a.billing_email, a.technical_email, a.notices_opt_out
      FROM claimed c LEFT JOIN accounts a ON a.id = c.account_id`,
     [workerId, now.toISOString(), leaseUntil.toISOString(), limit],
@@ -136,7 +132,7 @@ export async function claimDue(
  * Records the outcome of a claimed attempt, only while `workerId` still holds the claim;
  * false when another worker took it over (its lease ran out).
  */
-export async function settleNotice(
+export function settleNotice(
   db: Queryable,
   id: string,
   workerId: string,
@@ -147,31 +143,24 @@ export async function settleNotice(
   },
   now: Date,
 ): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE notices
-     SET status = $3, next_attempt_at = $4, last_error = $5, claimed_by = NULL,
-         claimed_until = NULL, updated_at = $6,
-         sent_at = CASE WHEN $3 = 'sent' THEN $6::timestamptz ELSE NULL END
-     WHERE id = $1 AND claimed_by = $2 AND status = 'pending' RETURNING id`,
-    [
-      id,
-      workerId,
-      outcome.status,
-      outcome.nextAttemptAt?.toISOString() ?? null,
-      outcome.error,
-      now.toISOString(),
-    ],
+  return settleClaimed(
+    db,
+    NOTICES,
+    id,
+    workerId,
+    {
+      status: outcome.status,
+      next_attempt_at: outcome.nextAttemptAt,
+      last_error: outcome.error,
+      sent_at: outcome.status === 'sent' ? now : null,
+    },
+    now,
   );
-  return rows.length === 1;
 }
 
 /** Claims a worker held when it stopped: due again at once (embedded mode, one process). */
-export async function releaseAllNoticeClaims(db: Queryable): Promise<number> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE notices SET claimed_by = NULL, claimed_until = NULL
-     WHERE status = 'pending' AND claimed_until IS NOT NULL RETURNING id`,
-  );
-  return rows.length;
+export function releaseAllNoticeClaims(db: Queryable): Promise<number> {
+  return releaseClaims(db, NOTICES);
 }
 
 /** A notice as the operator and tests see it. */

@@ -1,7 +1,6 @@
 import type { ActionTokens } from '../lib/action-tokens.js';
 import type { Clock } from '../lib/clock.js';
-import { holderId } from '../lib/ids.js';
-import { createPoller } from '../lib/poller.js';
+import { backoffDelay, createQueue } from '../lib/queue.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/index.js';
 import * as repo from './repo.js';
@@ -68,10 +67,10 @@ export function createNoticeWorker(deps: {
   /** Turns the `token_id` of a mailed link's notice into its token (the kind is its purpose). */
   actionTokens: ActionTokens;
   random?: () => number;
+  /** Notices this process sends at once (1 unless told). */
+  concurrency?: number;
 }): NoticeWorker {
   const { db, clock, transport, logger } = deps;
-  const random = deps.random ?? Math.random;
-  const id = holderId();
   const domain = deps.from.replace(/^.*@/, '').replace(/>.*$/, '') || 'localhost';
 
   // The outbox keeps a link's token id only; the token is signed here, as the mail is written.
@@ -80,7 +79,7 @@ export function createNoticeWorker(deps: {
       ? { ...data, token: deps.actionTokens.token(kind, data.token_id) }
       : data;
 
-  async function deliver(n: repo.ClaimedNotice): Promise<void> {
+  async function deliver(n: repo.ClaimedNotice, id: string): Promise<void> {
     const to = recipientsOf(n);
     let outcome: Parameters<typeof repo.settleNotice>[3];
     if (!isNoticeKind(n.kind) || to.length === 0) {
@@ -98,17 +97,13 @@ export function createNoticeWorker(deps: {
         await transport.send(mail);
         outcome = { status: 'sent', nextAttemptAt: null, error: null };
       } catch (error) {
-        const base = NOTICE_RETRY_DELAYS_MS[n.attempts - 1];
+        const delay = backoffDelay(NOTICE_RETRY_DELAYS_MS, n.attempts, 0.1, deps.random);
         const message = (error as Error).message.slice(0, 500);
         logger.info({ notice: n.id, kind: n.kind, err: message }, 'mail attempt failed');
         outcome =
-          base === undefined
+          delay === null
             ? { status: 'failed', nextAttemptAt: null, error: message }
-            : {
-                status: 'pending',
-                nextAttemptAt: new Date(clock.now() + Math.round(base * (0.9 + 0.2 * random()))),
-                error: message,
-              };
+            : { status: 'pending', nextAttemptAt: new Date(clock.now() + delay), error: message };
       }
     }
     const settled = await repo.settleNotice(db, n.id, id, outcome, new Date(clock.now()));
@@ -120,25 +115,14 @@ export function createNoticeWorker(deps: {
     );
   }
 
-  async function runOnce(): Promise<number> {
-    let sent = 0;
-    while (!poller.stopping) {
-      const now = clock.now();
-      const [n] = await repo.claimDue(db, id, new Date(now), new Date(now + NOTICE_LEASE_MS), 1);
-      if (n === undefined) break;
-      sent++;
-      await deliver(n).catch((error: unknown) =>
-        logger.error(
-          { err: error, notice: n.id },
-          'notice outcome could not be recorded; retried after the lease',
-        ),
-      );
-    }
-    return sent;
-  }
-
-  const poller = createPoller(runOnce, (error: unknown) =>
-    logger.warn({ err: error }, 'notice worker run failed'),
-  );
-  return { id, runOnce: poller.runOnce, start: poller.start, stop: poller.stop };
+  const queue = createQueue<repo.ClaimedNotice>({
+    name: 'notices.send',
+    concurrency: deps.concurrency ?? 1,
+    leaseMs: NOTICE_LEASE_MS,
+    clock,
+    logger,
+    claim: (holder, now, leaseUntil, limit) => repo.claimDue(db, holder, now, leaseUntil, limit),
+    handle: deliver,
+  });
+  return queue;
 }

@@ -71,3 +71,11 @@ export {
   type ChangeTopic,
 } from './change-bus.js';
 export { runClaimed, type JobClaim } from './leases.js';
+export {
+  claimRows,
+  claimSql,
+  extendLease,
+  releaseClaims,
+  settleClaimed,
+  type QueueTable,
+} from './queue-repo.js';

@@ -1,3 +1,5 @@
+import { backoffDelay } from '../lib/queue.js';
+
 /**
  * Delay before each retry, by the number of attempts made so far: 9 retries after the first
  * attempt, about three days in all (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 20 h =
@@ -23,7 +25,5 @@ export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
 
 /** The delay before the next attempt after `attempts` failed ones; null: give up. */
 export function retryDelay(attempts: number, random: () => number = Math.random): number | null {
-  const base = RETRY_DELAYS_MS[attempts - 1];
-  if (base === undefined) return null;
-  return Math.round(base * (0.9 + 0.2 * random()));
+  return backoffDelay(RETRY_DELAYS_MS, attempts, 0.1, random);
 }

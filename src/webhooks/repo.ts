@@ -1,4 +1,19 @@
-import { jsonColumn, type Queryable } from '../store/index.js';
+import {
+  claimSql,
+  jsonColumn,
+  releaseClaims,
+  settleClaimed,
+  type Queryable,
+  type QueueTable,
+} from '../store/index.js';
+
+/** The `webhooks.deliver` queue's table: deliveries of enabled endpoints are due. */
+const DELIVERIES: QueueTable = {
+  table: 'webhook_deliveries',
+  open: ['pending'],
+  join: 'JOIN webhook_endpoints e ON e.id = q.endpoint_id',
+  dueWhen: 'e.enabled',
+};
 
 type Time = Date | string;
 const iso = (t: Time): string => new Date(t).toISOString();
@@ -229,12 +244,7 @@ export interface ClaimedDelivery {
   eventData: unknown;
 }
 
-/**
- * Claims up to `limit` due deliveries of enabled endpoints for `workerId` until `leaseUntil`.
- * FOR UPDATE SKIP LOCKED: concurrent workers (processes, instances) never claim the same row;
- * a claim whose lease ran out (its worker died) is due again. `attempts` counts the claim, so
- * an attempt cut short by a crash counts too.
- */
+/** Claims up to `limit` due deliveries for `workerId` until `leaseUntil` (store/queue-repo.ts). */
 export async function claimDue(
   db: Queryable,
   workerId: string,
@@ -256,18 +266,7 @@ export async function claimDue(
     event_created_at: Time;
     event_data: unknown;
   }>(
-    `WITH claimed AS (
-       UPDATE webhook_deliveries SET claimed_by = $1, claimed_until = $3, attempts = attempts + 1,
-              updated_at = $2
-       WHERE id IN (
-         SELECT d.id FROM webhook_deliveries d
-         JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         WHERE d.status = 'pending' AND e.enabled AND d.next_attempt_at <= $2
-           AND (d.claimed_until IS NULL OR d.claimed_until <= $2)
-         ORDER BY d.next_attempt_at
-         LIMIT $4
-         FOR UPDATE OF d SKIP LOCKED)
-       RETURNING id, attempts, endpoint_id, event_id)
+    `WITH claimed AS (${claimSql(DELIVERIES, 'id, attempts, endpoint_id, event_id')})
      SELECT c.id, c.attempts, c.endpoint_id, e.account_id, e.url, e.secret_enc,
             e.previous_secret_enc, e.previous_secret_expires_at, c.event_id,
             ev.type AS event_type, ev.created_at AS event_created_at, ev.data AS event_data
@@ -291,12 +290,8 @@ export async function claimDue(
 }
 
 /** Claims a worker held when it stopped: due again at once (embedded mode, one process). */
-export async function releaseAllClaims(db: Queryable): Promise<number> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL
-     WHERE status = 'pending' AND claimed_until IS NOT NULL RETURNING id`,
-  );
-  return rows.length;
+export function releaseAllClaims(db: Queryable): Promise<number> {
+  return releaseClaims(db, DELIVERIES);
 }
 
 export async function insertAttempt(
@@ -322,7 +317,7 @@ export async function insertAttempt(
  * Records the outcome of a claimed attempt, only while `workerId` still holds the claim;
  * false when another worker took it over (its lease ran out).
  */
-export async function settleDelivery(
+export function settleDelivery(
   db: Queryable,
   id: string,
   workerId: string,
@@ -334,23 +329,20 @@ export async function settleDelivery(
   },
   now: Date,
 ): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE webhook_deliveries
-     SET status = $3, next_attempt_at = $4, last_status_code = $5, last_error = $6,
-         claimed_by = NULL, claimed_until = NULL, updated_at = $7,
-         completed_at = CASE WHEN $3 = 'pending' THEN NULL ELSE $7::timestamptz END
-     WHERE id = $1 AND claimed_by = $2 AND status = 'pending' RETURNING id`,
-    [
-      id,
-      workerId,
-      outcome.status,
-      outcome.nextAttemptAt?.toISOString() ?? null,
-      outcome.statusCode,
-      outcome.error,
-      now.toISOString(),
-    ],
+  return settleClaimed(
+    db,
+    DELIVERIES,
+    id,
+    workerId,
+    {
+      status: outcome.status,
+      next_attempt_at: outcome.nextAttemptAt,
+      last_status_code: outcome.statusCode,
+      last_error: outcome.error,
+      completed_at: outcome.status === 'pending' ? null : now,
+    },
+    now,
   );
-  return rows.length === 1;
 }
 
 export interface AttemptRow {

@@ -1,7 +1,6 @@
 import { recordAudit } from '../audit/index.js';
 import type { Clock } from '../lib/clock.js';
-import { createPoller } from '../lib/poller.js';
-import { holderId } from '../lib/ids.js';
+import { createQueue } from '../lib/queue.js';
 import type { Logger } from '../lib/logger.js';
 import { enqueueNotice } from '../notices/index.js';
 import type { SecretBox } from '../lib/secret-box.js';
@@ -46,7 +45,6 @@ export function createWebhookWorker(deps: {
   labelling?: (accountId: string) => { licensee: string } | null;
 }): WebhookWorker {
   const { db, clock, box, sender, logger } = deps;
-  const id = holderId();
 
   async function disable(tx: Queryable, d: repo.ClaimedDelivery, reason: string, at: Date) {
     await repo.updateEndpoint(tx, d.endpointId, { enabled: false, disabledReason: reason }, at);
@@ -70,7 +68,7 @@ export function createWebhookWorker(deps: {
     logger.warn({ webhook: d.endpointId, reason }, 'webhook endpoint disabled');
   }
 
-  async function deliver(d: repo.ClaimedDelivery): Promise<void> {
+  async function deliver(d: repo.ClaimedDelivery, id: string): Promise<void> {
     const startedAt = new Date(clock.now());
     let result: SendResult;
     try {
@@ -163,53 +161,14 @@ export function createWebhookWorker(deps: {
     );
   }
 
-  /** Claims up to `limit` due deliveries for this worker. */
-  function claim(limit: number): Promise<repo.ClaimedDelivery[]> {
-    const now = clock.now();
-    return repo.claimDue(db, id, new Date(now), new Date(now + LEASE_MS), limit);
-  }
-
-  /** Sends one claimed delivery; a fault recording it leaves it to be retried after the lease. */
-  function attempt(d: repo.ClaimedDelivery): Promise<void> {
-    return deliver(d).catch((error: unknown) =>
-      logger.error(
-        { err: error, delivery: d.id },
-        'webhook delivery could not be recorded; retried after the lease',
-      ),
-    );
-  }
-
-  /** One of `concurrency` lanes: sends `first`, then claims one due delivery at a time. */
-  async function lane(first: repo.ClaimedDelivery): Promise<number> {
-    let sent = 0;
-    let next: repo.ClaimedDelivery | undefined = first;
-    while (next !== undefined) {
-      sent++;
-      await attempt(next);
-      if (poller.stopping) break;
-      [next] = await claim(1);
-    }
-    return sent;
-  }
-
-  /**
-   * One claim of up to `concurrency` deliveries opens as many lanes: an outbox with nothing due
-   * costs one query per run, however many lanes the process may run.
-   */
-  async function runOnce(): Promise<number> {
-    if (poller.stopping) return 0;
-    const first = await claim(deps.concurrency);
-    const counts = await Promise.all(first.map(lane));
-    return counts.reduce((a, b) => a + b, 0);
-  }
-
-  const poller = createPoller(runOnce, (error: unknown) =>
-    logger.warn({ err: error }, 'webhook worker run failed'),
-  );
-  return {
-    id,
-    runOnce: poller.runOnce,
-    start: poller.start,
-    stop: poller.stop,
-  };
+  const queue = createQueue<repo.ClaimedDelivery>({
+    name: 'webhooks.deliver',
+    concurrency: deps.concurrency,
+    leaseMs: LEASE_MS,
+    clock,
+    logger,
+    claim: (holder, now, leaseUntil, limit) => repo.claimDue(db, holder, now, leaseUntil, limit),
+    handle: deliver,
+  });
+  return queue;
 }
