@@ -1,7 +1,7 @@
 import { COUNTRIES, JOBS, LEVELS } from '../catalog/index.js';
 import type { Plan, PlanId } from '../plans/index.js';
 import type { ReleaseRow } from '../releases/index.js';
-import { PRODUCT_NAME, type Brand } from './brand.js';
+import type { Brand } from './brand.js';
 import { markup } from '../lib/html.js';
 import { page } from './layout.js';
 import { planFacts, priceText } from './plans-view.js';
@@ -182,7 +182,7 @@ export function homePage(input: HomeInput): string {
   return page({
     brand,
     title: brand.name,
-    description: `${PRODUCT_NAME}: gross pay percentiles for ${COUNTRIES.length} EU countries and ${JOBS.length} job categories.`,
+    description: `${brand.name}: gross pay percentiles for ${COUNTRIES.length} EU countries and ${JOBS.length} job categories.`,
     current: 'home',
     body,
   });

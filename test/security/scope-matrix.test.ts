@@ -29,6 +29,7 @@ const NEEDS: Record<string, Need> = {
   'GET /api/v1/bulk/archive': ['data', 'bulk:read'],
   'POST /api/v1/accounts': 'public',
   'POST /api/v1/sessions': 'public',
+  'POST /api/v1/sessions/totp': 'public',
   'POST /api/v1/password-reset': 'public',
   'POST /api/v1/password-reset/confirm': 'public',
   'POST /api/v1/email-verification': 'public',
