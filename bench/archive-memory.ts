@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRss } from './lib/rss.js';
 import { runWrk } from './lib/wrk.js';
+import { DOWNLOADERS, HEALTH_CONNECTIONS, whileArchivesDownload } from './lib/downloads.js';
 import {
   benchExitCode,
   buildProject,
@@ -30,9 +31,6 @@ import {
 } from './lib/processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ARCHIVE_XLSX = '/api/v1/bulk/archive?year=all&format=xlsx';
-const DOWNLOADERS = 8;
-const HEALTH_CONNECTIONS = 2;
 const SAMPLE_EVERY_MS = 100;
 const MIB = 1024 * 1024;
 
@@ -108,33 +106,23 @@ async function run(): Promise<void> {
     const sampler = new PhasedSampler(server.pid);
     await sleep(2000);
     sampler.phase('downloads');
-    const statuses: Record<string, number> = {};
     const digests = new Set<string>();
     let bytes = 0;
     let downloaded = 0;
-    let stop = false;
-    const download = async (): Promise<void> => {
-      while (!stop) {
-        const response = await fetch(`${server.baseUrl}${ARCHIVE_XLSX}`, {
-          headers: { authorization: `Bearer ${key}` },
-        });
-        const body = Buffer.from(await response.arrayBuffer());
-        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-        if (response.status === 200) {
-          if (++downloaded % 20 === 1) digests.add(createHash('sha256').update(body).digest('hex'));
-          bytes = body.length;
-        } else await sleep(200);
-      }
-    };
-    const downloaders = Array.from({ length: DOWNLOADERS }, download);
-    await sleep(1000);
-    const health = await runWrk({
-      url: `${server.baseUrl}/health`,
-      connections: HEALTH_CONNECTIONS,
-      seconds: Number(args.seconds),
-    });
-    stop = true;
-    await Promise.all(downloaders);
+    const { statuses, result: health } = await whileArchivesDownload(
+      server,
+      key,
+      () =>
+        runWrk({
+          url: `${server.baseUrl}/health`,
+          connections: HEALTH_CONNECTIONS,
+          seconds: Number(args.seconds),
+        }),
+      (body) => {
+        if (++downloaded % 20 === 1) digests.add(createHash('sha256').update(body).digest('hex'));
+        bytes = body.length;
+      },
+    );
     sampler.phase('after');
     await sleep(Number(args.after) * 1000);
     sampler.stop();

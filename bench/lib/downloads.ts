@@ -5,20 +5,25 @@ import type { ServerProcess } from './processes.js';
 
 /** The full archive (every year the plan reaches) as Excel: seconds of work per file. */
 const ARCHIVE_XLSX = '/api/v1/bulk/archive?year=all&format=xlsx';
-const DOWNLOADERS = 8;
-const HEALTH_CONNECTIONS = 2;
+export const DOWNLOADERS = 8;
+export const HEALTH_CONNECTIONS = 2;
+
+/** How the downloads went: answers by status, and each complete file's body seen by `onFile`. */
+export interface Downloads {
+  readonly statuses: Record<string, number>;
+}
 
 /**
- * /health measured (wrk, 2 connections) while 8 clients download the full archive as Excel in
- * a loop with an Enterprise key. The download cap lets a few run at once; the others are told
- * 429/503 with Retry-After and try again 200 ms later. Returns the /health row and how the
- * downloads went.
+ * Runs `during` while `DOWNLOADERS` clients download the full archive as Excel in a loop with an
+ * Enterprise key (starting a second before it). The download cap lets a few run at once; the
+ * others are told 429/503 with Retry-After and try again 200 ms later.
  */
-export async function healthUnderDownloads(
+export async function whileArchivesDownload<T>(
   server: ServerProcess,
   key: string,
-  options: BenchOptions,
-): Promise<{ row: Measurement; statuses: Record<string, number> }> {
+  during: () => Promise<T>,
+  onFile: (body: Buffer) => void = () => undefined,
+): Promise<Downloads & { result: T }> {
   const statuses: Record<string, number> = {};
   let stop = false;
   const download = async (): Promise<void> => {
@@ -26,15 +31,33 @@ export async function healthUnderDownloads(
       const response = await fetch(`${server.baseUrl}${ARCHIVE_XLSX}`, {
         headers: { authorization: `Bearer ${key}` },
       });
-      await response.arrayBuffer();
+      const body = Buffer.from(await response.arrayBuffer());
       statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-      if (response.status !== 200) await sleep(200);
+      if (response.status === 200) onFile(body);
+      else await sleep(200);
     }
   };
   const downloaders = Array.from({ length: DOWNLOADERS }, download);
   try {
     await sleep(1000);
-    const row = await measure(
+    return { statuses, result: await during() };
+  } finally {
+    stop = true;
+    await Promise.all(downloaders);
+  }
+}
+
+/**
+ * /health measured (wrk, 2 connections) while 8 clients download the full archive as Excel.
+ * Returns the /health row and how the downloads went.
+ */
+export async function healthUnderDownloads(
+  server: ServerProcess,
+  key: string,
+  options: BenchOptions,
+): Promise<{ row: Measurement; statuses: Record<string, number> }> {
+  const { statuses, result: row } = await whileArchivesDownload(server, key, () =>
+    measure(
       {
         name: `/health while ${DOWNLOADERS} clients download the full archive as Excel`,
         server,
@@ -42,10 +65,7 @@ export async function healthUnderDownloads(
         connections: HEALTH_CONNECTIONS,
       },
       { ...options, warmup: 0 },
-    );
-    return { row, statuses };
-  } finally {
-    stop = true;
-    await Promise.all(downloaders);
-  }
+    ),
+  );
+  return { row, statuses };
 }
