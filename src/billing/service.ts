@@ -356,8 +356,8 @@ export function createSubscriptionService(deps: BillingDeps) {
               periodEnd: advance.periodEnd,
             });
           }
-          if (lines.length > 0) await assertBillingDetails(tx, accountId);
-          if (lines.length > 0)
+          if (lines.length > 0) {
+            await assertBillingDetails(tx, accountId);
             invoices.push(
               await issueInvoice(tx, clock, {
                 seller,
@@ -368,6 +368,7 @@ export function createSubscriptionService(deps: BillingDeps) {
                 renewalPlan: null,
               }),
             );
+          }
           await repo.saveSubscription(
             tx,
             { ...live, plan: target, pendingPlan: null, cancelAtPeriodEnd: false },
