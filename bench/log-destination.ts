@@ -37,6 +37,10 @@ const SETTINGS: readonly Setting[] = [
     name: 'async, 32 KiB / 64 KiB',
     destination: { sync: false, minLength: 32768, maxWrite: 65536 },
   },
+  { name: 'sync, minLength 0', destination: { sync: true, minLength: 0 } },
+  { name: 'sync, 2 KiB / 4 KiB', destination: { sync: true, minLength: 2048, maxWrite: 4096 } },
+  { name: 'sync, 4 KiB / 16 KiB', destination: { sync: true, minLength: 4096, maxWrite: 16384 } },
+  { name: 'sync, 8 KiB / 16 KiB', destination: { sync: true, minLength: 8192, maxWrite: 16384 } },
 ];
 
 /** 50 lines every millisecond: 50,000 a second. */
@@ -74,7 +78,8 @@ async function child(setting: Setting, lines: number, file: string): Promise<voi
       destination.flush((error) => (error ? reject(error) : resolve())),
     );
   const used = process.cpuUsage(cpu);
-  console.log(`${(used.user + used.system) / lines} ${performance.now() - last}`);
+  const peakMiB = process.resourceUsage().maxRSS / 1024;
+  console.log(`${(used.user + used.system) / lines} ${performance.now() - last} ${peakMiB}`);
 }
 
 async function main(): Promise<void> {
@@ -93,7 +98,11 @@ async function main(): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'log-destination-'));
   const self = fileURLToPath(import.meta.url);
-  const results = SETTINGS.map(() => ({ cpu: [] as number[], drain: [] as number[] }));
+  const results = SETTINGS.map(() => ({
+    cpu: [] as number[],
+    drain: [] as number[],
+    peak: [] as number[],
+  }));
   try {
     for (let round = 0; round < Number(values.rounds); round++) {
       for (const [i, setting] of SETTINGS.entries()) {
@@ -113,9 +122,10 @@ async function main(): Promise<void> {
           { encoding: 'utf8' },
         );
         if (run.status !== 0) throw new Error(`${setting.name} failed:\n${run.stderr}`);
-        const [cpu, drain] = run.stdout.trim().split(' ').map(Number);
+        const [cpu, drain, peak] = run.stdout.trim().split(' ').map(Number);
         results[i]!.cpu.push(cpu!);
         results[i]!.drain.push(drain!);
+        results[i]!.peak.push(peak!);
         rmSync(file, { force: true });
       }
     }
@@ -125,10 +135,11 @@ async function main(): Promise<void> {
   console.log(
     `${lines} access lines per run, median of ${values.rounds} rounds (node ${process.version})`,
   );
-  console.log('setting                     CPU µs/line  last write ms');
+  console.log('setting                     CPU µs/line  last write ms  peak RSS MiB');
   for (const [i, setting] of SETTINGS.entries()) {
+    const { cpu, drain, peak } = results[i]!;
     console.log(
-      `${setting.name.padEnd(26)} ${median(results[i]!.cpu).toFixed(2).padStart(11)}  ${median(results[i]!.drain).toFixed(1).padStart(13)}`,
+      `${setting.name.padEnd(26)} ${median(cpu).toFixed(2).padStart(11)}  ${median(drain).toFixed(1).padStart(13)}  ${median(peak).toFixed(0).padStart(12)}`,
     );
   }
 }

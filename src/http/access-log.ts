@@ -28,8 +28,8 @@ interface Repeats {
 
 /**
  * One JSON line per request, through the logger's `info` (pino, whose destination the process
- * sets up: an asynchronous sonic-boom on standard output, see createLogger). Refusals (401, 403, 429)
- * are the exception: the first of each status from each address in a second is written as
+ * sets up: sonic-boom on standard output, written in synchronous batches, see createLogger).
+ * Refusals (401, 403, 429) are the exception: the first of each status from each address in a second is written as
  * usual, the repeats only counted, and each second one `requests refused (repeats)` line per
  * status and address gives their number. A flood of refused requests so costs a map update
  * per request, not a line.
