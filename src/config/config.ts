@@ -8,7 +8,7 @@ import type { Seller } from './eu-vat.js';
 import { legalFilesOf, type LegalDocument } from './legal.js';
 import { parseSeller } from './seller.js';
 import { parseTrustProxy } from './trust-proxy.js';
-import { PRODUCT_NAME } from '../lib/product-name.js';
+import { readEnvironment, type EnvironmentName } from './environment.js';
 
 /** Everything the process is configured with, parsed once at start and frozen. */
 export interface Config {
@@ -98,8 +98,6 @@ export function releaseFilesFor(file: string): string[] {
   return [...older.map((name) => join(dirname(file), name)), file];
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -108,138 +106,78 @@ export class ConfigError extends Error {
 }
 
 /**
- * Reads the environment into a Config. Collects every problem before failing, so an
- * operator fixes them in one go. The variables are listed in the README.
+ * Reads the environment into a Config: each variable validated against the schema in
+ * `environment.ts`, then the settings that have a syntax of their own (trusted proxies, plan
+ * overrides, the backup schedule, the seller, the legal texts). Collects every problem before
+ * failing, so an operator fixes them in one go. docs/configuration.md lists the variables.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const problems: string[] = [];
-  const str = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = str(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return value;
-  };
-  const bool = (name: string, fallback: boolean): boolean => {
-    const raw = str(name)?.toLowerCase();
-    if (raw === undefined) return fallback;
-    if (raw === 'true' || raw === '1') return true;
-    if (raw === 'false' || raw === '0') return false;
-    problems.push(`${name} must be true or false (got "${raw}")`);
-    return fallback;
-  };
-  const url = (name: string, protocols: string[]): string | undefined => {
-    const raw = str(name);
-    if (raw === undefined) return undefined;
-    try {
-      const parsed = new URL(raw);
-      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
-      return raw;
-    } catch {
-      problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}//`);
-      return undefined;
-    }
-  };
-
-  const logLevel = str('LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel))
-    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-
-  const dpopNonce = (str('DPOP_NONCE') ?? 'off').toLowerCase();
-  if (dpopNonce !== 'off' && dpopNonce !== 'token' && dpopNonce !== 'all')
-    problems.push(`DPOP_NONCE must be one of off, token, all (got "${dpopNonce}")`);
+  const e = readEnvironment(env, problems);
+  const str = (name: EnvironmentName): string | undefined => e[name] as string | undefined;
 
   let trustProxy: string[] = [];
   try {
-    trustProxy = parseTrustProxy(str('TRUST_PROXY'));
+    trustProxy = parseTrustProxy(e.TRUST_PROXY);
   } catch (error) {
     problems.push(`TRUST_PROXY: ${(error as Error).message}`);
   }
 
   let planOverrides: PlanOverrides = {};
   try {
-    planOverrides = parsePlanOverrides(str('PLAN_OVERRIDES'));
+    planOverrides = parsePlanOverrides(e.PLAN_OVERRIDES);
   } catch (error) {
     problems.push(`PLAN_OVERRIDES: ${(error as Error).message}`);
   }
 
-  const secretKey = str('SECRET_KEY');
-  if (secretKey !== undefined && secretKey.length < 32) {
-    problems.push('SECRET_KEY must be at least 32 characters');
-  }
-
-  const metricsToken = str('METRICS_TOKEN');
-  if (metricsToken !== undefined && metricsToken.length < 16)
-    problems.push('METRICS_TOKEN must be at least 16 characters');
-  const backupSchedule = str('BACKUP_SCHEDULE') ?? '0 3 * * *';
   try {
-    new Cron(backupSchedule, { paused: true, timezone: 'UTC' }).stop();
+    new Cron(e.BACKUP_SCHEDULE, { paused: true, timezone: 'UTC' }).stop();
   } catch (error) {
     problems.push(`BACKUP_SCHEDULE must be a cron expression: ${(error as Error).message}`);
   }
-  const email = (name: string, fallback?: string): string | undefined => {
-    const raw = str(name) ?? fallback;
-    if (raw === undefined) return undefined;
-    const address = /<([^<>]+)>\s*$/.exec(raw)?.[1] ?? raw;
-    if (!/^[^\s@<>]+@[^\s@<>]+$/.test(address)) {
-      problems.push(
-        `${name} must be an e-mail address, optionally "Name <address>" (got "${raw}")`,
-      );
-    }
-    return raw;
-  };
 
   const pathOf = (raw: string): string => (isAbsolute(raw) ? raw : resolve(cwd, raw));
   const config: Config = {
-    port: int('PORT', 3000, 0, 65535),
-    host: str('HOST') ?? '127.0.0.1',
-    dataDir: pathOf(str('DATA_DIR') ?? './data'),
-    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
-    redisKeyPrefix: str('REDIS_KEY_PREFIX') ?? 'salary-api:',
-    redisTimeoutMs: int('REDIS_TIMEOUT_MS', 500, 10, 10_000),
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: pathOf(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    redisTimeoutMs: e.REDIS_TIMEOUT_MS,
     trustProxy,
-    webhookAllowPrivateTargets: bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
-    secretKey,
-    webhookPollMs: int('WEBHOOK_POLL_MS', 1000, 0, 600_000),
-    webhookConcurrency: int('WEBHOOK_CONCURRENCY', 8, 1, 256),
-    exportPollMs: int('EXPORT_POLL_MS', 30_000, 0, 600_000),
-    logLevel,
-    accessLog: bool('ACCESS_LOG', true),
+    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    secretKey: e.SECRET_KEY,
+    webhookPollMs: e.WEBHOOK_POLL_MS,
+    webhookConcurrency: e.WEBHOOK_CONCURRENCY,
+    exportPollMs: e.EXPORT_POLL_MS,
+    logLevel: e.LOG_LEVEL,
+    accessLog: e.ACCESS_LOG,
     planOverrides,
-    releaseFile: pathOf(str('RELEASE_FILE') ?? BUNDLED_RELEASE),
-    releasePollMs: int('RELEASE_POLL_SECONDS', 5, 1, 3600) * 1000,
-    credentialRefreshMs: int('CREDENTIAL_REFRESH_MS', 1000, 100, 60_000),
-    oauthTokenTtlSeconds: int('OAUTH_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
-    dpopNonce: dpopNonce === 'token' || dpopNonce === 'all' ? dpopNonce : 'off',
-    usageFlushMs: int('USAGE_FLUSH_SECONDS', 5, 1, 3600) * 1000,
-    billingIntervalMs: int('BILLING_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
-    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600) * 1000,
-    publicBaseUrl: url('PUBLIC_BASE_URL', ['http:', 'https:']),
-    viesUrl: url('VIES_URL', ['http:', 'https:']),
-    metricsToken,
-    metricsPort: str('METRICS_PORT') === undefined ? undefined : int('METRICS_PORT', 0, 1, 65535),
-    backupDir: str('BACKUP_DIR') === undefined ? undefined : pathOf(str('BACKUP_DIR')!),
-    backupSchedule,
-    backupKeep: int('BACKUP_KEEP', 7, 1, 1000),
-    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
-    mailFrom: email('MAIL_FROM', `${PRODUCT_NAME} <no-reply@localhost>`)!,
-    supportEmail: email('SUPPORT_EMAIL'),
-    salesEmail: email('SALES_EMAIL'),
+    releaseFile: pathOf(e.RELEASE_FILE ?? BUNDLED_RELEASE),
+    releasePollMs: e.RELEASE_POLL_SECONDS * 1000,
+    credentialRefreshMs: e.CREDENTIAL_REFRESH_MS,
+    oauthTokenTtlSeconds: e.OAUTH_TOKEN_TTL_SECONDS,
+    dpopNonce: e.DPOP_NONCE,
+    usageFlushMs: e.USAGE_FLUSH_SECONDS * 1000,
+    billingIntervalMs: e.BILLING_INTERVAL_SECONDS * 1000,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
+    viesUrl: e.VIES_URL,
+    metricsToken: e.METRICS_TOKEN,
+    metricsPort: e.METRICS_PORT,
+    backupDir: e.BACKUP_DIR === undefined ? undefined : pathOf(e.BACKUP_DIR),
+    backupSchedule: e.BACKUP_SCHEDULE,
+    backupKeep: e.BACKUP_KEEP,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    supportEmail: e.SUPPORT_EMAIL,
+    salesEmail: e.SALES_EMAIL,
     legalFiles: legalFilesOf(str, pathOf, problems),
-    communityUrl:
-      url('COMMUNITY_URL', ['http:', 'https:']) ??
-      'https://github.com/salary-api/community/discussions',
-    noticePollMs: int('NOTICE_POLL_MS', 1000, 0, 600_000),
-    slaHeartbeatMs: int('SLA_HEARTBEAT_SECONDS', 60, 0, 600) * 1000,
-    exportHeartbeatMs: int('EXPORT_HEARTBEAT_MS', 600_000, 100, 900_000),
+    communityUrl: e.COMMUNITY_URL,
+    noticePollMs: e.NOTICE_POLL_MS,
+    slaHeartbeatMs: e.SLA_HEARTBEAT_SECONDS * 1000,
+    exportHeartbeatMs: e.EXPORT_HEARTBEAT_MS,
     seller: parseSeller(str, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,3 +1,4 @@
+import type { EnvironmentName } from './environment.js';
 import { accessSync, constants } from 'node:fs';
 
 /** The legal pages the site serves, each from the operator's own text or a template. */
@@ -5,7 +6,7 @@ export const LEGAL_DOCUMENTS = ['terms', 'privacy', 'dpa', 'imprint'] as const;
 export type LegalDocument = (typeof LEGAL_DOCUMENTS)[number];
 
 /** The setting naming the file of each legal text. */
-export const LEGAL_FILE_SETTINGS: Readonly<Record<LegalDocument, string>> = {
+export const LEGAL_FILE_SETTINGS: Readonly<Record<LegalDocument, EnvironmentName>> = {
   terms: 'LEGAL_TERMS_FILE',
   privacy: 'LEGAL_PRIVACY_FILE',
   dpa: 'LEGAL_DPA_FILE',
@@ -14,7 +15,7 @@ export const LEGAL_FILE_SETTINGS: Readonly<Record<LegalDocument, string>> = {
 
 /** The LEGAL_*_FILE settings that are given: each must name a readable file. */
 export function legalFilesOf(
-  str: (name: string) => string | undefined,
+  str: (name: EnvironmentName) => string | undefined,
   pathOf: (raw: string) => string,
   problems: string[],
 ): Readonly<Partial<Record<LegalDocument, string>>> {

@@ -1,3 +1,4 @@
+import type { EnvironmentName } from './environment.js';
 import {
   euVatCountry,
   EU_VAT,
@@ -21,7 +22,10 @@ export const DEFAULT_SELLER_NAME = 'Operator legal name not set (SELLER_NAME)';
  * SELLER_SEPA_CREDITOR_ID, the SEPA creditor identifier, lets accounts give direct debit
  * mandates collected into SELLER_IBAN; its check digits are checked.
  */
-export function parseSeller(str: (name: string) => string | undefined, problems: string[]): Seller {
+export function parseSeller(
+  str: (name: EnvironmentName) => string | undefined,
+  problems: string[],
+): Seller {
   const country = str('SELLER_COUNTRY')?.toUpperCase() ?? null;
   if (country !== null && euVatCountry(country) === undefined)
     problems.push(
