@@ -8,7 +8,14 @@ export interface PageInput {
   description: string;
   /** The navigation entry to mark as current. */
   current?:
-    'home' | 'reference' | 'quick-start' | 'guides' | 'methodology' | 'changelog' | 'errors';
+    | 'home'
+    | 'reference'
+    | 'quick-start'
+    | 'guides'
+    | 'methodology'
+    | 'changelog'
+    | 'errors'
+    | 'status';
   body: Html;
 }
 
@@ -18,7 +25,7 @@ const NAV: readonly { id: PageInput['current']; href: string; label: string }[] 
   { id: 'guides', href: '/docs/guides', label: 'Docs' },
   { id: 'methodology', href: '/methodology', label: 'Methodology' },
   { id: 'changelog', href: '/docs/changelog', label: 'Changelog' },
-  { id: undefined, href: '/status', label: 'Status' },
+  { id: 'status', href: '/status', label: 'Status' },
 ];
 
 /** The site's icon: a bar chart in the pages' accent colour. */
@@ -121,4 +128,11 @@ footer p{margin:.3rem 0}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}
 dl.facts dt{font-weight:600}
 dl.facts dd{margin:0}
+.summary{padding:1rem;border-radius:.5rem;background:#e6f4ea}.summary.degraded,.summary.maintenance{background:#fff4e5}.summary.outage{background:#fdecea}
+ul.components{list-style:none;padding:0}.component{display:flex;justify-content:space-between;gap:1rem;padding:.5rem 0;border-bottom:1px solid var(--line)}
+.state.operational{color:#0a6b2b}.state.degraded,.state.maintenance{color:#8a4b00}.state.outage{color:#a50e0e}
+ol.bars{display:flex;gap:2px;list-style:none;padding:0;height:2.5rem}.bar{flex:1;border-radius:2px}
+.bar.up{background:#2e9e50}.bar.minor{background:#e3a21a}.bar.major{background:#c5221f}.bar.none{background:#ccc}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+.incident.open{border-left:4px solid #c5221f;padding-left:.75rem}
 `;

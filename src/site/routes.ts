@@ -17,6 +17,8 @@ import { methodologyPage, validationHtml } from './methodology.js';
 import { registerReference } from './reference.js';
 import type { ReleaseCatalog } from '../releases/index.js';
 import { releasesPage } from './releases-page.js';
+import { statusPage } from './status-page.js';
+import type { SlaParts } from '../sla/index.js';
 import { FAVICON_SVG } from './layout.js';
 import { LEGAL_DOCUMENTS, LEGAL_FILE_SETTINGS } from '../config/index.js';
 import { LEGAL_PAGES, legalTexts, type LegalSettings } from './legal.js';
@@ -35,6 +37,8 @@ export interface SiteDeps {
   legal: LegalSettings;
   /** Who a buyer of each plan writes to (SUPPORT_EMAIL, SALES_EMAIL, COMMUNITY_URL). */
   contacts: PlanContacts;
+  /** The uptime SLA's parts; the status page is served when they are given. */
+  sla?: Pick<SlaParts, 'status'>;
 }
 
 /** Where the quick start's examples point; replaced by the address the page is read at. */
@@ -268,6 +272,17 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
         releasesPage(brandOf(licenses, request.headers.host), await deps.releaseCatalog.history()),
       ),
   );
+  const { sla } = deps;
+  if (sla !== undefined)
+    app.get('/status', hidden, async (request, reply) => {
+      const doc = await sla.status.status();
+      // As fresh as the JSON document it renders (cached 30 s per instance).
+      return reply
+        .headers(pageHeaders(request))
+        .header('cache-control', 'public, max-age=30')
+        .send(statusPage(brandOf(licenses, request.headers.host), doc));
+    });
+
   // Browsers ask for /favicon.ico whatever the page says; both names answer the same icon.
   for (const path of ['/favicon.ico', '/favicon.svg'])
     app.get(path, hidden, async (_request, reply) =>

@@ -7,7 +7,6 @@ import { StringEnum } from '../lib/string-enum.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import { INTERVAL_MS, monthOf, monthRange, type DownInterval } from './measure.js';
 import type { MonthFigures, SlaService } from './service.js';
-import { renderStatusPage } from './status-page.js';
 import { COMPONENTS, type StatusService } from './status.js';
 
 const time = Type.String({ format: 'date-time' });
@@ -233,15 +232,6 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{
       return status.status();
     },
   );
-
-  app.get('/status', { schema: { hide: true } }, async (_request, reply) => {
-    const doc = await status.status();
-    return reply
-      .header('cache-control', 'public, max-age=30')
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
-      .type('text/html; charset=utf-8')
-      .send(renderStatusPage(doc));
-  });
 };
 
 export const slaSchemas = [StatusSchema];

@@ -59,37 +59,51 @@ describe('status page in a browser', () => {
     await t?.close();
   });
 
-  it('renders 90 bars, the outage day in red, and the open incident', { skip }, async () => {
-    const page = await browser.newPage();
-    const res = await page.goto(`${base}/status`);
-    assert.equal(res?.status(), 200);
-    const bars = page.locator('li.bar');
-    assert.equal(await bars.count(), 90);
-    const box = await bars.last().boundingBox();
-    assert.ok(box !== null && box.width > 0 && box.height > 0, 'bars have a size');
-    const colours = await bars.evaluateAll((els) =>
-      els
-        .slice(-2)
-        .map((e) => [
-          e.getAttribute('title'),
-          (
-            globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
-          ).getComputedStyle(e).backgroundColor,
-        ]),
-    );
-    // 20 November: 6 of 288 intervals down → 97.916 %, red; 21 November so far: all up, green.
-    assert.deepEqual(colours, [
-      ['2026-11-20: 97.916 % (30 min down)', 'rgb(197, 34, 31)'],
-      ['2026-11-21: 100 % (0 min down)', 'rgb(46, 158, 80)'],
-    ]);
-    assert.equal(await page.locator('.incident.open h3').textContent(), 'Exports delayed');
-    assert.match(
-      (await page.locator('.incident.open').textContent()) ?? '',
-      /identified: A stuck SFTP host; retrying/,
-    );
-    assert.match((await page.locator('[role=status]').textContent()) ?? '', /^Degraded/);
-    assert.deepEqual(await seriousAxeViolations(page), []);
-    await screenshot(page, 'status-page');
-    await page.close();
-  });
+  it(
+    "renders 90 bars, the outage day in red, and the open incident, in the site's layout",
+    { skip },
+    async () => {
+      const page = await browser.newPage();
+      const res = await page.goto(`${base}/status`);
+      assert.equal(res?.status(), 200);
+      const bars = page.locator('li.bar');
+      assert.equal(await bars.count(), 90);
+      const box = await bars.last().boundingBox();
+      assert.ok(box !== null && box.width > 0 && box.height > 0, 'bars have a size');
+      const colours = await bars.evaluateAll((els) =>
+        els
+          .slice(-2)
+          .map((e) => [
+            e.getAttribute('title'),
+            (
+              globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+            ).getComputedStyle(e).backgroundColor,
+          ]),
+      );
+      // 20 November: 6 of 288 intervals down → 97.916 %, red; 21 November so far: all up, green.
+      assert.deepEqual(colours, [
+        ['2026-11-20: 97.916 % (30 min down)', 'rgb(197, 34, 31)'],
+        ['2026-11-21: 100 % (0 min down)', 'rgb(46, 158, 80)'],
+      ]);
+      assert.equal(await page.locator('.incident.open h3').textContent(), 'Exports delayed');
+      assert.match(
+        (await page.locator('.incident.open').textContent()) ?? '',
+        /identified: A stuck SFTP host; retrying/,
+      );
+      assert.match(
+        await page.locator('[role=status]').innerText(),
+        /^Degraded · updated 2026-11-21 \d\d:\d\d UTC$/,
+      );
+      // The site's own page: its header and navigation, Status marked, the SLA linked on the site.
+      assert.equal(await page.locator('header.top a.brand').count(), 1);
+      assert.equal(await page.locator('nav a[aria-current=page]').innerText(), 'Status');
+      assert.equal(
+        await page.locator('main a', { hasText: 'the SLA' }).getAttribute('href'),
+        '/docs/guides/sla',
+      );
+      assert.deepEqual(await seriousAxeViolations(page), []);
+      await screenshot(page, 'status-page');
+      await page.close();
+    },
+  );
 });
