@@ -14,7 +14,7 @@ const LOG_FLUSH_MS = 250;
 /**
  * `buffered`: the server's lines are gathered by pino's destination (sonic-boom) and written in
  * batches, each write synchronous, so the lines in memory never exceed one batch and a slow reader
- * of standard output slows the server rather than growing its memory; pino flushes the last batch
+ * of standard output slows the server rather than growing its memory; the last batch is written
  * at exit. Commands write each line at once. An asynchronous destination (one write in flight at a
  * time, completed on a later turn of the event loop) fell behind a busy server: after 40 s of
  * lookups at 50 connections, three quarters of the lines were still queued in memory and the
@@ -23,14 +23,16 @@ const LOG_FLUSH_MS = 250;
 export function createLogger(config: Pick<Config, 'logLevel'>, buffered = false): pino.Logger {
   const options = { level: config.logLevel, base: { service: 'salary-api' } };
   if (!buffered) return pino(options);
-  return pino(
-    options,
-    pino.destination({
-      dest: 1,
-      sync: true,
-      minLength: LOG_MIN_BYTES,
-      maxWrite: LOG_MAX_WRITE,
-      periodicFlush: LOG_FLUSH_MS,
-    }),
-  );
+  const destination = pino.destination({
+    dest: 1,
+    sync: true,
+    minLength: LOG_MIN_BYTES,
+    maxWrite: LOG_MAX_WRITE,
+    periodicFlush: LOG_FLUSH_MS,
+  });
+  // pino flushes an asynchronous destination at exit by itself, a synchronous one it does not:
+  // the lines gathered since the last batch are written here, after a graceful shutdown's last
+  // line or a crash's.
+  process.once('exit', () => destination.flushSync());
+  return pino(options, destination);
 }

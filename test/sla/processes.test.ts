@@ -189,7 +189,7 @@ describe('SLA processes on PostgreSQL', async () => {
       assert.match(page.headers.get('content-type') ?? '', /text\/html/);
       const html = await page.text();
       assert.equal((html.match(/<li class="bar /g) ?? []).length, 90);
-      assert.match(html, /class="incident open"><h3>Elevated errors<\/h3>/);
+      assert.match(html, /class="incident open">\s*<h3>Elevated errors<\/h3>/);
       assert.match(html, /A bad deploy; rolling back/);
 
       const resolved = await runCli(['incident', 'resolve', id], env);
