@@ -230,10 +230,28 @@ function note(
       ? `mean published ${year}`
       : time === 'series'
         ? `mean of ${year} from ${model.series.national.has(country) ? 'national series' : 'SES surveys'}`
-        : `mean projected to ${year}`;
+        : projectedFrom(model, country, year);
   const tail = `; ${when}; typical error ${Math.round(error * 100)} %`;
   const room = 200 - tail.length;
   return `${evidence.length <= room ? evidence : `${evidence.slice(0, room - 1)}…`}${tail}`;
+}
+
+/**
+ * Why a projected year is less sure than a published one: the last year the country's mean is
+ * published, the series that publishes it, and the growth a year the projection applies after it.
+ */
+export function projectedFrom(model: Model, country: string, year: number): string {
+  const from = model.series.lastPublishedYear.get(country);
+  const applied = model.series.projection.get(country)?.applied;
+  if (from === undefined || applied === undefined) return `mean projected to ${year}`;
+  const published = model.series.byCountry.get(country)?.get(from)?.source === 'published';
+  const series = published
+    ? country === 'NL'
+      ? 'CBS'
+      : 'Eurostat nama_10_fte'
+    : (model.series.national.get(country)?.label.split(',')[0] ?? 'national series');
+  const pct = (applied * 100).toFixed(1);
+  return `mean projected to ${year} from ${from} (${series}) at +${pct} % a year`;
 }
 
 /**

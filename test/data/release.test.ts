@@ -120,6 +120,23 @@ describe('bundled data release', () => {
     }
   });
 
+  it('says in the note of a projected year where it is projected from, by which series and growth', () => {
+    const projected = records.filter((r) => r.basis === 'projected');
+    assert.ok(projected.length >= 27 * 21 * 4, 'every current-year record is projected');
+    const pattern = /; mean projected to (\d{4}) from (\d{4}) \((Eurostat nama_10_fte|CBS)\) at \+\d+\.\d % a year; typical error \d+ %$/;
+    for (const r of projected) {
+      const m = pattern.exec(r.confidence_note);
+      assert.ok(m, `${key(r)}: ${r.confidence_note}`);
+      assert.equal(Number(m[1]), r.year, key(r));
+      assert.ok(Number(m[2]) < r.year, key(r));
+      // The year projected from is the country's last published one: its records are not projected.
+      assert.notEqual(byKey.get(key({ ...r, year: Number(m[2]) }))?.basis, 'projected', key(r));
+      assert.equal(m[3] === 'CBS', r.country === 'NL', key(r));
+    }
+    const de = byKey.get('DE|software-engineer|mid|2026')!;
+    assert.match(de.confidence_note, /mean projected to 2026 from 2024 \(Eurostat nama_10_fte\) at \+5\.8 % a year/);
+  });
+
   it('uses the currency of the year and 1 for the euro', () => {
     for (const r of records) if (r.local_currency === 'EUR') assert.equal(r.fx_rate, 1, key(r));
     assert.equal(byKey.get('BG|nurse|mid|2025')?.local_currency, 'BGN');
