@@ -430,12 +430,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
 /**
  * What every answered request is counted in, in this order: usage and the SLA's counts (API
- * routes only), the request metrics, the access line.
+ * routes only, live callers only), the request metrics, the access line.
  */
 function responseObservers(deps: AppDeps, accessLog: AccessLog | undefined): ResponseObserver[] {
   const observers: ResponseObserver[] = [
     (a) => {
       if (!a.route.startsWith(API_PREFIX) && !a.url.startsWith(API_PREFIX)) return;
+      // Test-mode keys are outside usage, billing and the SLA (docs/test-mode.md).
+      if (a.principal?.mode === 'test') return;
       const accountId = a.principal?.accountId ?? null;
       deps.recorder.record(accountId, usageKeyOf(a.principal), a.endpoint, a.status, a.at);
       deps.sla?.counter.count(accountId, a.status, a.at, a.timed ? a.ms : undefined);

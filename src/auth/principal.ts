@@ -43,8 +43,17 @@ export interface Principal {
   readonly responseSchema: {
     readonly fields: readonly { readonly field: string; readonly name: string }[];
   } | null;
-  /** Rate-limit bucket: `acct:<id>` for accounts, `addr:<address or /64>` for anonymous callers. */
+  /**
+   * Rate-limit bucket: `acct:<id>` for accounts, `addr:<address or /64>` for anonymous callers,
+   * `test:<key id>` for a test-mode key.
+   */
   readonly limitBucket: string;
+  /**
+   * 'test' for a test-mode key (`sk_test_…`), taken from the stored key: outside quota, usage
+   * and the SLA, under its own rate limit, on the data routes that read figures only. Absent
+   * for every other credential.
+   */
+  readonly mode?: 'test';
 }
 
 /**

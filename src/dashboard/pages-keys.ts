@@ -26,6 +26,7 @@ function keyRow(k: PublicKey, csrf: string, allowlists: boolean): Html {
   return markup`<tr>
     <td data-label="Name">${k.name}</td>
     <td data-label="Prefix"><code>${k.prefix}…</code></td>
+    <td data-label="Mode">${k.mode}</td>
     <td data-label="Scopes">${k.scopes === null ? 'all' : k.scopes.join(', ')}</td>
     <td data-label="Status">
       ${k.status}${k.expires_at !== null && k.status === 'expiring' ? markup` until ${time(k.expires_at)}` : ''}
@@ -105,9 +106,15 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
     const { principal, page: ctx } = signedIn(request);
     const plan = principal.plan;
     const keys = plan.maxKeys === 0 ? [] : await deps.keys.list(principal.accountId as string);
-    const live = keys.filter((k) => k.status === 'active' || k.status === 'expiring').length;
+    // Each mode has its own key limit (docs/test-mode.md).
+    const inUse = (mode: string) =>
+      keys.filter((k) => k.mode === mode && (k.status === 'active' || k.status === 'expiring'))
+        .length;
+    const live = inUse('live');
+    const test = inUse('test');
     const limit = plan.maxKeys === null ? 'unlimited' : String(plan.maxKeys);
-    const full = plan.maxKeys !== null && live >= plan.maxKeys;
+    const fullOf = (n: number) => plan.maxKeys !== null && n >= plan.maxKeys;
+    const full = fullOf(live) && fullOf(test);
     const content =
       plan.maxKeys === 0
         ? markup`<p>
@@ -116,13 +123,19 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
             <a href="${BASE}/billing">choose a plan</a>.
           </p>`
         : markup`${extra.secret === undefined ? '' : secretBlock(extra.secret)}
-            <p id="key-count">${live} of ${limit} keys in use on the ${plan.name} plan.</p>
+            <p id="key-count">
+              ${live} of ${limit} live keys and ${test} of ${limit} test keys in use on the
+              ${plan.name} plan. Test keys (<code>sk_test_…</code>) read the same figures outside
+              quota and billing, at 30 requests per minute:
+              <a href="/docs/guides/test-mode">test mode</a>.
+            </p>
             <div class="table-wrap">
               <table id="keys" class="cards-on-phone">
                 <thead>
                   <tr>
                     <th scope="col">Name</th>
                     <th scope="col">Prefix</th>
+                    <th scope="col">Mode</th>
                     <th scope="col">Scopes</th>
                     <th scope="col">Status</th>
                     <th scope="col">Created</th>
@@ -134,7 +147,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
                   ${
                     keys.length === 0
                       ? markup`<tr>
-                          <td colspan="7">No keys yet.</td>
+                          <td colspan="8">No keys yet.</td>
                         </tr>`
                       : keys.map((k) => keyRow(k, ctx.csrf, plan.ipAllowlist))
                   }
@@ -153,6 +166,17 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
                 placeholder="production"
                 ${full ? markup`disabled` : ''}
               />
+              <fieldset ${full ? markup`disabled` : ''}>
+                <legend>Mode</legend>
+                <label>
+                  <input type="radio" name="mode" value="live" ${fullOf(live) ? markup`disabled` : markup`checked`} />
+                  <span>Live, sk_live_…: counts against the quota</span>
+                </label>
+                <label>
+                  <input type="radio" name="mode" value="test" ${fullOf(live) && !fullOf(test) ? markup`checked` : ''} ${fullOf(test) ? markup`disabled` : ''} />
+                  <span>Test, sk_test_…: not billed, 30 requests per minute, reads only</span>
+                </label>
+              </fieldset>
               ${plan.scopedKeys ? markup`<label for="key-scopes">Scopes (space-separated; empty: every scope)</label><input id="key-scopes" name="scopes" placeholder="salary:read usage:read" />` : ''}
               <button type="submit" ${full ? markup`disabled aria-describedby="key-full"` : ''}>
                 Create key
@@ -183,10 +207,11 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
   app.post('/dashboard/keys', async (request, reply) => {
     const { principal } = signedIn(request);
     const scopes = list(text(request.body, 'scopes'));
+    const mode = text(request.body, 'mode') === 'test' ? 'test' : 'live';
     try {
       const created = await deps.keys.create(
         principal,
-        { name: text(request.body, 'name'), ...(scopes.length > 0 ? { scopes } : {}) },
+        { name: text(request.body, 'name'), mode, ...(scopes.length > 0 ? { scopes } : {}) },
         request.ip,
       );
       return render(request, reply, 201, { secret: { key: created.key, name: created.name } });

@@ -42,6 +42,12 @@ export const ERROR_CODES = {
     title: 'Scope missing',
     action: 'Use a key or OAuth client that holds the scope named in required_scope.',
   },
+  TEST_MODE_NOT_ALLOWED: {
+    status: 403,
+    title: 'Not available in test mode',
+    action:
+      'Call this endpoint with a live key (sk_live_…) or a session; test keys read figures only.',
+  },
   KEY_EXCEEDS_CALLER: {
     status: 403,
     title: 'Key broader than the caller',

@@ -143,6 +143,7 @@ export function checkAccess(ip: string, route: AuthenticatedRoute, principal: Pr
       },
     );
   }
+  if (principal.mode === 'test' && !openToTestMode(route)) return TEST_MODE_REFUSED;
   if (principal.scopes !== null && !principal.scopes.has(route.scope)) {
     return new AppError(
       'SCOPE_MISSING',
@@ -152,6 +153,24 @@ export function checkAccess(ip: string, route: AuthenticatedRoute, principal: Pr
   }
   return principal;
 }
+
+/** Marks every answer to a test-mode key (docs/test-mode.md). */
+export const MODE_HEADER = 'salary-api-mode';
+
+/**
+ * What a test-mode key may call: the routes that read figures (data access, scope salary:read).
+ * Everything else creates, bills or reveals account state (keys, usage, webhooks, exports,
+ * bulk lookups) and is for live keys and sessions only.
+ */
+function openToTestMode(route: AuthenticatedRoute): boolean {
+  return route.access === 'data' && route.scope === 'salary:read';
+}
+
+const TEST_MODE_REFUSED = new AppError(
+  'TEST_MODE_NOT_ALLOWED',
+  'Test-mode keys (sk_test_…) may only read figures (endpoints with the salary:read scope); use a live key or a session here.',
+  { headers: { [MODE_HEADER]: 'test' }, extensions: { mode: 'test' } },
+);
 
 /** Where routes must declare `config.auth`: every route of the API. */
 export const DECLARED_PREFIX = '/api/';
@@ -189,6 +208,7 @@ function authenticationHook(
     // Answered here, and the route's other hooks and handler never run (done is not called).
     if (a instanceof AppError) return sendRefusal(request, reply, a);
     request.principal = a;
+    if (a.mode === 'test') reply.header(MODE_HEADER, 'test');
     done();
   };
   return (request, reply, done) => {

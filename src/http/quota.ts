@@ -8,6 +8,7 @@ import {
   MemoryRateLimiter,
   planRules,
   rateLimitHeaders,
+  TEST_MODE_RULES,
   type LimitDecision,
   type LimitRule,
   type RateLimiter,
@@ -113,11 +114,12 @@ export function quotaSpender(
   // The in-process limiter decides synchronously: no promise on the hot path.
   const sync = limiter instanceof MemoryRateLimiter ? limiter : undefined;
   return (principal, ip, cost) => {
-    const rules = planRules(principal.plan);
+    const test = principal.mode === 'test';
+    const rules = test ? TEST_MODE_RULES : planRules(principal.plan);
     if (rules.length === 0) return undefined;
     const now = clock.now();
     const bucket = principal.limitBucket;
-    const address = principal.kind !== 'anonymous' && principal.plan.id === 'free';
+    const address = principal.kind !== 'anonymous' && principal.plan.id === 'free' && !test;
     if (sync !== undefined) {
       if (!address) return apply(principal, sync.consumeSync(bucket, rules, now, cost), now, cost);
       const byAddress = sync.consumeSync(addressBucket(ip), rules, now, cost);
@@ -209,18 +211,29 @@ class RefusalCache {
       return known.error;
     }
     const allowance = decision.states
-      .map((s) => `${s.rule.limit} requests per ${s.rule.windowMs === HOUR_MS ? 'hour' : 'day'}`)
+      .map((s) => `${s.rule.limit} requests per ${windowName(s.rule.windowMs)}`)
       .join(' and ');
+    const test = principal.mode === 'test';
+    const who = test ? 'A test-mode key' : `The ${principal.plan.name} plan`;
     const error = new AppError(
       'RATE_LIMITED',
-      `The ${principal.plan.name} plan allows ${allowance}${cost === 1 ? '' : `; this request counts as ${cost}`}; the limit resets in ${decision.retryAfterSeconds} s.`,
+      `${who} allows ${allowance}${cost === 1 ? '' : `; this request counts as ${cost}`}; the limit resets in ${decision.retryAfterSeconds} s.`,
       {
         headers,
-        extensions: { retry_after: decision.retryAfterSeconds, plan: principal.plan.id },
+        extensions: {
+          retry_after: decision.retryAfterSeconds,
+          plan: principal.plan.id,
+          ...(test ? { mode: 'test' } : {}),
+        },
       },
     );
     if (this.#byBucket.size >= REFUSALS_REMEMBERED) this.#byBucket.clear();
     this.#byBucket.set(bucket, { key, plan: principal.plan, error });
     return error;
   }
+}
+
+function windowName(windowMs: number): string {
+  if (windowMs === HOUR_MS) return 'hour';
+  return windowMs === 60_000 ? 'minute' : 'day';
 }

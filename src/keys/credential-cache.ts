@@ -13,7 +13,7 @@ import { sha256Hex } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
 import { applyContract, type Plan, type PlanId } from '../plans/index.js';
 import type { Db } from '../store/index.js';
-import { KEY_PREFIX } from './key-format.js';
+import { KEY_PREFIX, TEST_KEY_PREFIX } from './key-format.js';
 import { keysChangedSince, liveKeys, type KeyRow } from './repo.js';
 
 interface AccountEntry {
@@ -133,7 +133,7 @@ export class CredentialCache implements CredentialResolver, CredentialSink {
   resolve(token: string): Principal | undefined | Promise<Principal | undefined> {
     if (token.startsWith(SESSION_PREFIX))
       return this.#find(this.#sessions, sha256Hex(token), (e) => this.#sessionPrincipal(e));
-    if (!token.startsWith(KEY_PREFIX)) return undefined;
+    if (!token.startsWith(KEY_PREFIX) && !token.startsWith(TEST_KEY_PREFIX)) return undefined;
     return this.#find(this.#keys, sha256Hex(token), (e) => this.#principalOf(e));
   }
 
@@ -329,7 +329,9 @@ export class CredentialCache implements CredentialResolver, CredentialSink {
         ? [account.allowlist, entry.allowlist].filter((m): m is AddressMatcher => m !== null)
         : [],
       responseSchema: account.plan.customSchemas ? account.row.responseSchema : null,
-      limitBucket: `acct:${account.row.id}`,
+      ...(entry.row.mode === 'test'
+        ? { limitBucket: `test:${entry.row.id}`, mode: 'test' as const }
+        : { limitBucket: `acct:${account.row.id}` }),
     };
     return entry.principal;
   }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../store/index.js';
+import type { KeyMode } from './key-format.js';
 
 export interface KeyRow {
   id: string;
@@ -6,6 +7,7 @@ export interface KeyRow {
   name: string;
   prefix: string;
   keyHash: string;
+  mode: KeyMode;
   scopes: string[] | null;
   allowlist: string[];
   createdAt: string;
@@ -22,6 +24,7 @@ interface Raw {
   name: string;
   prefix: string;
   key_hash: string;
+  mode: KeyMode;
   scopes: string[] | null;
   allowlist: string[] | null;
   created_at: Date | string;
@@ -33,7 +36,7 @@ interface Raw {
 }
 
 const COLUMNS =
-  'id, account_id, name, prefix, key_hash, scopes, allowlist, created_at, last_used_at, expires_at, revoked_at, replaced_by, updated_at';
+  'id, account_id, name, prefix, key_hash, mode, scopes, allowlist, created_at, last_used_at, expires_at, revoked_at, replaced_by, updated_at';
 const iso = (v: Date | string | null): string | null =>
   v === null ? null : new Date(v).toISOString();
 
@@ -44,6 +47,7 @@ function toKey(r: Raw): KeyRow {
     name: r.name,
     prefix: r.prefix,
     keyHash: r.key_hash,
+    mode: r.mode,
     scopes: r.scopes,
     allowlist: r.allowlist ?? [],
     createdAt: new Date(r.created_at).toISOString(),
@@ -63,15 +67,26 @@ export async function insertKey(
     name: string;
     prefix: string;
     keyHash: string;
+    mode: KeyMode;
     scopes: string[] | null;
     allowlist: string[];
     at: Date;
   },
 ): Promise<KeyRow> {
   const rows = await db.query<Raw>(
-    `INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes, allowlist, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLUMNS}`,
-    [k.id, k.accountId, k.name, k.prefix, k.keyHash, k.scopes, k.allowlist, k.at.toISOString()],
+    `INSERT INTO api_keys (id, account_id, name, prefix, key_hash, mode, scopes, allowlist, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${COLUMNS}`,
+    [
+      k.id,
+      k.accountId,
+      k.name,
+      k.prefix,
+      k.keyHash,
+      k.mode,
+      k.scopes,
+      k.allowlist,
+      k.at.toISOString(),
+    ],
   );
   return toKey(rows[0] as Raw);
 }
@@ -104,11 +119,18 @@ export async function findKeyByHash(db: Queryable, keyHash: string): Promise<Key
   return rows[0] === undefined ? undefined : toKey(rows[0]);
 }
 
-/** Keys that count against the plan's key limit: not revoked, not winding down after rotation. */
-export async function countActiveKeys(db: Queryable, accountId: string): Promise<number> {
+/**
+ * Keys of one mode that count against the plan's key limit (each mode has its own): not
+ * revoked, not winding down after rotation.
+ */
+export async function countActiveKeys(
+  db: Queryable,
+  accountId: string,
+  mode: KeyMode,
+): Promise<number> {
   const rows = await db.query<{ n: number | string }>(
-    'SELECT count(*) AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL AND expires_at IS NULL',
-    [accountId],
+    'SELECT count(*) AS n FROM api_keys WHERE account_id = $1 AND mode = $2 AND revoked_at IS NULL AND expires_at IS NULL',
+    [accountId, mode],
   );
   return Number(rows[0]?.n ?? 0);
 }
@@ -149,7 +171,10 @@ export async function updateKey(
   return rows[0] === undefined ? undefined : toKey(rows[0]);
 }
 
-/** Revokes an account's keys beyond the newest `keep` active ones (a plan with fewer keys). */
+/**
+ * Revokes an account's keys beyond the newest `keep` active ones of each mode (a plan with
+ * fewer keys).
+ */
 export async function revokeKeysBeyond(
   db: Queryable,
   accountId: string,
@@ -159,8 +184,10 @@ export async function revokeKeysBeyond(
   const rows = await db.query<{ id: string }>(
     `UPDATE api_keys SET revoked_at = $3, updated_at = GREATEST($3::timestamptz, updated_at + interval '1 millisecond')
      WHERE id IN (
-       SELECT id FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL
-       ORDER BY created_at DESC, id DESC OFFSET $2
+       SELECT id FROM (
+         SELECT id, row_number() OVER (PARTITION BY mode ORDER BY created_at DESC, id DESC) AS n
+         FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL
+       ) ranked WHERE n > $2
      ) RETURNING id`,
     [accountId, keep, at.toISOString()],
   );

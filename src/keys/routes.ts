@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { SCOPES } from '../auth/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
+import { KEY_MODES, type KeyMode } from './key-format.js';
 import type { KeyService } from './service.js';
 
 export const KeySchema = Type.Object(
@@ -10,6 +11,10 @@ export const KeySchema = Type.Object(
     id: Type.String(),
     name: Type.String(),
     prefix: Type.String({ description: 'The first characters of the key, to recognise it.' }),
+    mode: StringEnum<KeyMode>(KEY_MODES, {
+      description:
+        'live (sk_live_…) or test (sk_test_…): a test key reads the same figures outside quota, usage and billing, at 30 requests per minute; see the test-mode guide.',
+    }),
     scopes: Type.Union([Type.Array(Type.String()), Type.Null()], {
       description: 'null: every scope.',
     }),
@@ -36,6 +41,13 @@ export const NewKeySchema = Type.Object(
 const KeyBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    mode: Type.Optional(
+      StringEnum<KeyMode>(KEY_MODES, {
+        default: 'live',
+        description:
+          'test: an sk_test_… key that reads figures only, outside quota, usage and billing, 30 requests per minute. Fixed for the key’s life.',
+      }),
+    ),
     scopes: Type.Optional(
       Type.Array(StringEnum(SCOPES), {
         minItems: 1,
@@ -75,7 +87,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
         tags,
         summary: 'Create an API key',
         description:
-          'Developer: 1 active key, Business: 5, Enterprise: unlimited, with scopes. The secret is in this response only; store it.',
+          'Developer: 1 active key, Business: 5, Enterprise: unlimited, with scopes; as many test-mode keys again (`mode: "test"`). The secret is in this response only; store it.',
         body: KeyBody,
         response: { 201: Type.Ref('NewApiKey'), ...problemResponses(400, 401, 403, 409) },
       },

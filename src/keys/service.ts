@@ -6,7 +6,7 @@ import { prefixedId } from '../lib/ids.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import { lockAccount, type Db, type Queryable } from '../store/index.js';
 import type { CredentialCache } from './credential-cache.js';
-import { generateKey } from './key-format.js';
+import { generateKey, type KeyMode } from './key-format.js';
 import {
   assertWithinAuthority,
   inheritRights,
@@ -31,6 +31,7 @@ export interface PublicKey {
   id: string;
   name: string;
   prefix: string;
+  mode: KeyMode;
   scopes: string[] | null;
   allowlist: string[];
   created_at: string;
@@ -42,6 +43,8 @@ export interface PublicKey {
 
 export interface KeyInput {
   name?: string;
+  /** Fixed at creation; default live. */
+  mode?: KeyMode;
   scopes?: string[];
   allowlist?: string[];
 }
@@ -59,6 +62,7 @@ export function publicKey(k: repo.KeyRow, now: number): PublicKey {
     id: k.id,
     name: k.name,
     prefix: k.prefix,
+    mode: k.mode,
     scopes: k.scopes,
     allowlist: k.allowlist,
     created_at: k.createdAt,
@@ -81,7 +85,7 @@ export interface KeyService {
     actor: string,
     ip: string | null,
   ): Promise<PublicKey & { key: string }>;
-  /** The account's keys that count against the plan's key limit, in a transaction. */
+  /** The account's live keys that count against the plan's key limit, in a transaction. */
   countActive(tx: Queryable, accountId: string): Promise<number>;
   list(accountId: string): Promise<PublicKey[]>;
   get(accountId: string, id: string): Promise<PublicKey>;
@@ -161,16 +165,20 @@ export function createKeyService(deps: {
   ) {
     validate(plan, input);
     assertPlanHas(plans, plan, (p) => p.maxKeys !== 0, 'API keys');
-    if (plan.maxKeys !== null && (await repo.countActiveKeys(tx, accountId)) >= plan.maxKeys) {
+    const mode = input.mode ?? 'live';
+    if (
+      plan.maxKeys !== null &&
+      (await repo.countActiveKeys(tx, accountId, mode)) >= plan.maxKeys
+    ) {
       throw new AppError(
         'KEY_LIMIT_REACHED',
-        `The ${plan.name} plan allows ${plan.maxKeys} active API key${plan.maxKeys === 1 ? '' : 's'}; revoke or rotate one.`,
+        `The ${plan.name} plan allows ${plan.maxKeys} active ${mode} API key${plan.maxKeys === 1 ? '' : 's'}; revoke or rotate one.`,
         {
           extensions: { max_keys: plan.maxKeys },
         },
       );
     }
-    const { key, prefix, hash } = generateKey();
+    const { key, prefix, hash } = generateKey(mode);
     const at = new Date(clock.now());
     const row = await repo.insertKey(tx, {
       id: prefixedId('key'),
@@ -178,6 +186,7 @@ export function createKeyService(deps: {
       name: input.name ?? 'Default key',
       prefix,
       keyHash: hash,
+      mode,
       scopes: plan.scopedKeys ? (input.scopes ?? [...SCOPES]) : null,
       allowlist: input.allowlist ?? [],
       at,
@@ -186,7 +195,7 @@ export function createKeyService(deps: {
       accountId,
       actor,
       action: 'keys.create',
-      data: { key_id: row.id, prefix, scopes: row.scopes },
+      data: { key_id: row.id, prefix, mode, scopes: row.scopes },
       ip,
       at,
     });
@@ -270,7 +279,7 @@ export function createKeyService(deps: {
       return { ...publicKey(row, clock.now()), key };
     },
 
-    countActive: (tx, accountId) => repo.countActiveKeys(tx, accountId),
+    countActive: (tx, accountId) => repo.countActiveKeys(tx, accountId, 'live'),
 
     async list(accountId) {
       const now = clock.now();
@@ -326,7 +335,12 @@ export function createKeyService(deps: {
           tx,
           accountId,
           principal.plan,
-          { name: old.name, scopes: old.scopes ?? undefined, allowlist: old.allowlist },
+          {
+            name: old.name,
+            mode: old.mode,
+            scopes: old.scopes ?? undefined,
+            allowlist: old.allowlist,
+          },
           actorOf(principal),
           ip,
         );

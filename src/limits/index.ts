@@ -11,5 +11,5 @@ export {
 } from './limiter.js';
 export { MemoryRateLimiter, type StartingCount } from './memory-limiter.js';
 export { rateLimitHeaders } from './headers.js';
-export { isQuotaRule, LIMIT_WINDOWS, planRules } from './rules.js';
+export { isQuotaRule, LIMIT_WINDOWS, planRules, TEST_MODE_RULES } from './rules.js';
 export { RedisRateLimiter } from './redis-limiter.js';

@@ -31,3 +31,11 @@ function rulesOf(plan: Plan): LimitRule[] {
   if (plan.limit === null) return [];
   return [{ ...LIMIT_WINDOWS[plan.limit.window], limit: plan.limit.requests }];
 }
+
+/**
+ * The limit of a test-mode key, its own per key whatever the plan: 30 requests per minute,
+ * counted apart from the account's quota (docs/test-mode.md).
+ */
+export const TEST_MODE_RULES: readonly LimitRule[] = Object.freeze([
+  Object.freeze({ name: 'test-minute', windowMs: 60_000, limit: 30 }),
+]);

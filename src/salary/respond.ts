@@ -37,6 +37,11 @@ export function labelled(result: SalaryResult, labelling: Labelling | null): Sal
     : { ...result, meta: { ...result.meta, attribution: labelling.attribution } };
 }
 
+/** The result marked as answered to a test-mode key (`meta.mode`), or as it is. */
+export function marked(result: SalaryResult, test: boolean): SalaryResult {
+  return test ? { ...result, meta: { ...result.meta, mode: 'test' } } : result;
+}
+
 /**
  * Sends a result of at most STREAM_ABOVE_ROWS records as JSON (through the route's serializer)
  * or as a named file in the chosen format; larger ones are written whole once and cached
@@ -73,7 +78,8 @@ export function fileName(
   base: string,
   labelling: Labelling | null = null,
 ): FileName & { base: string } {
-  const attributes = { release: result.meta.release.version };
+  const attributes: Record<string, string> = { release: result.meta.release.version };
+  if (result.meta.mode === 'test') attributes.mode = 'test';
   if (labelling === null) return { base, root: 'salaries', attributes };
   return {
     base,
@@ -146,7 +152,7 @@ export async function renderSalaryFile(
   schema: CustomSchema | null,
   labelling: Labelling | null = null,
 ): Promise<CachedFile> {
-  const columns = salaryColumns(result.fields);
+  const columns = salaryColumns(result.fields, result.meta);
   const shape = schema === null ? null : schemaShape(columns, schema);
   const chunks = function* (): Generator<Row[]> {
     for (const part of chunksOf(result.data)) {

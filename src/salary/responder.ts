@@ -9,6 +9,7 @@ import { negotiateFormat } from './format.js';
 import {
   JSON_TYPE,
   renderSalaryFile,
+  marked,
   renderSalaryJson,
   sendRendered,
   sendSalaryResult,
@@ -83,7 +84,13 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
   ): void | Promise<void> {
     const feature = request.routeOptions.config.planFeature;
     const schema = request.principal.responseSchema;
-    if (format === 'json' && schema === null && labellingOf(request.principal.accountId) === null) {
+    // The cached bodies are live answers: a test-mode key's carry its mark and are built.
+    if (
+      format === 'json' &&
+      schema === null &&
+      request.principal.mode === undefined &&
+      labellingOf(request.principal.accountId) === null
+    ) {
       const body = salary.standardJson(selection, request.principal, { feature });
       if (body !== undefined)
         return consumeQuota(request, reply, () => {
@@ -112,7 +119,7 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     if (prepared.expectedRows > STREAM_ABOVE_ROWS) {
       return serveLarge(request, reply, prepared, format, filename, schema, labelling);
     }
-    const result = prepared.build();
+    const result = marked(prepared.build(), request.principal.mode === 'test');
     await consumeQuota(request, reply, () =>
       sendSalaryResult(reply, result, format, filename(result.meta), schema, labelling),
     );
@@ -133,14 +140,15 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     schema: CustomSchema | null,
     labelling: Labelling | null,
   ): Promise<void> {
-    const key = `${request.routeOptions.url}|${format}|${prepared.key}|${schema === null ? '' : JSON.stringify(schema.fields)}|${labelling === null ? '' : JSON.stringify(labelling)}`;
+    const test = request.principal.mode === 'test';
+    const key = `${request.routeOptions.url}|${format}|${prepared.key}|${schema === null ? '' : JSON.stringify(schema.fields)}|${labelling === null ? '' : JSON.stringify(labelling)}${test ? '|test' : ''}`;
     const cached = files.get(prepared.release, key);
     const leave =
       cached === undefined && format !== 'json'
         ? await downloads.enter(request.principal.limitBucket)
         : undefined;
     try {
-      const result = cached === undefined ? prepared.build() : undefined;
+      const result = cached === undefined ? marked(prepared.build(), test) : undefined;
       const write = () =>
         format === 'json'
           ? renderSalaryJson(result!, schema, labelling)

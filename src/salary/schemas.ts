@@ -214,6 +214,12 @@ export const SalaryMetaSchema = Type.Object({
         "White-label accounts: the licensee's attribution text, in place of this service's name.",
     }),
   ),
+  mode: Type.Optional(
+    Type.Literal('test', {
+      description:
+        'Present only in answers to a test-mode key (sk_test_…): the same figures, outside quota, usage and billing. Absent for live keys.',
+    }),
+  ),
 });
 export type SalaryMeta = Static<typeof SalaryMetaSchema>;
 

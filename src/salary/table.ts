@@ -32,9 +32,20 @@ export const SALARY_COLUMNS: readonly Column[] = Object.freeze([
 const COUNTRY_NAMES = new Map(COUNTRIES.map((c) => [c.code, c.name]));
 const JOB_BY_SLUG = new Map(JOBS.map((j) => [j.slug, j]));
 
-/** The standard columns, then the requested custom fields in their canonical order. */
-export function salaryColumns(fields: readonly string[]): Column[] {
-  return [...SALARY_COLUMNS, ...fields.map((f) => EXTRA_FIELDS[f]!.column)];
+/** The last column of every file answered to a test-mode key, valued `test` (docs/test-mode.md). */
+const MODE_COLUMN: Column = Object.freeze({ name: 'mode', type: 'string' });
+
+/**
+ * The standard columns, then the requested custom fields in their canonical order; for a
+ * test-mode answer (`meta.mode`) the mode column last.
+ */
+export function salaryColumns(
+  fields: readonly string[],
+  meta?: Pick<SalaryMeta, 'mode'>,
+): Column[] {
+  const columns = [...SALARY_COLUMNS, ...fields.map((f) => EXTRA_FIELDS[f]!.column)];
+  if (meta?.mode === 'test') columns.push(MODE_COLUMN);
+  return columns;
 }
 
 /** One record as a row of the salary table. */
@@ -63,13 +74,14 @@ export function salaryRow(r: PublicRecord, fields: readonly string[], meta: Sala
     release_date: meta.release.created_at.slice(0, 10),
   };
   for (const f of fields) row[f] = (r[f] as string | number | null | undefined) ?? null;
+  if (meta.mode === 'test') row.mode = 'test';
   return row;
 }
 
 export function salaryTable(result: SalaryResult): Table {
   return {
     rowName: 'salary',
-    columns: salaryColumns(result.fields),
+    columns: salaryColumns(result.fields, result.meta),
     rows: result.data.map((r) => salaryRow(r, result.fields, result.meta)),
   };
 }

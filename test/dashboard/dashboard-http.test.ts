@@ -282,6 +282,24 @@ describe('dashboard over HTTP', () => {
     assert.equal(revoke.statusCode, 404);
     assert.equal((await t.services.keys.list(b.accountId))[0]!.status, 'active');
   });
+  it('creates a test-mode key from the keys form beside the plan’s live key', async () => {
+    const a = await accountOnPlan(t, 'developer');
+    const jar = new Jar();
+    await signIn(jar, a.email);
+    const page = await get(jar, '/dashboard/keys');
+    assert.match(page.body, /name="mode" value="test"/);
+    assert.match(page.body, /1 of 1 live keys and 0 of 1 test keys/);
+    const created = await post(jar, '/dashboard/keys', {
+      _csrf: csrfOf(page.body),
+      name: 'CI',
+      mode: 'test',
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.match(created.body, /sk_test_/);
+    const modes = (await t.services.keys.list(a.accountId)).map((k) => k.mode).sort();
+    assert.deepEqual(modes, ['live', 'test']);
+  });
+
   it('changes the password from the account page: other sessions end, this one stays', async () => {
     const a = await accountOnPlan(t, 'developer');
     const mine = new Jar();

@@ -13,7 +13,7 @@ export type { components, operations, paths } from './generated/openapi.js';
 export interface SalaryClientOptions {
   /** The API's base URL, e.g. `https://salary-api.example.com`. */
   baseUrl: string;
-  /** An API key (`sk_live_…`); without one (and without `oauth`), calls are Free by address. */
+  /** An API key (`sk_live_…`, or `sk_test_…` in test mode); without one (and without `oauth`), calls are Free by address. */
   apiKey?: string;
   /** OAuth client credentials (Enterprise): tokens are fetched, kept and renewed. */
   oauth?: ClientCredentials;

@@ -788,7 +788,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key
-     * @description Developer: 1 active key, Business: 5, Enterprise: unlimited, with scopes. The secret is in this response only; store it.
+     * @description Developer: 1 active key, Business: 5, Enterprise: unlimited, with scopes; as many test-mode keys again (`mode: "test"`). The secret is in this response only; store it.
      */
     post: operations['createKey'];
     delete?: never;
@@ -1614,6 +1614,11 @@ export interface components {
       expires_at: string | null;
       id: string;
       last_used_at: string | null;
+      /**
+       * @description live (sk_live_…) or test (sk_test_…): a test key reads the same figures outside quota, usage and billing, at 30 requests per minute; see the test-mode guide.
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
       name: string;
       /** @description The first characters of the key, to recognise it. */
       prefix: string;
@@ -1827,6 +1832,11 @@ export interface components {
       /** @description The secret key, shown only in this response (null in an idempotent replay). */
       key: string | null;
       last_used_at: string | null;
+      /**
+       * @description live (sk_live_…) or test (sk_test_…): a test key reads the same figures outside quota, usage and billing, at 30 requests per minute; see the test-mode guide.
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
       name: string;
       /** @description The first characters of the key, to recognise it. */
       prefix: string;
@@ -1928,6 +1938,7 @@ export interface components {
        * @example http://127.0.0.1:3000/errors/feature-not-in-plan
        * @example http://127.0.0.1:3000/errors/address-not-allowed
        * @example http://127.0.0.1:3000/errors/scope-missing
+       * @example http://127.0.0.1:3000/errors/test-mode-not-allowed
        * @example http://127.0.0.1:3000/errors/key-exceeds-caller
        * @example http://127.0.0.1:3000/errors/email-not-verified
        * @example http://127.0.0.1:3000/errors/billing-details-required
@@ -3477,6 +3488,11 @@ export interface operations {
               /** @description Where every modelling step, number and caveat is documented. */
               methodology_url: string;
               /**
+               * @description Present only in answers to a test-mode key (sk_test_…): the same figures, outside quota, usage and billing. Absent for live keys.
+               * @enum {string}
+               */
+              mode?: 'test';
+              /**
                * @description Every figure is modelled from published statistics.
                * @enum {boolean}
                */
@@ -3666,6 +3682,11 @@ export interface operations {
               /** @description Where every modelling step, number and caveat is documented. */
               methodology_url: string;
               /**
+               * @description Present only in answers to a test-mode key (sk_test_…): the same figures, outside quota, usage and billing. Absent for live keys.
+               * @enum {string}
+               */
+              mode?: 'test';
+              /**
                * @description Every figure is modelled from published statistics.
                * @enum {boolean}
                */
@@ -3854,6 +3875,11 @@ export interface operations {
               };
               /** @description Where every modelling step, number and caveat is documented. */
               methodology_url: string;
+              /**
+               * @description Present only in answers to a test-mode key (sk_test_…): the same figures, outside quota, usage and billing. Absent for live keys.
+               * @enum {string}
+               */
+              mode?: 'test';
               /**
                * @description Every figure is modelled from published statistics.
                * @enum {boolean}
@@ -4751,6 +4777,11 @@ export interface operations {
               };
               /** @description Where every modelling step, number and caveat is documented. */
               methodology_url: string;
+              /**
+               * @description Present only in answers to a test-mode key (sk_test_…): the same figures, outside quota, usage and billing. Absent for live keys.
+               * @enum {string}
+               */
+              mode?: 'test';
               /**
                * @description Every figure is modelled from published statistics.
                * @enum {boolean}
@@ -5963,6 +5994,12 @@ export interface operations {
         'application/json': {
           /** @description Business and Enterprise. */
           allowlist?: string[];
+          /**
+           * @description test: an sk_test_… key that reads figures only, outside quota, usage and billing, 30 requests per minute. Fixed for the key’s life.
+           * @default live
+           * @enum {string}
+           */
+          mode?: 'live' | 'test';
           name?: string;
           /** @description Enterprise only. */
           scopes?: (
@@ -7217,6 +7254,11 @@ export interface operations {
               /** @description Where every modelling step, number and caveat is documented. */
               methodology_url: string;
               /**
+               * @description Present only in answers to a test-mode key (sk_test_…): the same figures, outside quota, usage and billing. Absent for live keys.
+               * @enum {string}
+               */
+              mode?: 'test';
+              /**
                * @description Every figure is modelled from published statistics.
                * @enum {boolean}
                */
@@ -7409,6 +7451,11 @@ export interface operations {
               /** @description Where every modelling step, number and caveat is documented. */
               methodology_url: string;
               /**
+               * @description Present only in answers to a test-mode key (sk_test_…): the same figures, outside quota, usage and billing. Absent for live keys.
+               * @enum {string}
+               */
+              mode?: 'test';
+              /**
                * @description Every figure is modelled from published statistics.
                * @enum {boolean}
                */
@@ -7600,6 +7647,11 @@ export interface operations {
               };
               /** @description Where every modelling step, number and caveat is documented. */
               methodology_url: string;
+              /**
+               * @description Present only in answers to a test-mode key (sk_test_…): the same figures, outside quota, usage and billing. Absent for live keys.
+               * @enum {string}
+               */
+              mode?: 'test';
               /**
                * @description Every figure is modelled from published statistics.
                * @enum {boolean}
