@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { setPasswordHashCost } from '../../src/lib/crypto.js';
 import type { RateLimiter } from '../../src/limits/index.js';
 import { createServer } from '../../src/main/wire.js';
 import type { Db } from '../../src/store/index.js';
@@ -9,6 +10,11 @@ import type { WebhookSender } from '../../src/webhooks/index.js';
 import { memoryPglite } from './db.js';
 
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdefghijklmnop';
+
+// Passwords hashed in a test's process cost scrypt at N = 2^10 (1 MiB, a few ms) instead of 2^15
+// (32 MiB, about 90 ms of CPU): tests sign up thousands of accounts. Hashes keep their format,
+// and each names its N, so a hash made by a CLI process verifies here and the other way round.
+setPasswordHashCost(1024);
 
 export interface TestApp {
   app: FastifyInstance;
