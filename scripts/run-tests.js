@@ -12,10 +12,17 @@
 //
 // `--node-line` runs the part of the suite a second Node line runs in CI (.ci/run), while the
 // first line runs all of it: what depends on the Node version — the HTTP tier (test/http/), the
-// PostgreSQL tier (every file that connects to PostgreSQL), the storage layer (test/store/),
-// the release build, which must give the same bytes on every line (test/data/, test/releases/),
-// the file formats' worker threads and WebAssembly (test/formats/), and the unit tests beside
-// the sources and the client's.
+// storage layer on both databases (test/store/: the PostgreSQL driver, its pool, transactions,
+// the queue and leases), the processes and instances over PostgreSQL and Redis (the files of
+// test/main/ and test/redis/ that connect to PostgreSQL: the CLI and `serve` started as
+// processes, signals, drains, the Redis driver) and webhook delivery's outbound HTTP
+// (test/webhooks/ files that connect to PostgreSQL), the release build, which must give the
+// same bytes on every line (test/data/, test/releases/), the file formats' worker threads and
+// WebAssembly (test/formats/), and the unit tests beside the sources and the client's.
+// The other files that connect to PostgreSQL (billing's SEPA files, the CLI's commands, exports,
+// keys, limits, notices, SLA, usage) run on the first line only: they test features over the
+// same Db interface, whose use of Node is the driver's, run here by test/store/, and the CLI's
+// start, run here by test/main/ and test/redis/; the same features on PGlite never ran here.
 //
 // Each file runs in its own process and ends when its event loop is empty, so every result
 // reaches this process and the totals printed at the end are exact. What keeps a stuck file
@@ -71,10 +78,13 @@ const NODE_LINE_FOLDERS = [
   'test/releases/',
   'test/formats/',
 ];
+/** Folders whose files run on every Node line when they connect to PostgreSQL. */
+const NODE_LINE_POSTGRES_FOLDERS = ['test/main/', 'test/redis/', 'test/webhooks/'];
 /** Whether a file is in the part of the suite every Node line runs (see `--node-line`). */
 const onEveryNodeLine = (file) =>
   NODE_LINE_FOLDERS.some((folder) => file.startsWith(folder)) ||
-  readFileSync(file, 'utf8').includes('postgresAvailable(');
+  (NODE_LINE_POSTGRES_FOLDERS.some((folder) => file.startsWith(folder)) &&
+    readFileSync(file, 'utf8').includes('postgresAvailable('));
 // Each file's wall time in the runs before this one on this machine, to start the longest first:
 // a long file started last would leave the other cores idle at the end.
 const TIMES = join('node_modules', '.cache', 'salary-api', 'test-times.json');
