@@ -4,15 +4,25 @@
 // Files run in their own processes, as many at a time as the machine has cores
 // (TEST_CONCURRENCY overrides). dist/ is built first when a source is newer than it, and the
 // processes tests start run the built CLI (SALARY_API_TEST_CLI=dist, see test/helpers/process.ts).
-// At the end the ten slowest files are listed with their wall and CPU time (each file's process
-// records both as it exits: scripts/test-file-exit.js), and the time of each folder.
+// At the end the ten slowest files are listed with their wall time, their own CPU time and that of
+// the processes they started (each file's process records them as it exits:
+// scripts/test-file-exit.js), and the times of each folder. Files start longest first by their
+// wall time in the runs before on this machine (node_modules/.cache/salary-api/test-times.json),
+// so that no long file starts when the others are done; files never timed start first.
 //
 // `--node-line` runs the part of the suite a second Node line runs in CI (.ci/run), while the
 // first line runs all of it: what depends on the Node version — the HTTP tier (test/http/), the
-// PostgreSQL tier (every file that connects to PostgreSQL), the storage layer (test/store/),
-// the release build, which must give the same bytes on every line (test/data/, test/releases/),
-// the file formats' worker threads and WebAssembly (test/formats/), and the unit tests beside
-// the sources and the client's.
+// storage layer on both databases (test/store/: the PostgreSQL driver, its pool, transactions,
+// the queue and leases), the processes and instances over PostgreSQL and Redis (the files of
+// test/main/ and test/redis/ that connect to PostgreSQL: the CLI and `serve` started as
+// processes, signals, drains, the Redis driver) and webhook delivery's outbound HTTP
+// (test/webhooks/ files that connect to PostgreSQL), the release build, which must give the
+// same bytes on every line (test/data/, test/releases/), the file formats' worker threads and
+// WebAssembly (test/formats/), and the unit tests beside the sources and the client's.
+// The other files that connect to PostgreSQL (billing's SEPA files, the CLI's commands, exports,
+// keys, limits, notices, SLA, usage) run on the first line only: they test features over the
+// same Db interface, whose use of Node is the driver's, run here by test/store/, and the CLI's
+// start, run here by test/main/ and test/redis/; the same features on PGlite never ran here.
 //
 // Each file runs in its own process and ends when its event loop is empty, so every result
 // reaches this process and the totals printed at the end are exact. What keeps a stuck file
@@ -26,9 +36,17 @@
 // - TEST_RUN_LIMIT_MINUTES (30): a run still going then is stopped and fails, naming the files
 //   still running.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { processIds, procFile } from './processes.js';
 
 const TEST_TIMEOUT_MS = Number(process.env.TEST_TIMEOUT_MS ?? 10 * 60_000);
@@ -60,15 +78,31 @@ const NODE_LINE_FOLDERS = [
   'test/releases/',
   'test/formats/',
 ];
+/** Folders whose files run on every Node line when they connect to PostgreSQL. */
+const NODE_LINE_POSTGRES_FOLDERS = ['test/main/', 'test/redis/', 'test/webhooks/'];
 /** Whether a file is in the part of the suite every Node line runs (see `--node-line`). */
 const onEveryNodeLine = (file) =>
   NODE_LINE_FOLDERS.some((folder) => file.startsWith(folder)) ||
-  readFileSync(file, 'utf8').includes('postgresAvailable(');
+  (NODE_LINE_POSTGRES_FOLDERS.some((folder) => file.startsWith(folder)) &&
+    readFileSync(file, 'utf8').includes('postgresAvailable('));
+// Each file's wall time in the runs before this one on this machine, to start the longest first:
+// a long file started last would leave the other cores idle at the end.
+const TIMES = join('node_modules', '.cache', 'salary-api', 'test-times.json');
+const previousTimes = (() => {
+  try {
+    return JSON.parse(readFileSync(TIMES, 'utf8'));
+  } catch {
+    return {};
+  }
+})();
+/** Files never timed here first (in name order), then the rest from the longest down. */
+const slowestFirst = (a, b) =>
+  (previousTimes[b] ?? Infinity) - (previousTimes[a] ?? Infinity) || a.localeCompare(b);
 const files = ['src', 'test', 'clients/typescript']
   .flatMap((dir) => collect(dir, []))
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
   .filter((f) => !nodeLine || onEveryNodeLine(f))
-  .sort();
+  .sort(slowestFirst);
 
 const built = spawnSync(process.execPath, ['scripts/build.js', '--if-stale'], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
@@ -135,7 +169,10 @@ function runningFiles() {
   return [...found].map((f) => f.slice(process.cwd().length + 1)).sort();
 }
 
-/** The slowest files of the run by wall time, with their CPU time, from their own records. */
+/**
+ * The slowest files of the run by wall time, with their CPU time and that of the processes they
+ * started, from their own records; the times are kept for the next run's order.
+ */
 function printSlowest() {
   const rows = [];
   for (const name of readdirSync(timings)) {
@@ -149,25 +186,38 @@ function printSlowest() {
   if (rows.length === 0) return;
   rows.sort((a, b) => b.wallMs - a.wallMs);
   const cwd = process.cwd();
-  console.log(
-    `\nSlowest test files (wall s, CPU s of the file's own process; ${rows.length} of ${files.length} files recorded):`,
-  );
   const relative = (file) => (file.startsWith(cwd) ? file.slice(cwd.length + 1) : file);
-  const line = (wallMs, cpuMs, name) =>
-    `  ${(wallMs / 1000).toFixed(1).padStart(6)}  ${(cpuMs / 1000).toFixed(1).padStart(6)}  ${name}`;
-  for (const row of rows.slice(0, SLOWEST))
-    console.log(line(row.wallMs, row.cpuMs, relative(row.file)));
+  try {
+    const times = { ...previousTimes };
+    for (const row of rows) times[relative(row.file)] = row.wallMs;
+    mkdirSync(dirname(TIMES), { recursive: true });
+    writeFileSync(TIMES, JSON.stringify(times, null, 1));
+  } catch {
+    // no node_modules to keep them in: the next run starts in name order
+  }
+  console.log(
+    `\nSlowest test files (wall s, CPU s of the file's own process, CPU s of the processes it started; ${rows.length} of ${files.length} files recorded):`,
+  );
+  const seconds = (ms) => (ms / 1000).toFixed(1).padStart(6);
+  const line = (row, name) =>
+    `  ${seconds(row.wallMs)}  ${seconds(row.cpuMs)}  ${seconds(row.childCpuMs ?? 0)}  ${name}`;
+  for (const row of rows.slice(0, SLOWEST)) console.log(line(row, relative(row.file)));
   const folders = new Map();
   for (const row of rows) {
     const folder = relative(row.file).split('/').slice(0, 2).join('/');
-    const sum = folders.get(folder) ?? { wallMs: 0, cpuMs: 0, files: 0 };
+    const sum = folders.get(folder) ?? { wallMs: 0, cpuMs: 0, childCpuMs: 0, files: 0 };
     folders.set(folder, {
       wallMs: sum.wallMs + row.wallMs,
       cpuMs: sum.cpuMs + row.cpuMs,
+      childCpuMs: sum.childCpuMs + (row.childCpuMs ?? 0),
       files: sum.files + 1,
     });
   }
-  console.log('\nBy folder (wall s and CPU s summed over its files, files):');
-  for (const [folder, sum] of [...folders].sort((a, b) => b[1].cpuMs - a[1].cpuMs))
-    console.log(`${line(sum.wallMs, sum.cpuMs, folder)}  ${sum.files}`);
+  console.log(
+    '\nBy folder (wall s, CPU s and CPU s of started processes summed over its files, files):',
+  );
+  for (const [folder, sum] of [...folders].sort(
+    (a, b) => b[1].cpuMs + b[1].childCpuMs - (a[1].cpuMs + a[1].childCpuMs),
+  ))
+    console.log(`${line(sum, folder)}  ${sum.files}`);
 }

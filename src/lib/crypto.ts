@@ -19,6 +19,16 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 // scrypt (memory-hard): N = 2^15, r = 8 → 32 MiB per hash; about 50–100 ms on one core.
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions;
+let cost = SCRYPT.N;
+
+/**
+ * scrypt's N for the hashes this process makes from now on; each hash names its own, so every
+ * hash verifies whatever it was made with. Only the test suite lowers it (its passwords protect
+ * nothing, and thousands of sign-ups at 2^15 cost minutes of CPU).
+ */
+export function setPasswordHashCost(n: number): void {
+  cost = n;
+}
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -32,10 +42,10 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
 /** `scrypt$N$r$p$salt$hash`, parameters stored so they can be raised later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, SCRYPT);
+  const key = await derive(password, salt, { ...SCRYPT, N: cost });
   return [
     'scrypt',
-    SCRYPT.N,
+    cost,
     SCRYPT.r,
     SCRYPT.p,
     salt.toString('base64url'),

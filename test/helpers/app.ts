@@ -2,13 +2,19 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { setPasswordHashCost } from '../../src/lib/crypto.js';
 import type { RateLimiter } from '../../src/limits/index.js';
 import { createServer } from '../../src/main/wire.js';
 import type { Db } from '../../src/store/index.js';
 import type { WebhookSender } from '../../src/webhooks/index.js';
-import { clonePglite } from './db.js';
+import { memoryPglite } from './db.js';
 
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdefghijklmnop';
+
+// Passwords hashed in a test's process cost scrypt at N = 2^10 (1 MiB, a few ms) instead of 2^15
+// (32 MiB, about 90 ms of CPU): tests sign up thousands of accounts. Hashes keep their format,
+// and each names its N, so a hash made by a CLI process verifies here and the other way round.
+setPasswordHashCost(1024);
 
 export interface TestApp {
   app: FastifyInstance;
@@ -33,7 +39,7 @@ export interface TestApp {
 }
 
 /**
- * The real API wired as `serve` wires it, on a private PGlite copy and a manual clock,
+ * The real API wired as `serve` wires it, on a private PGlite copy (in memory) and a manual clock,
  * called in-process with `app.inject`. `env` adds configuration variables.
  */
 export async function buildTestApp(
@@ -50,7 +56,7 @@ export async function buildTestApp(
   } = {},
 ): Promise<TestApp> {
   const clock = new ManualClock(options.now ?? '2026-11-22T10:15:00Z');
-  const owned = options.db === undefined ? await clonePglite() : undefined;
+  const owned = options.db === undefined ? await memoryPglite() : undefined;
   const db = options.db ?? owned!.db;
   const config = loadConfig({
     LOG_LEVEL: 'silent',
