@@ -33,9 +33,12 @@ export const NewKeySchema = Type.Object(
   { $id: 'NewApiKey' },
 );
 
+/** A key's name: what the API and the dashboard's forms accept. */
+export const KeyNameSchema = Type.String({ minLength: 1, maxLength: 100 });
+
 const KeyBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    name: Type.Optional(KeyNameSchema),
     scopes: Type.Optional(
       Type.Array(StringEnum(SCOPES), {
         minItems: 1,
@@ -55,7 +58,7 @@ const KeyBody = Type.Object(
 );
 const UpdateBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    name: Type.Optional(KeyNameSchema),
     allowlist: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })),
   },
   { additionalProperties: false },
