@@ -31,16 +31,18 @@ export interface CustomEndpointRoutesOptions {
   label: (accountId: string) => OpenApiLabel | null;
 }
 
-const slug = Type.String({
+/** The fields the API and the dashboard's form check alike. */
+export const CustomEndpointSlugSchema = Type.String({
   pattern: SLUG_PATTERN,
   minLength: 1,
   maxLength: 64,
   description: 'Lower-case letters and digits in hyphen-separated words, e.g. `nordic-engineers`.',
 });
+export const CustomEndpointDescriptionSchema = Type.String({ maxLength: 500 });
 const Body = Type.Object(
   {
-    slug,
-    description: Type.Optional(Type.String({ maxLength: 500 })),
+    slug: CustomEndpointSlugSchema,
+    description: Type.Optional(CustomEndpointDescriptionSchema),
     query: CustomQuerySchema,
     parameters: Type.Optional(
       Type.Array(StringEnum(PARAMETER_NAMES), {

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LEVELS } from '../catalog/index.js';
+import { COUNTRIES, JOBS, LEVELS } from '../catalog/index.js';
 import {
+  CustomEndpointDescriptionSchema,
+  CustomEndpointSlugSchema,
   MAX_CUSTOM_ENDPOINTS,
   PARAMETER_NAMES,
   type CustomEndpointService,
@@ -14,7 +16,11 @@ import {
   answeredNotInPlan,
   button,
   doneFlash,
+  FormState,
   invalid,
+  lengthAttributes,
+  lengthProblem,
+  submit,
   text,
   values,
   words,
@@ -30,6 +36,24 @@ const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 /** The most of an answer the "try it" panel shows. */
 const SHOWN_CHARS = 6000;
 const DONE: Record<string, string> = { deleted: 'The custom endpoint was deleted.' };
+/** The form's examples: jobs and countries of the catalogue. */
+const EXAMPLE_JOBS = JOBS.filter((j) => j.slug.endsWith('-engineer'))
+  .slice(0, 2)
+  .map((j) => j.slug);
+const EXAMPLE_COUNTRIES = COUNTRIES.filter((c) => ['DK', 'FI', 'SE'].includes(c.code)).map(
+  (c) => c.code,
+);
+const LABELS = {
+  slug: { id: 'ce-slug', label: 'Name in the path' },
+  description: { id: 'ce-description', label: 'Description' },
+  countries: { id: 'ce-countries', label: 'Countries' },
+  jobs: { id: 'ce-jobs', label: 'Job categories' },
+  levels: { id: 'ce-levels', label: 'Levels' },
+  years: { id: 'ce-years', label: 'Years' },
+  fields: { id: 'ce-fields', label: 'Extra fields' },
+  format: { id: 'ce-format', label: 'Format' },
+  parameters: { id: 'ce-parameters', label: 'Parameters' },
+};
 
 function queryText(q: CustomQuery): string {
   const years =
@@ -57,44 +81,56 @@ const shorter = (body: string): string =>
     ? body
     : `${body.slice(0, SHOWN_CHARS)}\n… (${body.length - SHOWN_CHARS} more characters)`;
 
-function createForm(plan: Plan, csrf: string, full: boolean): Html {
+function createForm(plan: Plan, csrf: string, full: boolean, form: FormState): Html {
   const off = full ? markup`disabled` : '';
+  const at = (name: keyof typeof LABELS, hint?: string) => form.marks(name, LABELS[name].id, hint);
+  const note = (name: keyof typeof LABELS) => form.note(name, LABELS[name].id);
+  const v = (name: string) => form.value(name);
   return markup`${full ? markup`<p class="reason" id="endpoints-full">An account has at most ${MAX_CUSTOM_ENDPOINTS} custom endpoints: delete one to create another.</p>` : ''}
     <form method="post" action="${BASE}/custom-endpoints" class="stack">
+      ${form.summary(LABELS)}
       <input type="hidden" name="_csrf" value="${csrf}" />
       <label for="ce-slug">Name in the path (lower-case words joined by hyphens)</label>
-      <input id="ce-slug" name="slug" required maxlength="64" placeholder="nordic-engineers" aria-describedby="ce-slug-hint" ${off} />
+      <input id="ce-slug" name="slug" ${lengthAttributes(CustomEndpointSlugSchema)} placeholder="nordic-engineers" value="${v('slug')}" ${at('slug', 'ce-slug-hint')} ${off} />
+      ${note('slug')}
       <p id="ce-slug-hint" class="hint">Served at /api/v1/custom/<em>name</em> for this account’s credentials.</p>
       <label for="ce-description">Description (optional)</label>
-      <input id="ce-description" name="description" maxlength="500" ${off} />
-      <label for="ce-countries">Countries (ISO codes, comma-separated; empty: all 27)</label>
-      <input id="ce-countries" name="countries" maxlength="200" placeholder="DK, FI, SE" ${off} />
+      <input id="ce-description" name="description" ${lengthAttributes(CustomEndpointDescriptionSchema)} value="${v('description')}" ${at('description')} ${off} />
+      ${note('description')}
+      <label for="ce-countries">Countries (ISO codes, comma-separated; empty: all ${COUNTRIES.length})</label>
+      <input id="ce-countries" name="countries" maxlength="200" placeholder="${EXAMPLE_COUNTRIES.join(', ')}" value="${v('countries')}" ${at('countries')} ${off} />
+      ${note('countries')}
       <label for="ce-jobs">Job categories (slugs, comma-separated; empty: all)</label>
-      <input id="ce-jobs" name="jobs" maxlength="2000" placeholder="software-engineer, data-scientist" ${off} />
-      <fieldset class="choices">
+      <input id="ce-jobs" name="jobs" maxlength="2000" placeholder="${EXAMPLE_JOBS.join(', ')}" value="${v('jobs')}" ${at('jobs')} ${off} />
+      ${note('jobs')}
+      <fieldset class="choices" id="ce-levels">
         <legend>Levels (none ticked: all)</legend>
-        ${LEVELS.map((l) => markup`<label><input type="checkbox" name="levels" value="${l}" ${off} /> ${l}</label>`)}
+        ${note('levels')}
+        ${LEVELS.map((l) => markup`<label><input type="checkbox" name="levels" value="${l}" ${form.chosen('levels', l) ? markup`checked` : ''} ${off} /> ${l}</label>`)}
       </fieldset>
       <label for="ce-years">Years</label>
-      <select id="ce-years" name="years" ${off}>
-        ${YEARS.map((y) => markup`<option value="${y}">${y}</option>`)}
+      <select id="ce-years" name="years" ${at('years')} ${off}>
+        ${YEARS.map((y) => markup`<option value="${y}" ${v('years') === y ? markup`selected` : ''}>${y}</option>`)}
       </select>
+      ${note('years')}
       <label for="ce-fields">Extra fields (comma-separated, optional)</label>
-      <input id="ce-fields" name="fields" maxlength="500" ${off} />
+      <input id="ce-fields" name="fields" maxlength="500" value="${v('fields')}" ${at('fields')} ${off} />
+      ${note('fields')}
       <label for="ce-format">Format</label>
-      <select id="ce-format" name="format" ${off}>
-        ${plan.formats.map((f) => markup`<option value="${f}">${f}</option>`)}
+      <select id="ce-format" name="format" ${at('format')} ${off}>
+        ${plan.formats.map((f) => markup`<option value="${f}" ${v('format') === f ? markup`selected` : ''}>${f}</option>`)}
       </select>
-      <fieldset class="choices">
+      ${note('format')}
+      <fieldset class="choices" id="ce-parameters">
         <legend>Parameters a caller may pass, each narrowing the saved values</legend>
-        ${PARAMETER_NAMES.map((p) => markup`<label><input type="checkbox" name="parameters" value="${p}" ${off} /> ${p}</label>`)}
+        ${note('parameters')}
+        ${PARAMETER_NAMES.map((p) => markup`<label><input type="checkbox" name="parameters" value="${p}" ${form.chosen('parameters', p) ? markup`checked` : ''} ${off} /> ${p}</label>`)}
       </fieldset>
       <button type="submit" ${off}>Create the endpoint</button>
     </form>`;
 }
 
-function queryOf(body: Body): CustomQuery {
-  const problems: { name: string; reason: string }[] = [];
+function queryOf(body: Body, problems: { name: string; reason: string }[]): CustomQuery {
   const years = text(body, 'years');
   if (!(YEARS as readonly string[]).includes(years))
     problems.push({ name: 'years', reason: `must be one of ${YEARS.join(', ')}` });
@@ -108,7 +144,6 @@ function queryOf(body: Body): CustomQuery {
   if (jobs.some((j) => !SLUG.test(j) || j.length > 64))
     problems.push({ name: 'jobs', reason: 'must be job slugs such as software-engineer' });
   const fields = words(text(body, 'fields'));
-  if (problems.length > 0) throw invalid(...problems);
   const unique = (list: string[]) => [...new Set(list)];
   return {
     ...(countries.length === 0 ? {} : { countries: unique(countries) }),
@@ -173,7 +208,7 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { flash?: Flash } = {},
+    extra: { flash?: Flash; form?: FormState } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
     const endpoints = service().list(principal);
@@ -221,7 +256,7 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
             </div>`
       }
       <h2>Create a custom endpoint</h2>
-      ${createForm(principal.plan, ctx.csrf, endpoints.length >= MAX_CUSTOM_ENDPOINTS)}`;
+      ${createForm(principal.plan, ctx.csrf, endpoints.length >= MAX_CUSTOM_ENDPOINTS, extra.form ?? FormState.EMPTY)}`;
     return tools.send(reply, status, page(ctx, PATH, TITLE, content, extra.flash));
   }
 
@@ -279,25 +314,33 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
 
   app.post('/dashboard/custom-endpoints', async (request, reply) => {
     if (gate(request, reply)) return reply;
-    return act(request, reply, failed(request, reply), async () => {
+    const handlers = {
+      refused: (status: number, form: FormState) => render(request, reply, status, { form }),
+      failed: failed(request, reply),
+    };
+    return submit(request, reply, handlers, async () => {
       const body = (request.body ?? {}) as Body;
+      const problems: { name: string; reason: string }[] = [];
       const slug = text(body, 'slug');
-      if (!SLUG.test(slug) || slug.length > 64)
-        throw invalid({
+      const slugProblem = lengthProblem(slug, CustomEndpointSlugSchema);
+      if (slugProblem !== '') problems.push({ name: 'slug', reason: slugProblem });
+      else if (!SLUG.test(slug))
+        problems.push({
           name: 'slug',
           reason: 'must be lower-case letters and digits in hyphen-separated words',
         });
+      const description = text(body, 'description');
+      const descriptionProblem = lengthProblem(description, CustomEndpointDescriptionSchema);
+      if (descriptionProblem !== '')
+        problems.push({ name: 'description', reason: descriptionProblem });
+      const query = queryOf(body, problems);
+      if (problems.length > 0) throw invalid(...problems);
       const parameters = values(body, 'parameters').filter((p) =>
         (PARAMETER_NAMES as readonly string[]).includes(p),
       ) as (typeof PARAMETER_NAMES)[number][];
       const created = await service().create(
         signedIn(request).principal,
-        {
-          slug,
-          description: text(body, 'description').slice(0, 500),
-          query: queryOf(body),
-          parameters,
-        },
+        { slug, description, query, parameters },
         request.ip,
       );
       return tools.redirect(reply, `/custom-endpoints/${created.id}`);

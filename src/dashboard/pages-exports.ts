@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COUNTRIES, JOBS } from '../catalog/index.js';
 import {
+  ExportNameSchema,
+  ExportScheduleSchema,
+  ExportTimezoneSchema,
   MAX_EXPORTS,
   type DestinationInput,
   type ExportInput,
@@ -16,8 +19,12 @@ import {
   answeredNotInPlan,
   button,
   doneFlash,
+  FormState,
   invalid,
+  lengthAttributes,
+  lengthProblem,
   secretCard,
+  submit,
   text,
   type Body,
 } from './forms.js';
@@ -57,91 +64,153 @@ function queryText(q: ExportQuery): string {
 
 const selected = (yes: boolean) => (yes ? markup`selected` : '');
 
-/** The form that creates an export, or changes `current` (the destination kept unless replaced). */
-function exportForm(plan: Plan, csrf: string, current?: PublicExport, disabled = false): Html {
+const LABELS: Record<string, string> = {
+  name: 'Name',
+  schedule: 'Schedule',
+  timezone: 'Time zone of the schedule',
+  kind: 'Selection',
+  job: 'Job',
+  country: 'Country',
+  years: 'Years',
+  fields: 'Extra fields',
+  format: 'Format',
+  destination: 'Destination',
+  url: 'Webhook URL',
+  host: 'SFTP host',
+  port: 'SFTP port',
+  username: 'SFTP user name',
+  password: 'SFTP password',
+  private_key: 'SFTP private key',
+  host_key_sha256: 'Server host key fingerprint',
+  path: 'Remote folder',
+};
+/** Never sent back in a refused form. */
+const SECRETS = ['password', 'private_key'];
+
+/**
+ * The form that creates an export, or changes `current` (the destination kept unless replaced);
+ * after a refused submit, `form` holds what was typed and every problem.
+ */
+function exportForm(
+  plan: Plan,
+  csrf: string,
+  current?: PublicExport,
+  disabled = false,
+  form = FormState.EMPTY,
+): Html {
   const q = current?.query;
   const action = current === undefined ? `${BASE}/exports` : `${BASE}/exports/${current.id}`;
   const id = (name: string) => `${current === undefined ? 'new' : 'edit'}-${name}`;
   const off = disabled ? markup`disabled` : '';
+  const labels = Object.fromEntries(
+    Object.entries(LABELS).map(([name, label]) => [name, { id: id(name), label }]),
+  );
+  // The destination's radios: the first one carries the group's id, for the summary's link.
+  labels['destination'] = { id: id('destination-first'), label: LABELS['destination'] ?? '' };
+  const v = (name: string, fallback = '') => form.value(name, fallback);
+  const at = (name: string, hint?: string) => markup`${form.marks(name, id(name), hint)}`;
+  const note = (name: string) => form.note(name, id(name));
+  const kind = v('kind', q?.kind ?? 'archive');
+  const destination = v('destination', current === undefined ? 'webhook' : 'keep');
+  const radio = (value: string, first: boolean) =>
+    markup`<input type="radio" name="destination" value="${value}" ${first ? markup`id="${id('destination-first')}"` : ''} ${destination === value ? markup`checked` : ''} ${off} />`;
   return markup`<form method="post" action="${action}" class="stack">
+    ${form.summary(labels)}
     <input type="hidden" name="_csrf" value="${csrf}" />
     <label for="${id('name')}">Name</label>
-    <input id="${id('name')}" name="name" required maxlength="100" value="${current?.name ?? ''}" ${off} />
+    <input id="${id('name')}" name="name" ${lengthAttributes(ExportNameSchema)} value="${v('name', current?.name)}" ${at('name')} ${off} />
+    ${note('name')}
     <label for="${id('schedule')}">Schedule (cron: minute hour day month weekday)</label>
     <input
       id="${id('schedule')}"
       name="schedule"
-      required
-      maxlength="100"
-      value="${current?.schedule ?? '0 6 * * 1'}"
-      aria-describedby="${id('schedule-hint')}"
+      ${lengthAttributes(ExportScheduleSchema)}
+      value="${v('schedule', current?.schedule ?? '0 6 * * 1')}"
+      ${at('schedule', id('schedule-hint'))}
       ${off}
     />
+    ${note('schedule')}
     <p id="${id('schedule-hint')}" class="hint">0 6 * * 1: Mondays at 06:00; 0 3 1 * *: the 1st of each month at 03:00.</p>
     <label for="${id('timezone')}">Time zone of the schedule (IANA)</label>
-    <input id="${id('timezone')}" name="timezone" maxlength="64" value="${current?.timezone ?? 'UTC'}" ${off} />
+    <input id="${id('timezone')}" name="timezone" maxlength="${ExportTimezoneSchema.maxLength}" value="${v('timezone', current?.timezone ?? 'UTC')}" ${at('timezone')} ${off} />
+    ${note('timezone')}
     <label for="${id('kind')}">Selection</label>
-    <select id="${id('kind')}" name="kind" ${off}>
-      ${KINDS.map(([k, label]) => markup`<option value="${k}" ${selected(q?.kind === k)}>${label}</option>`)}
+    <select id="${id('kind')}" name="kind" ${at('kind')} ${off}>
+      ${KINDS.map(([k, label]) => markup`<option value="${k}" ${selected(kind === k)}>${label}</option>`)}
     </select>
+    ${note('kind')}
     <label for="${id('job')}">Job (for one job)</label>
-    <select id="${id('job')}" name="job" ${off}>
+    <select id="${id('job')}" name="job" ${at('job')} ${off}>
       <option value="">—</option>
-      ${JOBS.map((j) => markup`<option value="${j.slug}" ${selected(q?.job === j.slug)}>${j.title}</option>`)}
+      ${JOBS.map((j) => markup`<option value="${j.slug}" ${selected(v('job', q?.job) === j.slug)}>${j.title}</option>`)}
     </select>
+    ${note('job')}
     <label for="${id('country')}">Country (for one country)</label>
-    <select id="${id('country')}" name="country" ${off}>
+    <select id="${id('country')}" name="country" ${at('country')} ${off}>
       <option value="">—</option>
-      ${COUNTRIES.map((c) => markup`<option value="${c.code}" ${selected(q?.country === c.code)}>${c.name}</option>`)}
+      ${COUNTRIES.map((c) => markup`<option value="${c.code}" ${selected(v('country', q?.country) === c.code)}>${c.name}</option>`)}
     </select>
+    ${note('country')}
     <label for="${id('years')}">Years</label>
-    <select id="${id('years')}" name="years" ${off}>
-      ${YEARS.map((y) => markup`<option value="${y}" ${selected((q?.years ?? 'current') === y)}>${y}</option>`)}
+    <select id="${id('years')}" name="years" ${at('years')} ${off}>
+      ${YEARS.map((y) => markup`<option value="${y}" ${selected(v('years', q?.years ?? 'current') === y)}>${y}</option>`)}
     </select>
+    ${note('years')}
     <label for="${id('fields')}">Extra fields (comma-separated, optional)</label>
-    <input id="${id('fields')}" name="fields" maxlength="500" value="${q?.fields ?? ''}" ${off} />
+    <input id="${id('fields')}" name="fields" maxlength="500" value="${v('fields', q?.fields)}" ${at('fields')} ${off} />
+    ${note('fields')}
     <label for="${id('format')}">Format</label>
-    <select id="${id('format')}" name="format" ${off}>
-      ${plan.formats.map((f) => markup`<option value="${f}" ${selected(current?.format === f)}>${f}</option>`)}
+    <select id="${id('format')}" name="format" ${at('format')} ${off}>
+      ${plan.formats.map((f) => markup`<option value="${f}" ${selected(v('format', current?.format) === f)}>${f}</option>`)}
     </select>
+    ${note('format')}
     <label class="check">
-      <input type="checkbox" name="gzip" value="on" ${current?.compression === 'gzip' ? markup`checked` : ''} ${off} />
+      <input type="checkbox" name="gzip" value="on" ${form.chosen('gzip', 'on', current?.compression === 'gzip') ? markup`checked` : ''} ${off} />
       Compress the file with gzip
     </label>
     <fieldset>
       <legend>Destination</legend>
+      ${note('destination')}
       ${
         current === undefined
           ? ''
-          : markup`<label><input type="radio" name="destination" value="keep" checked ${off} /> Keep: ${destinationText(current)}</label>`
+          : markup`<label>${radio('keep', true)} Keep: ${destinationText(current)}</label>`
       }
       <label>
-        <input type="radio" name="destination" value="webhook" ${current === undefined ? markup`checked` : ''} ${off} />
+        ${radio('webhook', current === undefined)}
         Webhook: a signed event with a download link (the file is kept 7 days)
       </label>
-      <label><input type="radio" name="destination" value="sftp" ${off} /> SFTP upload</label>
+      <label>${radio('sftp', false)} SFTP upload</label>
     </fieldset>
     <fieldset class="group">
       <legend>Webhook destination</legend>
       <label for="${id('url')}">Webhook URL (https)</label>
-      <input id="${id('url')}" name="url" type="url" maxlength="2000" placeholder="https://hooks.example.com/exports" ${off} />
+      <input id="${id('url')}" name="url" type="url" maxlength="2000" placeholder="https://hooks.example.com/exports" value="${v('url')}" ${at('url')} ${off} />
+      ${note('url')}
     </fieldset>
     <fieldset class="group">
       <legend>SFTP destination</legend>
       <label for="${id('host')}">SFTP host</label>
-      <input id="${id('host')}" name="host" maxlength="253" ${off} />
+      <input id="${id('host')}" name="host" maxlength="253" value="${v('host')}" ${at('host')} ${off} />
+      ${note('host')}
       <label for="${id('port')}">SFTP port</label>
-      <input id="${id('port')}" name="port" inputmode="numeric" maxlength="5" placeholder="22" ${off} />
+      <input id="${id('port')}" name="port" inputmode="numeric" maxlength="5" placeholder="22" value="${v('port')}" ${at('port')} ${off} />
+      ${note('port')}
       <label for="${id('username')}">SFTP user name</label>
-      <input id="${id('username')}" name="username" maxlength="100" autocomplete="off" ${off} />
+      <input id="${id('username')}" name="username" maxlength="100" autocomplete="off" value="${v('username')}" ${at('username')} ${off} />
+      ${note('username')}
       <label for="${id('password')}">SFTP password (or a private key below)</label>
-      <input id="${id('password')}" name="password" type="password" maxlength="1000" autocomplete="new-password" ${off} />
+      <input id="${id('password')}" name="password" type="password" maxlength="1000" autocomplete="new-password" ${at('password')} ${off} />
+      ${note('password')}
       <label for="${id('private_key')}">SFTP private key (OpenSSH or PEM)</label>
-      <textarea id="${id('private_key')}" name="private_key" rows="3" class="code" ${off}></textarea>
-      <label for="${id('host_key')}">Server host key fingerprint (as ssh-keygen -lf prints it)</label>
-      <input id="${id('host_key')}" name="host_key_sha256" maxlength="60" placeholder="SHA256:…" ${off} />
+      <textarea id="${id('private_key')}" name="private_key" rows="3" class="code" ${at('private_key')} ${off}></textarea>
+      ${note('private_key')}
+      <label for="${id('host_key_sha256')}">Server host key fingerprint (as ssh-keygen -lf prints it)</label>
+      <input id="${id('host_key_sha256')}" name="host_key_sha256" maxlength="60" placeholder="SHA256:…" value="${v('host_key_sha256')}" ${at('host_key_sha256')} ${off} />
+      ${note('host_key_sha256')}
       <label for="${id('path')}">Remote folder</label>
-      <input id="${id('path')}" name="path" maxlength="1000" placeholder="/incoming" ${off} />
+      <input id="${id('path')}" name="path" maxlength="1000" placeholder="/incoming" value="${v('path')}" ${at('path')} ${off} />
+      ${note('path')}
     </fieldset>
     <button type="submit" ${off}>${current === undefined ? 'Create the export' : 'Save the changes'}</button>
   </form>`;
@@ -152,10 +221,14 @@ function exportInput(body: Body, editing: boolean): Partial<ExportInput> {
   const problems: { name: string; reason: string }[] = [];
   const name = text(body, 'name');
   const schedule = text(body, 'schedule');
-  if (name.length === 0 || name.length > 100)
-    problems.push({ name: 'name', reason: 'is required (at most 100 characters)' });
-  if (schedule.length < 9 || schedule.length > 100)
-    problems.push({ name: 'schedule', reason: 'must be a 5-field cron expression' });
+  const nameProblem = lengthProblem(name, ExportNameSchema);
+  if (nameProblem !== '') problems.push({ name: 'name', reason: nameProblem });
+  const scheduleProblem = lengthProblem(schedule, ExportScheduleSchema);
+  if (scheduleProblem !== '')
+    problems.push({
+      name: 'schedule',
+      reason: schedule.length === 0 ? scheduleProblem : 'must be a 5-field cron expression',
+    });
   const kind = text(body, 'kind');
   if (!KINDS.some(([k]) => k === kind))
     problems.push({ name: 'kind', reason: 'must be archive, job or country' });
@@ -285,7 +358,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { flash?: Flash; top?: Html } = {},
+    extra: { flash?: Flash; top?: Html; form?: FormState } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
     const exports = await service().list(principal);
@@ -324,7 +397,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
       }
       <h2>Create an export</h2>
       ${full ? markup`<p class="reason" id="exports-full">An account has at most ${MAX_EXPORTS} exports: delete one to create another.</p>` : ''}
-      ${exportForm(principal.plan, ctx.csrf, undefined, full)}`;
+      ${exportForm(principal.plan, ctx.csrf, undefined, full, extra.form)}`;
     return tools.send(reply, status, page(ctx, PATH, TITLE, content, extra.flash));
   }
 
@@ -333,7 +406,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
     reply: FastifyReply,
     id: string,
     status: number,
-    extra: { flash?: Flash; top?: Html } = {},
+    extra: { flash?: Flash; top?: Html; form?: FormState } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
     const [e, runs] = await Promise.all([
@@ -357,7 +430,7 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
       <h2>Runs</h2>
       ${runsTable(e, runs)}
       <h2>Change the export</h2>
-      ${exportForm(principal.plan, ctx.csrf, e)}`;
+      ${exportForm(principal.plan, ctx.csrf, e, false, extra.form)}`;
     return tools.send(reply, status, page(ctx, PATH, e.name, content, extra.flash));
   }
 
@@ -381,10 +454,14 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
 
   app.post('/dashboard/exports', async (request, reply) => {
     if (gate(request, reply)) return reply;
-    return act(
+    return submit(
       request,
       reply,
-      (status, flash) => list(request, reply, status, { flash }),
+      {
+        refused: (status, form) => list(request, reply, status, { form }),
+        failed: (status, flash) => list(request, reply, status, { flash }),
+        secrets: SECRETS,
+      },
       async () => {
         const input = exportInput((request.body ?? {}) as Body, false) as ExportInput;
         const created = await service().create(signedIn(request).principal, input);
@@ -415,7 +492,12 @@ export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
   app.post('/dashboard/exports/:id', async (request, reply) => {
     if (gate(request, reply)) return reply;
     const id = idOf(request);
-    return act(request, reply, onExport(request, reply, id), async () => {
+    const failed = onExport(request, reply, id);
+    const refused = (status: number, form: FormState) =>
+      status === 404
+        ? list(request, reply, 404, { flash: { kind: 'error', text: form.general ?? '' } })
+        : detail(request, reply, id, status, { form });
+    return submit(request, reply, { refused, failed, secrets: SECRETS }, async () => {
       const input = exportInput((request.body ?? {}) as Body, true);
       const updated = await service().update(signedIn(request).principal, id, input);
       if (updated.secret === undefined) return tools.redirect(reply, `/exports/${id}?done=saved`);

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { PublicKey } from '../keys/index.js';
+import { KeyNameSchema, type PublicKey } from '../keys/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from '../lib/html.js';
+import { invalid, lengthAttributes, lengthProblem } from './forms.js';
 import { BASE, page, time, type Flash } from './layout.js';
 
 type Body = Record<string, unknown>;
@@ -14,6 +15,14 @@ const list = (value: string): string[] =>
     .split(/[\s,]+/)
     .map((v) => v.trim())
     .filter((v) => v.length > 0);
+
+/** A key's name from a form, refused as the API refuses it. */
+function keyName(body: unknown): string {
+  const name = text(body, 'name');
+  const reason = lengthProblem(name, KeyNameSchema);
+  if (reason !== '') throw invalid({ name: 'name', reason });
+  return name;
+}
 
 const DONE: Record<string, string> = {
   renamed: 'The key was updated.',
@@ -41,7 +50,7 @@ function keyRow(k: PublicKey, csrf: string, allowlists: boolean): Html {
               <form method="post" action="${BASE}/keys/${id}/update" class="stack">
                 <input type="hidden" name="_csrf" value="${csrf}" />
                 <label for="name-${id}">Name</label>
-                <input id="name-${id}" name="name" maxlength="100" required value="${k.name}" />
+                <input id="name-${id}" name="name" ${lengthAttributes(KeyNameSchema)} value="${k.name}" />
                 ${
                   allowlists
                     ? markup`<label for="allow-${id}"
@@ -161,8 +170,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
               <input
                 id="key-name"
                 name="name"
-                maxlength="100"
-                required
+                ${lengthAttributes(KeyNameSchema)}
                 placeholder="production"
                 ${full ? markup`disabled` : ''}
               />
@@ -211,7 +219,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
     try {
       const created = await deps.keys.create(
         principal,
-        { name: text(request.body, 'name'), mode, ...(scopes.length > 0 ? { scopes } : {}) },
+        { name: keyName(request.body), mode, ...(scopes.length > 0 ? { scopes } : {}) },
         request.ip,
       );
       return render(request, reply, 201, { secret: { key: created.key, name: created.name } });
@@ -230,7 +238,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
         principal,
         id,
         {
-          name: text(request.body, 'name'),
+          name: keyName(request.body),
           ...(typeof allowlist === 'string' ? { allowlist: list(allowlist) } : {}),
         },
         request.ip,

@@ -240,8 +240,9 @@ export function overviewPage(app: FastifyInstance, tools: DashboardTools): void 
     const { principal, page: ctx } = signedIn(request);
     const plan = principal.plan;
     if (!plan.usageAnalytics) {
-      // Free: no analytics, but the hour's quota (the account's own bucket) and its pace.
-      const quota = await deps.usage.quota(principal);
+      // Free: no analytics, but the hour's quota and its pace, counted as the API counts Free
+      // requests from the address this page is viewed from.
+      const quota = await deps.usage.quotaAt(principal, request.ip);
       return tools.send(
         reply,
         200,
@@ -254,6 +255,9 @@ export function overviewPage(app: FastifyInstance, tools: DashboardTools): void 
 <p>JSON, the current year; no key needed.</p></div>
 ${quotaCard(quota, projectQuota(quota, deps.clock.now()))}
 </div>
+<p id="quota-address">Free requests are counted per client address as well as per account, and
+the tighter count applies: shown here for <code>${request.ip}</code>, the address this page is
+viewed from.</p>
 <p>Usage analytics, API keys and higher limits come with the Developer plan and above.
 <a href="${BASE}/billing">Choose a plan</a>.</p>
 ${await releaseCard(deps, plan)}

@@ -1,8 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { EVENT_TYPES, type PublicEndpoint } from '../webhooks/index.js';
+import { EVENT_TYPES, WebhookUrlSchema, type PublicEndpoint } from '../webhooks/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from '../lib/html.js';
+import {
+  type FieldLabel,
+  FormState,
+  invalid,
+  lengthAttributes,
+  lengthProblem,
+  submit,
+  text,
+  values,
+} from './forms.js';
 import { BASE, notInPlan, page, time, type Flash } from './layout.js';
+
+const LABELS: Record<string, FieldLabel> = {
+  url: { id: 'wh-url', label: 'HTTPS URL' },
+  events: { id: 'wh-events', label: 'Events' },
+};
 
 const DONE: Record<string, string> = {
   redelivered: 'A new delivery of the event is queued.',
@@ -88,9 +103,10 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { flash?: Flash; top?: Html } = {},
+    extra: { flash?: Flash; top?: Html; form?: FormState } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
+    const form = extra.form ?? FormState.EMPTY;
     if (!principal.plan.webhooks)
       return tools.send(
         reply,
@@ -115,19 +131,23 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
       ${blocks.length === 0 ? markup`<p>No endpoints yet.</p>` : blocks}
       <h2>Add an endpoint</h2>
       <form method="post" action="${BASE}/webhooks" class="stack">
+        ${form.summary(LABELS)}
         <input type="hidden" name="_csrf" value="${ctx.csrf}" />
         <label for="wh-url">HTTPS URL</label>
         <input
           id="wh-url"
           name="url"
           type="url"
-          required
-          maxlength="2048"
+          ${lengthAttributes(WebhookUrlSchema)}
           placeholder="https://hooks.example.com/salary"
+          value="${form.value('url')}"
+          ${form.marks('url', 'wh-url')}
         />
-        <fieldset>
+        ${form.note('url', 'wh-url')}
+        <fieldset id="wh-events" ${form.marks('events', 'wh-events')}>
           <legend>Events</legend>
-          ${EVENT_TYPES.map((t, i) => markup`<label class="check"><input type="checkbox" name="events" value="${t}" ${i === 0 ? markup` checked` : ''} /> ${t}</label>`)}
+          ${form.note('events', 'wh-events')}
+          ${EVENT_TYPES.map((t, i) => markup`<label class="check"><input type="checkbox" name="events" value="${t}" ${form.chosen('events', t, i === 0) ? markup` checked` : ''} /> ${t}</label>`)}
         </fieldset>
         <button type="submit" ${full ? markup`disabled aria-describedby="wh-full"` : ''}>
           Add endpoint
@@ -163,19 +183,32 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
   });
 
   app.post('/dashboard/webhooks', (request, reply) =>
-    act(request, reply, async () => {
-      const body = (request.body ?? {}) as Record<string, unknown>;
-      const events = Array.isArray(body['events']) ? body['events'] : [body['events']];
-      const created = await deps.webhooks.create(
-        signedIn(request).principal,
-        {
-          url: typeof body['url'] === 'string' ? body['url'] : '',
-          events: events.filter((e): e is string => typeof e === 'string'),
-        },
-        request.ip,
-      );
-      return { top: secretBlock(created.secret, `Endpoint added: ${created.url}`) };
-    }),
+    submit(
+      request,
+      reply,
+      {
+        refused: (status, form) => render(request, reply, status, { form }),
+        failed: (status, flash) => render(request, reply, status, { flash }),
+      },
+      async () => {
+        const url = text(request.body, 'url');
+        const events = values(request.body, 'events');
+        const problems: { name: string; reason: string }[] = [];
+        const urlProblem = lengthProblem(url, WebhookUrlSchema);
+        if (urlProblem !== '') problems.push({ name: 'url', reason: urlProblem });
+        if (events.length === 0)
+          problems.push({ name: 'events', reason: 'choose at least one event' });
+        if (problems.length > 0) throw invalid(...problems);
+        const created = await deps.webhooks.create(
+          signedIn(request).principal,
+          { url, events },
+          request.ip,
+        );
+        return render(request, reply, 200, {
+          top: secretBlock(created.secret, `Endpoint added: ${created.url}`),
+        });
+      },
+    ),
   );
 
   type Params = { id: string; delivery?: string };

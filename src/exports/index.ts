@@ -16,7 +16,13 @@ export {
 export { createRunner } from './runner.js';
 export { hostKeyFingerprint } from './sftp.js';
 
-export { exportRoutes, exportSchemas } from './routes.js';
+export {
+  exportRoutes,
+  exportSchemas,
+  ExportNameSchema,
+  ExportScheduleSchema,
+  ExportTimezoneSchema,
+} from './routes.js';
 export { releaseAllRunClaims } from './repo.js';
 export { createDownloadLinks, type DownloadLinks } from './download-link.js';
 export { findExportFile, purgeExpiredExportFiles, type ExportFile } from './files-repo.js';

@@ -84,14 +84,15 @@ export const ExportRunSchema = Type.Object(
 
 export const exportSchemas = [ExportSchema, ExportRunSchema];
 
-const Name = Type.String({ minLength: 1, maxLength: 100 });
-const Schedule = Type.String({
+/** The fields the API and the dashboard's form check alike. */
+export const ExportNameSchema = Type.String({ minLength: 1, maxLength: 100 });
+export const ExportScheduleSchema = Type.String({
   minLength: 9,
   maxLength: 100,
   description:
     'A 5-field cron expression, e.g. `0 6 * * 1` (Mondays 06:00); at most hourly, so the minute field is one minute.',
 });
-const Timezone = Type.String({
+export const ExportTimezoneSchema = Type.String({
   minLength: 1,
   maxLength: 64,
   description: 'IANA time zone; default UTC.',
@@ -100,9 +101,9 @@ const Format = StringEnum(FORMATS);
 const Compression = StringEnum(['gzip', 'none']);
 const CreateBody = Type.Object(
   {
-    name: Name,
-    schedule: Schedule,
-    timezone: Type.Optional(Timezone),
+    name: ExportNameSchema,
+    schedule: ExportScheduleSchema,
+    timezone: Type.Optional(ExportTimezoneSchema),
     query: ExportQuerySchema,
     format: Format,
     compression: Type.Optional(Compression),

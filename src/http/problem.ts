@@ -170,6 +170,9 @@ function toAppError(error: unknown, request: FastifyRequest): AppError {
   );
 }
 
+/** The reason of a text over its schema's `maxLength`, as every form and route states it. */
+export const tooLong = (limit: number): string => `is too long (at most ${limit} characters)`;
+
 /** At most this many entries in `invalid_params`. */
 const MAX_INVALID_PARAMS = 20;
 
@@ -214,7 +217,7 @@ function fromValidation(
       allowed = e.params.allowedValues as string[];
     } else if (e.keyword === 'pattern') reason = `${quoted(value)} is not a valid ${name}`;
     else if (e.keyword === 'maxLength') {
-      reason = `is too long (at most ${String(e.params.limit)} characters)`;
+      reason = tooLong(Number(e.params.limit));
     } else reason = `${quoted(value)} ${e.message ?? 'is invalid'}`;
     params.set(name, allowed === undefined ? { name, reason } : { name, reason, allowed });
   }

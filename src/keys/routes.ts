@@ -38,9 +38,12 @@ export const NewKeySchema = Type.Object(
   { $id: 'NewApiKey' },
 );
 
+/** A key's name: what the API and the dashboard's forms accept. */
+export const KeyNameSchema = Type.String({ minLength: 1, maxLength: 100 });
+
 const KeyBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    name: Type.Optional(KeyNameSchema),
     mode: Type.Optional(
       StringEnum<KeyMode>(KEY_MODES, {
         default: 'live',
@@ -67,7 +70,7 @@ const KeyBody = Type.Object(
 );
 const UpdateBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    name: Type.Optional(KeyNameSchema),
     allowlist: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })),
   },
   { additionalProperties: false },

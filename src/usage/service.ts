@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/index.js';
+import { addressBucket, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
 import { DAY_MS, HOUR_MS, planRules, windowStart, type RateLimiter } from '../limits/index.js';
@@ -96,6 +96,23 @@ export function createUsageService(deps: {
     quota(principal: Principal): Promise<UsageQuota> {
       return quota(principal, clock.now());
     },
+
+    /**
+     * The quota as the API enforces it for requests of `principal` from `address`: a Free
+     * account's requests, with or without a key, spend both its own bucket and its client
+     * address's (one per IPv4 address or IPv6 /64, shared with anonymous requests from there),
+     * and the tighter of the two decides; other plans count by account only.
+     */
+    async quotaAt(principal: Principal, address: string): Promise<UsageQuota> {
+      const now = clock.now();
+      const own = await quota(principal, now);
+      if (principal.plan.id !== 'free') return own;
+      const byAddress = await quotaOf(addressBucket(address), principal.plan, now);
+      return own.remaining === null ||
+        (byAddress.remaining !== null && byAddress.remaining < own.remaining)
+        ? byAddress
+        : own;
+    },
   };
 
   /** The written sums and the counts still in memory, per bucket and the given columns. */
@@ -120,12 +137,14 @@ export function createUsageService(deps: {
     return pending.length === 0 ? written : sumRows([...written, ...pending]);
   }
 
-  async function quota(principal: Principal, now: number): Promise<UsageQuota> {
-    const rules = planRules(principal.plan);
+  function quota(principal: Principal, now: number): Promise<UsageQuota> {
+    return quotaOf(principal.limitBucket, principal.plan, now);
+  }
+
+  async function quotaOf(bucket: string, plan: Plan, now: number): Promise<UsageQuota> {
+    const rules = planRules(plan);
     const state =
-      rules.length === 0
-        ? undefined
-        : (await limiter.peek(principal.limitBucket, rules, now)).states[0];
+      rules.length === 0 ? undefined : (await limiter.peek(bucket, rules, now)).states[0];
     return state === undefined
       ? { limit: null, used: null, remaining: null, window: null, resets_at: null }
       : {

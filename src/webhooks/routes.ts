@@ -73,15 +73,19 @@ const EventsInput = Type.Array(Type.String({ maxLength: 100 }), {
   maxItems: 10,
   description: `Event kinds: ${EVENT_TYPES.join(', ')}.`,
 });
-const Url = Type.String({
+/** A receiver's URL: what the API and the dashboard's form accept. */
+export const WebhookUrlSchema = Type.String({
   minLength: 1,
   maxLength: 2048,
   description: 'https URL of the receiver.',
 });
-const CreateBody = Type.Object({ url: Url, events: EventsInput }, { additionalProperties: false });
+const CreateBody = Type.Object(
+  { url: WebhookUrlSchema, events: EventsInput },
+  { additionalProperties: false },
+);
 const UpdateBody = Type.Object(
   {
-    url: Type.Optional(Url),
+    url: Type.Optional(WebhookUrlSchema),
     events: Type.Optional(EventsInput),
     enabled: Type.Optional(Type.Boolean({ description: 'true re-enables a disabled endpoint.' })),
   },

@@ -97,8 +97,8 @@ describe('dashboard pages of the plan features over HTTP', () => {
         page.body,
       );
       assert.equal(bad.statusCode, 400);
-      assert.match(bad.body, /name is required/);
-      assert.match(bad.body, /host_key_sha256 must be SHA256:/);
+      assert.match(bad.body, /<a href="#new-name">Name<\/a>: is required/);
+      assert.match(bad.body, /Server host key fingerprint<\/a>: must be SHA256:/);
       assert.equal((await listed('/api/v1/exports')).length, 1);
     });
 
