@@ -45,7 +45,7 @@ export interface Principal {
   } | null;
   /**
    * Rate-limit bucket: `acct:<id>` for accounts, `addr:<address or /64>` for anonymous callers,
-   * `test:<key id>` for a test-mode key.
+   * `test:<account id>` for the account's test-mode keys together.
    */
   readonly limitBucket: string;
   /**

@@ -135,7 +135,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
             <p id="key-count">
               ${live} of ${limit} live keys and ${test} of ${limit} test keys in use on the
               ${plan.name} plan. Test keys (<code>sk_test_…</code>) read the same figures outside
-              quota and billing, at 30 requests per minute:
+              quota and billing, at 30 requests a minute and 1,000 a day for the account:
               <a href="/docs/guides/test-mode">test mode</a>.
             </p>
             <div class="table-wrap">
@@ -182,7 +182,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
                 </label>
                 <label>
                   <input type="radio" name="mode" value="test" ${fullOf(live) && !fullOf(test) ? markup`checked` : ''} ${fullOf(test) ? markup`disabled` : ''} />
-                  <span>Test, sk_test_…: not billed, 30 requests per minute, reads only</span>
+                  <span>Test, sk_test_…: not billed, 30 requests a minute, reads only</span>
                 </label>
               </fieldset>
               ${plan.scopedKeys ? markup`<label for="key-scopes">Scopes (space-separated; empty: every scope)</label><input id="key-scopes" name="scopes" placeholder="salary:read usage:read" />` : ''}

@@ -214,10 +214,10 @@ class RefusalCache {
       .map((s) => `${s.rule.limit} requests per ${windowName(s.rule.windowMs)}`)
       .join(' and ');
     const test = principal.mode === 'test';
-    const who = test ? 'A test-mode key' : `The ${principal.plan.name} plan`;
+    const who = test ? "The account's test-mode keys together" : `The ${principal.plan.name} plan`;
     const error = new AppError(
       'RATE_LIMITED',
-      `${who} allows ${allowance}${cost === 1 ? '' : `; this request counts as ${cost}`}; the limit resets in ${decision.retryAfterSeconds} s.`,
+      `${who} allow${test ? '' : 's'} ${allowance}${cost === 1 ? '' : `; this request counts as ${cost}`}; the limit resets in ${decision.retryAfterSeconds} s.`,
       {
         headers,
         extensions: {

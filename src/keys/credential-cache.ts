@@ -330,7 +330,7 @@ export class CredentialCache implements CredentialResolver, CredentialSink {
         : [],
       responseSchema: account.plan.customSchemas ? account.row.responseSchema : null,
       ...(entry.row.mode === 'test'
-        ? { limitBucket: `test:${entry.row.id}`, mode: 'test' as const }
+        ? { limitBucket: `test:${account.row.id}`, mode: 'test' as const }
         : { limitBucket: `acct:${account.row.id}` }),
     };
     return entry.principal;

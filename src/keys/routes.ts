@@ -13,7 +13,7 @@ export const KeySchema = Type.Object(
     prefix: Type.String({ description: 'The first characters of the key, to recognise it.' }),
     mode: StringEnum<KeyMode>(KEY_MODES, {
       description:
-        'live (sk_live_…) or test (sk_test_…): a test key reads the same figures outside quota, usage and billing, at 30 requests per minute; see the test-mode guide.',
+        'live (sk_live_…) or test (sk_test_…): a test key reads the same figures outside quota, usage and billing, at 30 requests a minute and 1,000 a day per account; see the test-mode guide.',
     }),
     scopes: Type.Union([Type.Array(Type.String()), Type.Null()], {
       description: 'null: every scope.',
@@ -48,7 +48,7 @@ const KeyBody = Type.Object(
       StringEnum<KeyMode>(KEY_MODES, {
         default: 'live',
         description:
-          'test: an sk_test_… key that reads figures only, outside quota, usage and billing, 30 requests per minute. Fixed for the key’s life.',
+          'test: an sk_test_… key that reads figures only, outside quota, usage and billing, 30 requests a minute and 1,000 a day per account. Fixed for the key’s life.',
       }),
     ),
     scopes: Type.Optional(

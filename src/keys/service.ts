@@ -241,7 +241,14 @@ export function createKeyService(deps: {
     const at = new Date(clock.now());
     const row = await db.transaction(async (tx) => {
       const updated = await repo.updateKey(tx, accountId, id, changes, at);
-      await recordAudit(tx, { accountId, actor: actorOf(principal), action, data, ip, at });
+      await recordAudit(tx, {
+        accountId,
+        actor: actorOf(principal),
+        action,
+        data: { ...data, mode: current.mode },
+        ip,
+        at,
+      });
       return updated as repo.KeyRow;
     });
     cache.applyKey(row);
@@ -357,6 +364,7 @@ export function createKeyService(deps: {
           action: 'keys.rotate',
           data: {
             key_id: id,
+            mode: old.mode,
             new_key_id: created.row.id,
             old_key_expires_at: expiresAt.toISOString(),
           },

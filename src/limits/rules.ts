@@ -33,9 +33,11 @@ function rulesOf(plan: Plan): LimitRule[] {
 }
 
 /**
- * The limit of a test-mode key, its own per key whatever the plan: 30 requests per minute,
- * counted apart from the account's quota (docs/test-mode.md).
+ * The limit of an account's test-mode keys together, whatever the plan: 30 requests a minute and
+ * 1,000 a day, counted apart from the account's quota (docs/test-mode.md). Test answers are real
+ * figures, so the day's allowance stays a tenth of the smallest paid plan's.
  */
 export const TEST_MODE_RULES: readonly LimitRule[] = Object.freeze([
   Object.freeze({ name: 'test-minute', windowMs: 60_000, limit: 30 }),
+  Object.freeze({ ...LIMIT_WINDOWS.day, name: 'test-day', limit: 1_000 }),
 ]);

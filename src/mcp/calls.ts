@@ -90,7 +90,7 @@ export function toolRunner(deps: ToolRunnerDeps): ToolRunner {
       throw spent;
     }
     if (spent !== undefined) caller.limits?.(spent);
-    return body;
+    return admitted.mode === 'test' ? markedForTest(body) : body;
   }
 
   return (name, args, caller) => {
@@ -157,4 +157,10 @@ function invalidArguments(errors: readonly AjvError[]): AppError {
     params.set(name, allowed === undefined ? { name, reason } : { name, reason, allowed });
   }
   return AppError.invalidParams([...params.values()]);
+}
+
+/** A tool's answer to a test-mode key, marked as its REST twin's body is (`meta.mode`). */
+function markedForTest(body: object): object {
+  const meta = (body as { meta?: object }).meta;
+  return { ...body, meta: { ...meta, mode: 'test' } };
 }

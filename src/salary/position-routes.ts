@@ -9,7 +9,7 @@ import { FORMATS } from '../plans/index.js';
 import { negotiateFormat } from './format.js';
 import { BANDS } from './position-model.js';
 import { positionTable, type PayPositionService } from './position.js';
-import { fileName, labelled, sendRendered, type Labelling } from './respond.js';
+import { fileName, labelled, marked, sendRendered, type Labelling } from './respond.js';
 import { LOOKUP_AUTH, salaryResponses } from './routes.js';
 import { SalaryMetaSchema } from './schemas.js';
 
@@ -145,10 +145,10 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRoutesOptions> = 
       const result = opts.positions.position(q, request.principal, format);
       return opts.consumeQuota(request, reply, async () => {
         const labelling = labellingOf(request.principal.accountId);
-        const shown = {
-          ...result,
-          meta: labelled({ ...result, data: [], fields: [] }, labelling).meta,
-        };
+        const shown = marked(
+          { ...result, meta: labelled({ ...result, data: [], fields: [] }, labelling).meta },
+          request.principal.mode === 'test',
+        );
         if (format === 'json') return reply.send(shown);
         const d = result.data;
         const base = `salary-position-${d.country}-${d.job}-${d.level}-${d.year}`;

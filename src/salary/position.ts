@@ -7,6 +7,7 @@ import { assertPlanHas, type Format, type Plan, type PlanId } from '../plans/ind
 import { bandOf, percentileOf, tailFit, type Band, type Percentiles } from './position-model.js';
 import type { SalaryMeta } from './schemas.js';
 import type { SalaryService } from './service.js';
+import { MODE_COLUMN } from './table.js';
 
 /** What to place: a gross annual salary in a country, job, level and year. */
 export interface PayPositionQuery {
@@ -190,5 +191,10 @@ export function positionTable(result: PayPositionResult): Table {
     release: result.meta.release.version,
     release_date: result.meta.release.created_at.slice(0, 10),
   };
+  // An answer to a test-mode key: the mode column last, as in the salary files.
+  if (result.meta.mode === 'test') {
+    const columns = [...POSITION_COLUMNS, MODE_COLUMN];
+    return { rowName: 'position', columns, rows: [{ ...row, mode: 'test' }] };
+  }
   return { rowName: 'position', columns: POSITION_COLUMNS, rows: [row] };
 }

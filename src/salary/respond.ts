@@ -16,6 +16,7 @@ import { applySchema, schemaShape, type CustomSchema } from './custom-schema.js'
 import type { Format } from '../plans/index.js';
 import type { CachedFile } from './file-cache.js';
 import type { SalaryResult } from './service.js';
+import type { SalaryMeta } from './schemas.js';
 import { salaryColumns, salaryRow, salaryTable } from './table.js';
 
 /** The media type of every JSON salary response. */
@@ -38,7 +39,7 @@ export function labelled(result: SalaryResult, labelling: Labelling | null): Sal
 }
 
 /** The result marked as answered to a test-mode key (`meta.mode`), or as it is. */
-export function marked(result: SalaryResult, test: boolean): SalaryResult {
+export function marked<T extends { meta: SalaryMeta }>(result: T, test: boolean): T {
   return test ? { ...result, meta: { ...result.meta, mode: 'test' } } : result;
 }
 

@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/index.js';
+import { MODE_HEADER } from '../http/auth-hook.js';
 import { STREAM_ABOVE_ROWS, type RenderPool } from '../formats/index.js';
 import type { ConsumeQuota } from '../http/quota.js';
 import type { Format } from '../plans/index.js';
@@ -48,6 +50,15 @@ export interface SalaryResponder {
     filename: (meta: SalaryMeta) => string,
   ): Promise<void>;
 }
+
+const TEST_MODE_TOO_LARGE = new AppError(
+  'TEST_MODE_NOT_ALLOWED',
+  `A test-mode key is answered at most ${STREAM_ABOVE_ROWS} records a request; narrow the query or use a live key.`,
+  {
+    headers: { [MODE_HEADER]: 'test' },
+    extensions: { mode: 'test', max_records: STREAM_ABOVE_ROWS },
+  },
+);
 
 export function createSalaryResponder(opts: SalaryResponderOptions): SalaryResponder {
   const { salary, consumeQuota, downloads, renderer, files } = opts;
@@ -117,6 +128,8 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
       feature,
     });
     if (prepared.expectedRows > STREAM_ABOVE_ROWS) {
+      // Test keys read figures a few at a time: never the archive-sized answers of the live path.
+      if (request.principal.mode === 'test') throw TEST_MODE_TOO_LARGE;
       return serveLarge(request, reply, prepared, format, filename, schema, labelling);
     }
     const result = marked(prepared.build(), request.principal.mode === 'test');

@@ -33,7 +33,7 @@ const COUNTRY_NAMES = new Map(COUNTRIES.map((c) => [c.code, c.name]));
 const JOB_BY_SLUG = new Map(JOBS.map((j) => [j.slug, j]));
 
 /** The last column of every file answered to a test-mode key, valued `test` (docs/test-mode.md). */
-const MODE_COLUMN: Column = Object.freeze({ name: 'mode', type: 'string' });
+export const MODE_COLUMN: Column = Object.freeze({ name: 'mode', type: 'string' });
 
 /**
  * The standard columns, then the requested custom fields in their canonical order; for a

@@ -109,7 +109,7 @@ describe('test-mode API keys over HTTP', () => {
     assert.equal(report.by_key?.[testKeyId], undefined);
   });
 
-  it('has its own per-key limit of 30 a minute: 429 with Retry-After and the rate-limit headers', async () => {
+  it('has its own limit of 30 a minute: 429 with Retry-After and the rate-limit headers', async () => {
     t.clock.set('2026-11-22T10:30:00Z'); // a fresh minute
     let refused;
     for (let i = 0; i < 31; i++) {
@@ -124,7 +124,10 @@ describe('test-mode API keys over HTTP', () => {
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
     assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
     assert.equal(refused.headers.get('salary-api-mode'), 'test');
-    assert.match(refused.json().detail, /test-mode key allows 30 requests per minute/);
+    assert.match(
+      refused.json().detail,
+      /test-mode keys together allow 30 requests per minute and 1000 requests per day/,
+    );
     // The live key's quota is its own.
     assert.equal((await call('GET', LOOKUP, { token: live })).status, 200);
     t.clock.set('2026-11-22T10:31:00Z');
@@ -183,5 +186,98 @@ describe('test-mode API keys over HTTP', () => {
     const res = await call('POST', '/api/v1/keys', { token: free.session, body: { mode: 'test' } });
     assert.equal(res.status, 403);
     assert.equal(res.json().code, 'FEATURE_NOT_IN_PLAN');
+  });
+
+  it('shares one allowance among an account’s test keys: a rotation adds none', async () => {
+    t.clock.set('2026-11-23T09:00:00Z');
+    const owner = await accountOnPlan(t, 'business');
+    const first = await call('POST', '/api/v1/keys', {
+      token: owner.session,
+      body: { name: 'CI', mode: 'test' },
+    });
+    const rotated = await call('POST', `/api/v1/keys/${first.json().id}/rotate`, {
+      token: owner.session,
+    });
+    assert.equal(rotated.status, 201, rotated.body);
+    const keys = [first.json().key as string, rotated.json().key.key as string];
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++)
+      statuses.push((await call('GET', LOOKUP, { token: keys[i % 2] })).status);
+    assert.deepEqual(statuses.slice(0, 30), Array(30).fill(200));
+    assert.equal(statuses[30], 429);
+  });
+
+  it('allows the account 1,000 test requests a day, whatever the minutes', async () => {
+    t.clock.set('2026-11-24T00:00:00Z');
+    const owner = await accountOnPlan(t, 'business');
+    const key = (
+      await call('POST', '/api/v1/keys', { token: owner.session, body: { mode: 'test' } })
+    ).json().key as string;
+    const start = Date.parse('2026-11-24T00:00:00Z');
+    for (let i = 0; i < 1000; i++) {
+      if (i % 30 === 0) t.clock.set(new Date(start + (i / 30) * 60_000).toISOString());
+      const res = await call('GET', LOOKUP, { token: key });
+      assert.equal(res.status, 200, `request ${i + 1}: ${res.body}`);
+    }
+    t.clock.set('2026-11-24T01:00:00Z');
+    const refused = await call('GET', LOOKUP, { token: key });
+    assert.equal(refused.status, 429);
+    assert.match(refused.headers.get('ratelimit-policy') ?? '', /"test-day";q=1000;w=86400/);
+    t.clock.set('2026-11-25T00:00:00Z');
+    assert.equal((await call('GET', LOOKUP, { token: key })).status, 200);
+  });
+
+  it('answers a test key at most 500 records a request, so never a large file', async () => {
+    t.clock.set('2026-11-26T00:00:00Z');
+    const owner = await accountOnPlan(t, 'enterprise');
+    const key = (
+      await call('POST', '/api/v1/keys', { token: owner.session, body: { mode: 'test' } })
+    ).json().key as string;
+    const defined = await call('POST', '/api/v1/custom-endpoints', {
+      token: owner.session,
+      body: { slug: 'everything', description: 'all', query: { years: 'all' }, parameters: [] },
+    });
+    assert.equal(defined.status, 201, defined.body);
+    const wide = '/api/v1/custom/everything';
+    const asLive = await call('GET', wide, { token: owner.apiKey! });
+    assert.equal(asLive.status, 200, asLive.body.slice(0, 300));
+    assert.ok(asLive.json().meta.count > 500, `${asLive.json().meta.count} records`);
+    const asTest = await call('GET', wide, { token: key });
+    assert.equal(asTest.status, 403, asTest.body);
+    assert.equal(asTest.json().code, 'TEST_MODE_NOT_ALLOWED');
+    assert.equal(asTest.json().max_records, 500);
+    assert.equal(asTest.headers.get('salary-api-mode'), 'test');
+  });
+
+  it('marks pay position answers in JSON and files, and records the mode on revocation', async () => {
+    const owner = await accountOnPlan(t, 'business');
+    const created = await call('POST', '/api/v1/keys', {
+      token: owner.session,
+      body: { mode: 'test' },
+    });
+    const key = created.json().key as string;
+    const query = '/api/v1/salary/position?country=FR&job=chef&level=mid&salary=40000';
+    const json = await call('GET', query, { token: key });
+    assert.equal(json.status, 200, json.body);
+    assert.equal(json.json().meta.mode, 'test');
+    const csv = await call('GET', `${query}&format=csv`, { token: key });
+    const [header, row] = csv.body.split(/\r?\n/) as [string, string];
+    assert.match(header, /,mode$/);
+    assert.match(row, /,test$/);
+    const asLive = await call('GET', query, { token: owner.apiKey! });
+    assert.equal(asLive.status, 200, asLive.body);
+    assert.equal(asLive.json().meta.mode, undefined);
+    const revoked = await call('DELETE', `/api/v1/keys/${created.json().id}`, {
+      token: owner.session,
+    });
+    assert.equal(revoked.status, 200, revoked.body);
+    const revocations = await t.db.query<{ data: { mode: string } }>(
+      "SELECT data FROM audit_log WHERE account_id = $1 AND action = 'keys.revoke'",
+      [owner.accountId],
+    );
+    assert.deepEqual(
+      revocations.map((r) => r.data.mode),
+      ['test'],
+    );
   });
 });
