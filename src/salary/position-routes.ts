@@ -71,7 +71,9 @@ const PositionSchema = Type.Object({
   level: Type.String(),
   year: Type.Integer(),
   salary: Type.Number({ description: 'The salary as given, in `currency`.' }),
-  currency: Type.String(),
+  currency: Type.String({
+    description: 'Currency of `salary` only (`salary_currency` in the file formats).',
+  }),
   salary_eur: Type.Integer({ description: 'The salary in EUR (ECB annual average rate).' }),
   percentile: Type.Number({
     minimum: 0.1,

@@ -7551,6 +7551,7 @@ export interface operations {
                */
               confidence: 'high' | 'medium' | 'low';
               country: string;
+              /** @description Currency of `salary` only (`salary_currency` in the file formats). */
               currency: string;
               /** @description The distribution the salary was placed in (EUR a year): docs/pay-position.md. */
               distribution: {
