@@ -1607,6 +1607,20 @@ export interface components {
       /** @description active, or past_due while an invoice is overdue. */
       status: string;
     };
+    /**
+     * @example {
+     *       "id": "key_jlZ-q3KDLRcJ8GBV",
+     *       "name": "reporting",
+     *       "prefix": "sk_live_s95_",
+     *       "scopes": null,
+     *       "allowlist": [],
+     *       "created_at": "2026-11-22T10:15:00.000Z",
+     *       "last_used_at": "2026-11-24T08:02:41.000Z",
+     *       "expires_at": null,
+     *       "revoked_at": null,
+     *       "status": "active"
+     *     }
+     */
     ApiKey: {
       allowlist: string[];
       /** Format: date-time */
@@ -1818,6 +1832,21 @@ export interface components {
         treatment: 'standard' | 'reverse_charge' | 'outside_eu' | 'not_charged';
       };
     };
+    /**
+     * @example {
+     *       "id": "key_jlZ-q3KDLRcJ8GBV",
+     *       "name": "reporting",
+     *       "prefix": "sk_live_s95_",
+     *       "scopes": null,
+     *       "allowlist": [],
+     *       "created_at": "2026-11-22T10:15:00.000Z",
+     *       "last_used_at": null,
+     *       "expires_at": null,
+     *       "revoked_at": null,
+     *       "status": "active",
+     *       "key": "sk_live_s95_QnZ5jXXHUq9AGI1iW-fqSeqj7Dnr4RwRU7a64Zc"
+     *     }
+     */
     NewApiKey: {
       allowlist: string[];
       /** Format: date-time */
@@ -1861,6 +1890,21 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
     };
+    /**
+     * @example {
+     *       "id": "wh_tj_kox570A_exCC4",
+     *       "url": "https://hooks.example.com/salary",
+     *       "events": [
+     *         "data.updated"
+     *       ],
+     *       "status": "enabled",
+     *       "disabled_reason": null,
+     *       "failing_since": null,
+     *       "created_at": "2026-11-22T10:15:00.000Z",
+     *       "updated_at": "2026-11-22T10:15:00.000Z",
+     *       "secret": "whsec_Zh7WCv+LMNwangJ2DjoA2T75ORIGwAPZVp7fBjGkkLw="
+     *     }
+     */
     NewWebhook: {
       /** Format: date-time */
       created_at: string;
@@ -2090,6 +2134,20 @@ export interface components {
       /** @enum {string} */
       status: 'active' | 'past_due' | 'canceled' | 'none';
     };
+    /**
+     * @example {
+     *       "id": "wh_tj_kox570A_exCC4",
+     *       "url": "https://hooks.example.com/salary",
+     *       "events": [
+     *         "data.updated"
+     *       ],
+     *       "status": "enabled",
+     *       "disabled_reason": null,
+     *       "failing_since": null,
+     *       "created_at": "2026-11-22T10:15:00.000Z",
+     *       "updated_at": "2026-11-22T10:15:00.000Z"
+     *     }
+     */
     Webhook: {
       /** Format: date-time */
       created_at: string;
@@ -2187,6 +2245,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2223,6 +2293,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'allowlist'",
+           *       "instance": "/api/v1/account/allowlist",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2232,6 +2314,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/allowlist",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2241,6 +2335,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/allowlist",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2315,6 +2421,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'limit': malformed value.",
+           *       "instance": "/api/v1/account/audit-log",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "limit",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2324,6 +2448,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/audit-log",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2353,6 +2489,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2362,6 +2510,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2416,6 +2576,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'company_name'",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2425,6 +2597,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2434,6 +2618,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2443,6 +2639,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/payload-too-large",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "Payload too large",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/payload-too-large"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2452,6 +2660,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unsupported-media-type",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Unsupported media type",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unsupported-media-type"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2499,6 +2719,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/contacts",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2508,6 +2740,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/contacts",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2564,6 +2808,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/account/contacts",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2573,6 +2829,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/contacts",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2582,6 +2850,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/contacts",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2635,6 +2915,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'password'",
+           *       "instance": "/api/v1/account/deletion",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2644,6 +2936,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/deletion",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2653,6 +2957,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/deletion",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2662,6 +2978,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/account/deletion",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2695,6 +3024,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/email-verification",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2704,6 +3045,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/email-verification",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2713,6 +3066,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/account/email-verification",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2791,6 +3157,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/export",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2800,6 +3178,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/export",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2845,6 +3235,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/license",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2854,6 +3256,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/license",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2863,6 +3277,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/account/license",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2903,6 +3329,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'current_password'",
+           *       "instance": "/api/v1/account/password",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2912,6 +3350,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/password",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2921,6 +3371,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/password",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2930,6 +3392,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/account/password",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2959,6 +3434,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2968,6 +3455,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3006,6 +3505,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'fields'",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3015,6 +3526,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3024,6 +3547,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3053,6 +3588,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3062,6 +3609,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3103,6 +3662,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'email'",
+           *       "instance": "/api/v1/accounts",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3112,6 +3683,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/accounts",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3121,6 +3704,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/payload-too-large",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "Payload too large",
+           *       "instance": "/api/v1/accounts",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/payload-too-large"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3130,6 +3725,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unsupported-media-type",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Unsupported media type",
+           *       "instance": "/api/v1/accounts",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unsupported-media-type"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3139,6 +3746,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/accounts",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3177,6 +3797,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/balance",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3186,6 +3818,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/balance",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3228,6 +3872,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3237,6 +3893,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3284,6 +3952,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'iban'",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3293,6 +3973,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3302,6 +3994,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3311,6 +4015,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3320,6 +4036,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unsupported-media-type",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Unsupported media type",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unsupported-media-type"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3329,6 +4057,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3358,6 +4099,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3367,6 +4120,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3376,6 +4141,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3506,6 +4283,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'level': not one of the allowed values.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "level",
+           *           "reason": "not one of the allowed values",
+           *           "allowed": [
+           *             "junior",
+           *             "mid",
+           *             "senior",
+           *             "lead"
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3515,6 +4316,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3524,6 +4337,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3533,6 +4360,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3542,6 +4381,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3551,6 +4402,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3560,6 +4424,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3695,6 +4572,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'job': malformed value.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "job",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3704,6 +4599,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3713,6 +4620,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3722,6 +4643,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3731,6 +4664,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3740,6 +4685,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3749,6 +4707,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3884,6 +4855,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'country': malformed value.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "country",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3893,6 +4882,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3902,6 +4903,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3911,6 +4926,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3920,6 +4947,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3929,6 +4968,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3938,6 +4990,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3975,6 +5040,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'format': not one of the allowed values.",
+           *       "instance": "/api/v1/compliance/access-review",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "format",
+           *           "reason": "not one of the allowed values",
+           *           "allowed": [
+           *             "json",
+           *             "csv",
+           *             "pdf"
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3984,6 +5072,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/compliance/access-review",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3993,6 +5093,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/compliance/access-review",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4002,6 +5114,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/compliance/access-review",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4011,6 +5136,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/compliance/access-review",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4042,6 +5180,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/compliance/documents",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4051,6 +5201,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/compliance/documents",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4082,6 +5244,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4091,6 +5265,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4100,6 +5286,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4109,6 +5307,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/document-withdrawn",
+           *       "title": "Document withdrawn",
+           *       "status": 410,
+           *       "detail": "Document withdrawn",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "DOCUMENT_WITHDRAWN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/document-withdrawn"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4118,6 +5328,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4127,6 +5350,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4147,6 +5383,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "code": "AT",
+           *           "name": "Austria",
+           *           "native_name": "Österreich",
+           *           "currency": "EUR",
+           *           "eurostat_code": "AT"
+           *         },
+           *         {
+           *           "code": "PL",
+           *           "name": "Poland",
+           *           "native_name": "Polska",
+           *           "currency": "PLN",
+           *           "eurostat_code": "PL"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: {
               /** @description ISO 3166-1 alpha-2. */
@@ -4167,6 +5423,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid parameter.",
+           *       "instance": "/api/v1/countries",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4176,6 +5444,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/countries",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4185,6 +5465,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/countries",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4251,6 +5544,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4260,6 +5565,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4358,6 +5675,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'slug'",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4367,6 +5696,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4376,6 +5717,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4385,6 +5738,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4451,6 +5816,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4460,6 +5837,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4469,6 +5858,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4569,6 +5970,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'slug'",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4578,6 +5991,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4587,6 +6012,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4596,6 +6033,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4605,6 +6054,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4634,6 +6095,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4643,6 +6116,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4652,6 +6137,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4781,6 +6278,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'country': malformed value.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "country",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4790,6 +6305,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4799,6 +6326,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4808,6 +6349,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4817,6 +6370,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4826,6 +6391,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4835,6 +6413,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4864,6 +6455,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom/openapi.json",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4873,6 +6476,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom/openapi.json",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4909,6 +6524,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'token'",
+           *       "instance": "/api/v1/email-verification",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4940,6 +6567,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4949,6 +6588,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5083,6 +6734,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'name'",
+           *       "instance": "/api/v1/exports",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5092,6 +6755,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5101,6 +6776,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5110,6 +6797,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/exports",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5141,6 +6840,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5150,6 +6867,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5159,6 +6888,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5168,6 +6909,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5197,6 +6950,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5206,6 +6977,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5215,6 +6998,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5224,6 +7019,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5360,6 +7167,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5369,6 +7188,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5378,6 +7209,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5387,6 +7230,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5418,6 +7273,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5427,6 +7300,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5436,6 +7321,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5445,6 +7342,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5454,6 +7363,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5463,6 +7384,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5496,6 +7430,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/exports/{id}/runs",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5505,6 +7457,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/{id}/runs",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5514,6 +7478,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/{id}/runs",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5523,6 +7499,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/{id}/runs",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5569,6 +7557,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'expires': malformed value.",
+           *       "instance": "/api/v1/exports/files/{run_id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "expires",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5578,6 +7584,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/exports/files/{run_id}",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5587,6 +7607,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/range-not-satisfiable",
+           *       "title": "Range not satisfiable",
+           *       "status": 416,
+           *       "detail": "Range not satisfiable",
+           *       "instance": "/api/v1/exports/files/{run_id}",
+           *       "code": "RANGE_NOT_SATISFIABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/range-not-satisfiable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5618,6 +7650,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'run_id': malformed value.",
+           *       "instance": "/api/v1/exports/runs/{run_id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "run_id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5627,6 +7677,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/runs/{run_id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5636,6 +7698,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/runs/{run_id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5645,6 +7719,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/runs/{run_id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5708,6 +7794,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'destination'",
+           *       "instance": "/api/v1/exports/test-destination",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5717,6 +7815,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/test-destination",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5726,6 +7836,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/test-destination",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5735,6 +7857,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/test-destination",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5744,6 +7878,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/exports/test-destination",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5775,6 +7922,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/invoices",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5784,6 +7943,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/invoices",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5816,6 +7987,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/invoices/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5825,6 +8014,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/invoices/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5834,6 +8035,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/invoices/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5843,6 +8056,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/invoices/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5863,6 +8088,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "slug": "software-engineer",
+           *           "title": "Software engineer",
+           *           "isco_code": "2512",
+           *           "isco_codes": [
+           *             "2512",
+           *             "2514"
+           *           ],
+           *           "isco_title": "Software developers",
+           *           "isco_major_group": 2,
+           *           "sector": "information and communication"
+           *         }
+           *       ],
+           *       "levels": [
+           *         {
+           *           "id": "senior",
+           *           "description": "Experienced: 11–20 years in the job."
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: {
               /** @description Main ISCO-08 unit group. */
@@ -5888,6 +8137,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid parameter.",
+           *       "instance": "/api/v1/jobs",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5897,6 +8158,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/jobs",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5906,6 +8179,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/jobs",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5937,6 +8223,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5946,6 +8244,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6002,6 +8312,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/keys",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6011,6 +8333,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6020,6 +8354,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6029,6 +8375,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/keys",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6060,6 +8418,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6069,6 +8445,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6078,6 +8466,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6087,6 +8487,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6118,6 +8530,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6127,6 +8557,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6136,6 +8578,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6145,6 +8599,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6183,6 +8649,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6192,6 +8670,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6201,6 +8691,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6210,6 +8712,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6244,6 +8758,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/keys/{id}/rotate",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6253,6 +8785,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys/{id}/rotate",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6262,6 +8806,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys/{id}/rotate",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6271,6 +8827,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/keys/{id}/rotate",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6280,6 +8848,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/keys/{id}/rotate",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6311,6 +8891,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6320,6 +8912,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6385,6 +8989,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'name'",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6394,6 +9010,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6403,6 +9031,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6412,6 +9052,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6443,6 +9095,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6452,6 +9122,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6461,6 +9143,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6470,6 +9164,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6499,6 +9205,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6508,6 +9232,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6517,6 +9253,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6526,6 +9274,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6590,6 +9350,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6599,6 +9371,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6608,6 +9392,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6617,6 +9413,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6648,6 +9456,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/oauth/clients/{id}/rotate-secret",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6657,6 +9483,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients/{id}/rotate-secret",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6666,6 +9504,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients/{id}/rotate-secret",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6675,6 +9525,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/oauth/clients/{id}/rotate-secret",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6684,6 +9546,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/oauth/clients/{id}/rotate-secret",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6723,6 +9597,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'email'",
+           *       "instance": "/api/v1/password-reset",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6732,6 +9618,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/password-reset",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6773,6 +9672,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'token'",
+           *       "instance": "/api/v1/password-reset/confirm",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6804,6 +9715,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid parameter.",
+           *       "instance": "/api/v1/releases",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6813,6 +9736,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/releases",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6822,6 +9757,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/releases",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6894,6 +9842,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'version': malformed value.",
+           *       "instance": "/api/v1/releases/{version}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "version",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6903,6 +9869,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/releases/{version}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6912,6 +9890,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/releases/{version}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6921,6 +9911,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/releases/{version}",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7070,6 +10073,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'from': malformed value.",
+           *       "instance": "/api/v1/releases/{version}/changes",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "from",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7079,6 +10100,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/releases/{version}/changes",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7088,6 +10121,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/releases/{version}/changes",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7097,6 +10144,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/releases/{version}/changes",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7106,6 +10165,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/releases/{version}/changes",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7246,6 +10318,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'country': malformed value.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "country",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7255,6 +10345,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7264,6 +10366,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7273,6 +10389,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7282,6 +10410,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7291,6 +10431,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7300,6 +10453,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7438,6 +10604,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'country': malformed value.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "country",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7447,6 +10631,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7456,6 +10652,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7465,6 +10675,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7474,6 +10696,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7483,6 +10717,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7492,6 +10739,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7631,6 +10891,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'country': malformed value.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "country",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7640,6 +10918,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7649,6 +10939,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7658,6 +10962,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7667,6 +10983,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7676,6 +11004,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7685,6 +11026,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7739,6 +11093,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'email'",
+           *       "instance": "/api/v1/sessions",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7748,6 +11114,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/sessions",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7757,6 +11135,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/sessions",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7784,6 +11175,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid parameter.",
+           *       "instance": "/api/v1/sessions/current",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7793,6 +11196,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/sessions/current",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7830,6 +11245,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'challenge'",
+           *       "instance": "/api/v1/sessions/totp",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7839,6 +11266,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/sessions/totp",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7848,6 +11287,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/sessions/totp",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7922,6 +11374,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/sla",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7931,6 +11395,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/sla",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7987,6 +11463,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'month': malformed value.",
+           *       "instance": "/api/v1/sla/intervals",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "month",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7996,6 +11490,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/sla/intervals",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8005,6 +11511,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/sla/intervals",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8054,6 +11572,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8063,6 +11593,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8103,6 +11645,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'plan'",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8112,6 +11666,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8121,6 +11687,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/payment-overdue",
+           *       "title": "Payment overdue",
+           *       "status": 402,
+           *       "detail": "Payment overdue",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "PAYMENT_OVERDUE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/payment-overdue"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8130,6 +11708,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8139,6 +11729,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8171,6 +11773,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8180,6 +11794,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8189,6 +11815,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8237,6 +11875,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'subject'",
+           *       "instance": "/api/v1/support/requests",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8246,6 +11896,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/support/requests",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8255,6 +11917,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/support/requests",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8264,6 +11938,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/support/requests",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8328,6 +12015,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'from': malformed value.",
+           *       "instance": "/api/v1/usage",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "from",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8337,6 +12042,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/usage",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8346,6 +12063,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/usage",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8377,6 +12106,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8386,6 +12127,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8424,6 +12177,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'url'",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8433,6 +12198,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8442,6 +12219,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8451,6 +12240,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8482,6 +12283,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8491,6 +12310,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8500,6 +12331,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8509,6 +12352,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8538,6 +12393,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8547,6 +12420,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8556,6 +12441,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8565,6 +12462,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8607,6 +12516,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8616,6 +12537,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8625,6 +12558,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8634,6 +12579,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8669,6 +12626,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'limit': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "limit",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8678,6 +12653,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8687,6 +12674,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8696,6 +12695,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8728,6 +12739,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8737,6 +12766,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8746,6 +12787,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8755,6 +12808,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8764,6 +12829,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8773,6 +12850,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8821,6 +12911,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}/rotate-secret",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8830,6 +12938,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}/rotate-secret",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8839,6 +12959,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}/rotate-secret",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8848,6 +12980,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}/rotate-secret",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8887,6 +13031,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}/test",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8896,6 +13058,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}/test",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8905,6 +13079,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}/test",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8914,6 +13100,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}/test",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8923,6 +13121,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/webhooks/{id}/test",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
