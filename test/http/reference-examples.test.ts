@@ -76,6 +76,28 @@ describe('examples in the API reference', () => {
     assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
   });
 
+  it('has samples that answer 200 once the placeholder key is replaced by a key of the plan', async () => {
+    const business = (await accountOnPlan(t, 'business')).apiKey!;
+    for (const [path, planKey] of [
+      ['/api/v1/salary/position', key],
+      ['/api/v1/bulk/countries', business],
+      ['/api/v1/salary', key],
+    ] as const) {
+      const samples = (
+        doc.paths[path]!.get as unknown as { 'x-codeSamples': { lang: string; source: string }[] }
+      )['x-codeSamples'];
+      const curl = samples.find((s) => s.lang === 'Shell')!.source;
+      const url = new URL(/curl "([^"]+)"/.exec(curl)![1]!);
+      const header = /-H "Authorization: Bearer (\S+)"/.exec(curl)?.[1];
+      assert.equal(header, path === '/api/v1/salary' ? undefined : 'sk_live_YOUR_API_KEY', path);
+      const res = await t.app.inject({
+        url: url.pathname + url.search,
+        headers: header === undefined ? {} : { authorization: `Bearer ${planKey}` },
+      });
+      assert.equal(res.statusCode, 200, `${path}: ${res.body.slice(0, 200)}`);
+    }
+  });
+
   it('gives every problem+json response an example of a code of its own status', () => {
     let problems = 0;
     for (const [path, item] of Object.entries(doc.paths)) {
