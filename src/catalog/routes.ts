@@ -12,35 +12,79 @@ const LEVEL_DESCRIPTIONS: Record<(typeof LEVELS)[number], string> = {
   lead: 'Most experienced: 21 years or more, or the top of a normal career on a pay scale.',
 };
 
-const CountriesResponse = Type.Object({
-  data: Type.Array(
-    Type.Object({
-      code: Type.String({ description: 'ISO 3166-1 alpha-2.' }),
-      name: Type.String(),
-      native_name: Type.String(),
-      currency: Type.String({ description: 'Currency in use today (ISO 4217).' }),
-      eurostat_code: Type.String({ description: 'Code in Eurostat tables (EL for Greece).' }),
-    }),
-  ),
-});
-
-const JobsResponse = Type.Object({
-  data: Type.Array(
-    Type.Object({
-      slug: Type.String(),
-      title: Type.String(),
-      isco_code: Type.String({ description: 'Main ISCO-08 unit group.' }),
-      isco_codes: Type.Array(Type.String(), {
-        description:
-          'Every ISCO-08 unit group the job covers, the main one first; the data sources are mapped to this definition.',
+const CountriesResponse = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object({
+        code: Type.String({ description: 'ISO 3166-1 alpha-2.' }),
+        name: Type.String(),
+        native_name: Type.String(),
+        currency: Type.String({ description: 'Currency in use today (ISO 4217).' }),
+        eurostat_code: Type.String({ description: 'Code in Eurostat tables (EL for Greece).' }),
       }),
-      isco_title: Type.String(),
-      isco_major_group: Type.Integer({ minimum: 1, maximum: 9 }),
-      sector: Type.String(),
-    }),
-  ),
-  levels: Type.Array(Type.Object({ id: Type.String(), description: Type.String() })),
-});
+    ),
+  },
+  {
+    examples: [
+      {
+        data: [
+          {
+            code: 'AT',
+            name: 'Austria',
+            native_name: 'Österreich',
+            currency: 'EUR',
+            eurostat_code: 'AT',
+          },
+          {
+            code: 'PL',
+            name: 'Poland',
+            native_name: 'Polska',
+            currency: 'PLN',
+            eurostat_code: 'PL',
+          },
+        ],
+      },
+    ],
+  },
+);
+
+const JobsResponse = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object({
+        slug: Type.String(),
+        title: Type.String(),
+        isco_code: Type.String({ description: 'Main ISCO-08 unit group.' }),
+        isco_codes: Type.Array(Type.String(), {
+          description:
+            'Every ISCO-08 unit group the job covers, the main one first; the data sources are mapped to this definition.',
+        }),
+        isco_title: Type.String(),
+        isco_major_group: Type.Integer({ minimum: 1, maximum: 9 }),
+        sector: Type.String(),
+      }),
+    ),
+    levels: Type.Array(Type.Object({ id: Type.String(), description: Type.String() })),
+  },
+  {
+    examples: [
+      {
+        data: [
+          {
+            slug: 'software-engineer',
+            title: 'Software engineer',
+            isco_code: '2512',
+            isco_codes: ['2512', '2514'],
+            isco_title: 'Software developers',
+            isco_major_group: 2,
+            sector: 'information and communication',
+          },
+        ],
+        levels: [{ id: 'senior', description: 'Experienced: 11–20 years in the job.' }],
+      },
+    ],
+  },
+);
 
 /** The body of GET /api/v1/countries (also the MCP tool list_countries). */
 export const COUNTRY_LIST = {

@@ -16,6 +16,17 @@ const NO_CREDENTIAL: Security = [{}];
 const OPTIONAL_CREDENTIAL: Security = [{}, { apiKey: [] }, { oauth2: [] }];
 const CREDENTIAL: Security = [{ apiKey: [] }, { oauth2: [] }];
 
+/**
+ * The credential of a `data` route that anonymous (Free) callers cannot use: a plan feature
+ * (`config.planFeature`) or a minimum plan its service checks. Such a route declares it as its
+ * schema's `security`, so the reference and its samples show a key.
+ */
+export const PAID_PLAN_SECURITY: Security = CREDENTIAL;
+
+/** The key the samples send: a placeholder to replace with a key of the account's own. */
+export const SAMPLE_KEY = 'sk_live_YOUR_API_KEY';
+const SAMPLE_KEY_NOTE = `Replace ${SAMPLE_KEY} with an API key of yours (dashboard, API keys).`;
+
 /** OpenAPI 3.1 document settings; the paths come from the route schemas that validate requests. */
 export function openApiOptions(config: Config): SwaggerOptions {
   return {
@@ -110,17 +121,21 @@ export function openApiOptions(config: Config): SwaggerOptions {
     // Each operation's credential follows its route's declared access (config.auth).
     transform: ({ schema, url, route }) => {
       const auth = route.config?.auth;
+      const declared = (schema as { security?: Security } | undefined)?.security;
       const security =
         auth?.access === 'account'
           ? undefined
           : auth?.access === 'data'
-            ? OPTIONAL_CREDENTIAL
+            ? (declared ??
+              (route.config?.planFeature === undefined ? OPTIONAL_CREDENTIAL : PAID_PLAN_SECURITY))
             : NO_CREDENTIAL;
       return { schema: security === undefined ? schema : { ...schema, security }, url };
     },
     transformObject: (documentObject) =>
-      withProblemTypes(
-        withCodeSamples((documentObject as { openapiObject: OpenApiDocument }).openapiObject),
+      withProblemExamples(
+        withProblemTypes(
+          withCodeSamples((documentObject as { openapiObject: OpenApiDocument }).openapiObject),
+        ),
       ),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
@@ -139,6 +154,108 @@ function withProblemTypes(document: OpenApiDocument): OpenApiDocument {
     type.examples = Object.keys(ERROR_CODES).map((code) => problemType(code as ErrorCode, base));
   }
   return document;
+}
+
+/** What a problem of each status most often says (the detail and members the server sends). */
+type ProblemExample = { code: ErrorCode; detail: string } & Record<string, unknown>;
+const PROBLEM_EXAMPLES: Partial<Record<number, ProblemExample>> = {
+  401: {
+    code: 'UNAUTHENTICATED',
+    detail: 'The credential is not valid: it is unknown, revoked or expired.',
+  },
+  403: {
+    code: 'FEATURE_NOT_IN_PLAN',
+    detail:
+      'Bulk endpoints: not included in the Free plan; the Business plan and higher include it.',
+    required_plan: 'business',
+    current_plan: 'free',
+  },
+  404: { code: 'NOT_FOUND', detail: 'No such resource in this account.' },
+  406: {
+    code: 'NOT_ACCEPTABLE',
+    detail: 'The Accept header names no media type this endpoint produces.',
+  },
+  429: {
+    code: 'RATE_LIMITED',
+    detail: 'The plan’s request limit of 1,000 requests a month is reached.',
+    retry_after: 3600,
+  },
+  503: {
+    code: 'DEPENDENCY_UNAVAILABLE',
+    detail: 'A dependency is unavailable.',
+    retry_after: 5,
+  },
+};
+
+/** The 403 of an account operation: a key without the scope it needs. */
+const SCOPE_EXAMPLE: ProblemExample = {
+  code: 'SCOPE_MISSING',
+  detail: 'This key does not have the scope this operation needs.',
+};
+
+/** The 400 an operation answers to a bad body or to a bad value of its first parameter. */
+function badRequestExample(operation: Operation): ProblemExample {
+  if (operation.requestBody !== undefined) {
+    const required = operation.requestBody.content?.['application/json']?.schema?.required?.[0];
+    const detail =
+      required === undefined
+        ? 'body must be object'
+        : `body must have required property '${required}'`;
+    return { code: 'INVALID_BODY', detail };
+  }
+  const param = operation.parameters?.[0];
+  if (param === undefined) return { code: 'INVALID_PARAMETER', detail: 'Invalid parameter.' };
+  const allowed = param.schema?.enum;
+  const reason = allowed === undefined ? 'malformed value' : 'not one of the allowed values';
+  return {
+    code: 'INVALID_PARAMETER',
+    detail: `Invalid value for '${param.name}': ${reason}.`,
+    invalid_params: [{ name: param.name, reason, ...(allowed === undefined ? {} : { allowed }) }],
+  };
+}
+
+/**
+ * An example problem document on every problem+json response: the code the status most often
+ * carries (a 400 names the operation's own body or first parameter), as the server writes it.
+ */
+function withProblemExamples(document: OpenApiDocument): OpenApiDocument {
+  const base = document.servers?.[0]?.url ?? '';
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+        const content = response.content?.['application/problem+json'];
+        if (operation === undefined || content === undefined) continue;
+        const code = Number(status);
+        const chosen =
+          code === 400
+            ? badRequestExample(operation)
+            : code === 403 && operation.security === undefined
+              ? SCOPE_EXAMPLE
+              : (PROBLEM_EXAMPLES[code] ?? firstCodeOf(code));
+        if (chosen === undefined) continue;
+        const { code: errorCode, detail, ...members } = chosen;
+        const type = problemType(errorCode, base);
+        content.example = {
+          type,
+          title: ERROR_CODES[errorCode].title,
+          status: code,
+          detail,
+          instance: path,
+          code: errorCode,
+          request_id: 'req_3f9a1c07b2e4000042',
+          doc_url: type,
+          ...members,
+        };
+      }
+    }
+  }
+  return document;
+}
+
+function firstCodeOf(status: number): ProblemExample | undefined {
+  const entry = Object.entries(ERROR_CODES).find(([, e]) => e.status === status);
+  return entry === undefined ? undefined : { code: entry[0] as ErrorCode, detail: entry[1].title };
 }
 
 interface JsonSchema {
@@ -162,6 +279,10 @@ interface Operation {
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
   security?: Record<string, string[]>[];
   'x-codeSamples'?: { lang: string; label: string; source: string }[];
+  responses?: Record<
+    string,
+    { content?: Record<string, { schema?: JsonSchema; example?: unknown }> }
+  >;
 }
 
 interface OpenApiDocument {
@@ -176,6 +297,7 @@ const SAMPLE_VALUES: Record<string, unknown> = {
   country: 'DE',
   job: 'software-engineer',
   level: 'mid',
+  salary: 72000,
   email: 'you@example.com',
   password: 'a long passphrase of yours',
   url: 'https://example.com/hooks/salary',
@@ -264,17 +386,18 @@ function queryOf(
 
 function curl(method: string, url: string, keyed: boolean, body: unknown): string {
   const lines = [`curl${method === 'get' ? '' : ` -X ${method.toUpperCase()}`} "${url}"`];
-  if (keyed) lines.push('  -H "Authorization: Bearer $API_KEY"');
+  if (keyed) lines.push(`  -H "Authorization: Bearer ${SAMPLE_KEY}"`);
   if (body !== undefined) {
     lines.push('  -H "Content-Type: application/json"');
     lines.push(`  -d '${JSON.stringify(body)}'`);
   }
-  return lines.join(' \\\n');
+  const command = lines.join(' \\\n');
+  return keyed ? `# ${SAMPLE_KEY_NOTE}\n${command}` : command;
 }
 
 function fetchSample(method: string, url: string, keyed: boolean, body: unknown): string {
   const headers: string[] = [];
-  if (keyed) headers.push('Authorization: `Bearer ${process.env.API_KEY}`');
+  if (keyed) headers.push(`Authorization: 'Bearer ${SAMPLE_KEY}'`);
   if (body !== undefined) headers.push("'Content-Type': 'application/json'");
   const options: string[] = [];
   if (method !== 'get') options.push(`  method: '${method.toUpperCase()}',`);
@@ -284,14 +407,15 @@ function fetchSample(method: string, url: string, keyed: boolean, body: unknown)
     options.length === 0
       ? `const response = await fetch('${url}');`
       : `const response = await fetch('${url}', {\n${options.join('\n')}\n});`;
-  return `${call}\nconsole.log(response.status, await response.text());`;
+  const note = keyed ? `// ${SAMPLE_KEY_NOTE}\n` : '';
+  return `${note}${call}\nconsole.log(response.status, await response.text());`;
 }
 
 function pythonSample(method: string, url: string, keyed: boolean, body: unknown): string {
   const args = [`"${url}"`];
-  if (keyed) args.push('headers={"Authorization": f"Bearer {os.environ[\'API_KEY\']}"}');
+  if (keyed) args.push(`headers={"Authorization": "Bearer ${SAMPLE_KEY}"}`);
   if (body !== undefined) args.push(`json=${pythonLiteral(body)}`);
-  const lines = keyed ? ['import os', 'import requests', ''] : ['import requests', ''];
+  const lines = keyed ? ['import requests', '', `# ${SAMPLE_KEY_NOTE}`] : ['import requests', ''];
   lines.push(`response = requests.${method}(${args.join(', ')})`);
   lines.push('print(response.status_code, response.text)');
   return lines.join('\n');

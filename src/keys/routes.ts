@@ -6,6 +6,19 @@ import { StringEnum } from '../lib/string-enum.js';
 import { KEY_MODES, type KeyMode } from './key-format.js';
 import type { KeyService } from './service.js';
 
+const KEY_EXAMPLE = {
+  id: 'key_jlZ-q3KDLRcJ8GBV',
+  name: 'reporting',
+  prefix: 'sk_live_s95_',
+  scopes: null,
+  allowlist: [],
+  created_at: '2026-11-22T10:15:00.000Z',
+  last_used_at: '2026-11-24T08:02:41.000Z',
+  expires_at: null,
+  revoked_at: null,
+  status: 'active',
+};
+
 export const KeySchema = Type.Object(
   {
     id: Type.String(),
@@ -25,7 +38,7 @@ export const KeySchema = Type.Object(
     revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     status: StringEnum(['active', 'expiring', 'expired', 'revoked']),
   },
-  { $id: 'ApiKey' },
+  { $id: 'ApiKey', examples: [KEY_EXAMPLE] },
 );
 
 export const NewKeySchema = Type.Object(
@@ -35,7 +48,16 @@ export const NewKeySchema = Type.Object(
       description: 'The secret key, shown only in this response (null in an idempotent replay).',
     }),
   },
-  { $id: 'NewApiKey' },
+  {
+    $id: 'NewApiKey',
+    examples: [
+      {
+        ...KEY_EXAMPLE,
+        last_used_at: null,
+        key: 'sk_live_s95_QnZ5jXXHUq9AGI1iW-fqSeqj7Dnr4RwRU7a64Zc',
+      },
+    ],
+  },
 );
 
 /** A key's name: what the API and the dashboard's forms accept. */

@@ -3,9 +3,11 @@ import { Type } from '@sinclair/typebox';
 import { COUNTRY_CODES } from '../catalog/index.js';
 import { JOB_SLUGS, LEVELS } from '../catalog/index.js';
 import { renderTable } from '../formats/index.js';
+import { PAID_PLAN_SECURITY } from '../http/openapi.js';
 import type { ConsumeQuota } from '../http/quota.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { FORMATS } from '../plans/index.js';
+import { POSITION_EXAMPLE } from './examples.js';
 import { negotiateFormat } from './format.js';
 import { BANDS } from './position-model.js';
 import { positionTable, type PayPositionService } from './position.js';
@@ -71,7 +73,9 @@ const PositionSchema = Type.Object({
   level: Type.String(),
   year: Type.Integer(),
   salary: Type.Number({ description: 'The salary as given, in `currency`.' }),
-  currency: Type.String(),
+  currency: Type.String({
+    description: 'Currency of `salary` only (`salary_currency` in the file formats).',
+  }),
   salary_eur: Type.Integer({ description: 'The salary in EUR (ECB annual average rate).' }),
   percentile: Type.Number({
     minimum: 0.1,
@@ -106,10 +110,13 @@ const PositionSchema = Type.Object({
   confidence: StringEnum(['high', 'medium', 'low'], { description: "The record's confidence." }),
 });
 
-export const PositionResponseSchema = Type.Object({
-  data: PositionSchema,
-  meta: SalaryMetaSchema,
-});
+export const PositionResponseSchema = Type.Object(
+  {
+    data: PositionSchema,
+    meta: SalaryMetaSchema,
+  },
+  { examples: [POSITION_EXAMPLE] },
+);
 
 const okResponse = salaryResponses(
   'The position: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.',
@@ -132,6 +139,7 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRoutesOptions> = 
           "The percentile of a gross annual salary within the modelled pay distribution of one country, job, level and year: log-normal between the published percentiles p10, p25, median, p75 and p90, and beyond p10 and p90 the log-normal fitted to them (docs/pay-position.md). Answers the percentile, the band of published percentiles around it, the distribution used and the record's confidence. Counts against the quota like a lookup.",
         querystring: PositionQuerySchema,
         response: okResponse,
+        security: PAID_PLAN_SECURITY,
       },
       config: {
         allowedValues: { country: COUNTRY_CODES, job: JOB_SLUGS },

@@ -133,7 +133,12 @@ export function createPayPositionService(deps: {
   };
 }
 
-/** The columns of a pay position in CSV, Excel, XML and Parquet, in this order. */
+/**
+ * The columns of a pay position in CSV, Excel, XML and Parquet, in this order. Every amount sits
+ * beside the column naming its currency: `salary` in `salary_currency` (as asked), `salary_eur`
+ * in EUR, the distribution (p10–p90, and log_mean, log_sd of ln EUR) in `distribution_currency`,
+ * and `fx_rate` converts EUR to `local_currency`.
+ */
 export const POSITION_COLUMNS: readonly Column[] = Object.freeze([
   { name: 'country', type: 'string' },
   { name: 'country_name', type: 'string' },
@@ -142,10 +147,11 @@ export const POSITION_COLUMNS: readonly Column[] = Object.freeze([
   { name: 'level', type: 'string' },
   { name: 'year', type: 'integer' },
   { name: 'salary', type: 'number' },
-  { name: 'currency', type: 'string' },
+  { name: 'salary_currency', type: 'string' },
   { name: 'salary_eur', type: 'integer' },
   { name: 'percentile', type: 'number' },
   { name: 'band', type: 'string' },
+  { name: 'distribution_currency', type: 'string' },
   { name: 'p10', type: 'integer' },
   { name: 'p25', type: 'integer' },
   { name: 'median', type: 'integer' },
@@ -153,6 +159,8 @@ export const POSITION_COLUMNS: readonly Column[] = Object.freeze([
   { name: 'p90', type: 'integer' },
   { name: 'log_mean', type: 'number' },
   { name: 'log_sd', type: 'number' },
+  { name: 'local_currency', type: 'string' },
+  { name: 'fx_rate', type: 'number' },
   { name: 'basis', type: 'string' },
   { name: 'projected', type: 'boolean' },
   { name: 'confidence', type: 'string' },
@@ -174,10 +182,11 @@ export function positionTable(result: PayPositionResult): Table {
     level: d.level,
     year: d.year,
     salary: d.salary,
-    currency: d.currency,
+    salary_currency: d.currency,
     salary_eur: d.salary_eur,
     percentile: d.percentile,
     band: d.band,
+    distribution_currency: d.distribution.currency,
     p10: d.distribution.p10,
     p25: d.distribution.p25,
     median: d.distribution.median,
@@ -185,6 +194,8 @@ export function positionTable(result: PayPositionResult): Table {
     p90: d.distribution.p90,
     log_mean: d.distribution.log_mean,
     log_sd: d.distribution.log_sd,
+    local_currency: d.local_currency,
+    fx_rate: d.fx_rate,
     basis: d.basis,
     projected: d.projected,
     confidence: d.confidence,

@@ -4,6 +4,7 @@ import { LEVELS } from '../catalog/index.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { FORMATS } from '../plans/index.js';
 import { EXTRA_FIELDS, EXTRA_FIELD_NAMES } from './fields.js';
+import { LOOKUP_EXAMPLE } from './examples.js';
 
 const country = Type.String({
   description:
@@ -223,8 +224,11 @@ export const SalaryMetaSchema = Type.Object({
 });
 export type SalaryMeta = Static<typeof SalaryMetaSchema>;
 
-export const SalaryResponseSchema = Type.Object({
-  data: Type.Array(SalaryRecordSchema),
-  meta: SalaryMetaSchema,
-});
+export const SalaryResponseSchema = Type.Object(
+  {
+    data: Type.Array(SalaryRecordSchema),
+    meta: SalaryMetaSchema,
+  },
+  { examples: [LOOKUP_EXAMPLE] },
+);
 export type SalaryResponse = Static<typeof SalaryResponseSchema>;

@@ -7,6 +7,17 @@ import { EVENT_TYPES, type WebhookService } from './service.js';
 const time = Type.String({ format: 'date-time' });
 const nullableTime = Type.Union([time, Type.Null()]);
 
+const WEBHOOK_EXAMPLE = {
+  id: 'wh_tj_kox570A_exCC4',
+  url: 'https://hooks.example.com/salary',
+  events: ['data.updated'],
+  status: 'enabled',
+  disabled_reason: null,
+  failing_since: null,
+  created_at: '2026-11-22T10:15:00.000Z',
+  updated_at: '2026-11-22T10:15:00.000Z',
+};
+
 export const WebhookSchema = Type.Object(
   {
     id: Type.String(),
@@ -18,7 +29,7 @@ export const WebhookSchema = Type.Object(
     created_at: time,
     updated_at: time,
   },
-  { $id: 'Webhook' },
+  { $id: 'Webhook', examples: [WEBHOOK_EXAMPLE] },
 );
 
 export const NewWebhookSchema = Type.Object(
@@ -29,7 +40,12 @@ export const NewWebhookSchema = Type.Object(
         'The signing secret (`whsec_…`), shown only in this response (null in an idempotent replay).',
     }),
   },
-  { $id: 'NewWebhook' },
+  {
+    $id: 'NewWebhook',
+    examples: [
+      { ...WEBHOOK_EXAMPLE, secret: 'whsec_Zh7WCv+LMNwangJ2DjoA2T75ORIGwAPZVp7fBjGkkLw=' },
+    ],
+  },
 );
 
 const AttemptSchema = Type.Object({

@@ -218,12 +218,24 @@ describe('OpenAPI document', () => {
           (a) => Object.keys(a).length === 0,
         );
         for (const sample of samples) {
-          assert.equal(/API_KEY/.test(sample.source), keyed, `${method} ${path} ${sample.lang}`);
+          assert.equal(
+            /Bearer sk_live_YOUR_API_KEY["'`]/.test(sample.source),
+            keyed,
+            `${method} ${path} ${sample.lang}`,
+          );
+          assert.equal(/Authorization/.test(sample.source), keyed, `${method} ${path}`);
           assert.doesNotMatch(sample.source, /undefined|\[object Object\]/);
         }
       }
     }
     assert.ok(operations > 50, `${operations} operations`);
+    // Data routes a Free caller cannot use show a key; the lookup does not.
+    for (const path of [
+      '/api/v1/bulk/countries',
+      '/api/v1/bulk/archive',
+      '/api/v1/salary/position',
+    ])
+      assert.deepEqual(doc.paths[path]!.get!.security, [{ apiKey: [] }, { oauth2: [] }], path);
     const salary = doc.paths['/api/v1/salary']!.get!['x-codeSamples']!;
     assert.match(
       salary[0]!.source,

@@ -1607,6 +1607,20 @@ export interface components {
       /** @description active, or past_due while an invoice is overdue. */
       status: string;
     };
+    /**
+     * @example {
+     *       "id": "key_jlZ-q3KDLRcJ8GBV",
+     *       "name": "reporting",
+     *       "prefix": "sk_live_s95_",
+     *       "scopes": null,
+     *       "allowlist": [],
+     *       "created_at": "2026-11-22T10:15:00.000Z",
+     *       "last_used_at": "2026-11-24T08:02:41.000Z",
+     *       "expires_at": null,
+     *       "revoked_at": null,
+     *       "status": "active"
+     *     }
+     */
     ApiKey: {
       allowlist: string[];
       /** Format: date-time */
@@ -1823,6 +1837,21 @@ export interface components {
         treatment: 'standard' | 'reverse_charge' | 'outside_eu' | 'not_charged';
       };
     };
+    /**
+     * @example {
+     *       "id": "key_jlZ-q3KDLRcJ8GBV",
+     *       "name": "reporting",
+     *       "prefix": "sk_live_s95_",
+     *       "scopes": null,
+     *       "allowlist": [],
+     *       "created_at": "2026-11-22T10:15:00.000Z",
+     *       "last_used_at": null,
+     *       "expires_at": null,
+     *       "revoked_at": null,
+     *       "status": "active",
+     *       "key": "sk_live_s95_QnZ5jXXHUq9AGI1iW-fqSeqj7Dnr4RwRU7a64Zc"
+     *     }
+     */
     NewApiKey: {
       allowlist: string[];
       /** Format: date-time */
@@ -1871,6 +1900,21 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
     };
+    /**
+     * @example {
+     *       "id": "wh_tj_kox570A_exCC4",
+     *       "url": "https://hooks.example.com/salary",
+     *       "events": [
+     *         "data.updated"
+     *       ],
+     *       "status": "enabled",
+     *       "disabled_reason": null,
+     *       "failing_since": null,
+     *       "created_at": "2026-11-22T10:15:00.000Z",
+     *       "updated_at": "2026-11-22T10:15:00.000Z",
+     *       "secret": "whsec_Zh7WCv+LMNwangJ2DjoA2T75ORIGwAPZVp7fBjGkkLw="
+     *     }
+     */
     NewWebhook: {
       /** Format: date-time */
       created_at: string;
@@ -2101,6 +2145,20 @@ export interface components {
       /** @enum {string} */
       status: 'active' | 'past_due' | 'canceled' | 'none';
     };
+    /**
+     * @example {
+     *       "id": "wh_tj_kox570A_exCC4",
+     *       "url": "https://hooks.example.com/salary",
+     *       "events": [
+     *         "data.updated"
+     *       ],
+     *       "status": "enabled",
+     *       "disabled_reason": null,
+     *       "failing_since": null,
+     *       "created_at": "2026-11-22T10:15:00.000Z",
+     *       "updated_at": "2026-11-22T10:15:00.000Z"
+     *     }
+     */
     Webhook: {
       /** Format: date-time */
       created_at: string;
@@ -2198,6 +2256,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2234,6 +2304,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'allowlist'",
+           *       "instance": "/api/v1/account/allowlist",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2243,6 +2325,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/allowlist",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2252,6 +2346,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/allowlist",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2326,6 +2432,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'limit': malformed value.",
+           *       "instance": "/api/v1/account/audit-log",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "limit",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2335,6 +2459,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/audit-log",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2364,6 +2500,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2373,6 +2521,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2427,6 +2587,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'company_name'",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2436,6 +2608,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2445,6 +2629,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2454,6 +2650,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/payload-too-large",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "Payload too large",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/payload-too-large"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2463,6 +2671,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unsupported-media-type",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Unsupported media type",
+           *       "instance": "/api/v1/account/billing-details",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unsupported-media-type"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2510,6 +2730,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/contacts",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2519,6 +2751,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/contacts",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2575,6 +2819,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/account/contacts",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2584,6 +2840,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/contacts",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2593,6 +2861,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/contacts",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2646,6 +2926,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'password'",
+           *       "instance": "/api/v1/account/deletion",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2655,6 +2947,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/deletion",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2664,6 +2968,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/deletion",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2673,6 +2989,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/account/deletion",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2706,6 +3035,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/email-verification",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2715,6 +3056,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/email-verification",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2724,6 +3077,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/account/email-verification",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2802,6 +3168,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/export",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2811,6 +3189,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/export",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2856,6 +3246,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/license",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2865,6 +3267,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/license",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2874,6 +3288,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/account/license",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2914,6 +3340,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'current_password'",
+           *       "instance": "/api/v1/account/password",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2923,6 +3361,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/password",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2932,6 +3382,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/password",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2941,6 +3403,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/account/password",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2970,6 +3445,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -2979,6 +3466,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3017,6 +3516,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'fields'",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3026,6 +3537,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3035,6 +3558,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3064,6 +3599,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3073,6 +3620,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/account/schema",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3114,6 +3673,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'email'",
+           *       "instance": "/api/v1/accounts",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3123,6 +3694,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/accounts",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3132,6 +3715,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/payload-too-large",
+           *       "title": "Payload too large",
+           *       "status": 413,
+           *       "detail": "Payload too large",
+           *       "instance": "/api/v1/accounts",
+           *       "code": "PAYLOAD_TOO_LARGE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/payload-too-large"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3141,6 +3736,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unsupported-media-type",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Unsupported media type",
+           *       "instance": "/api/v1/accounts",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unsupported-media-type"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3150,6 +3757,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/accounts",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3188,6 +3808,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/balance",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3197,6 +3829,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/balance",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3239,6 +3883,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3248,6 +3904,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3295,6 +3963,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'iban'",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3304,6 +3984,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3313,6 +4005,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3322,6 +4026,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3331,6 +4047,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unsupported-media-type",
+           *       "title": "Unsupported media type",
+           *       "status": 415,
+           *       "detail": "Unsupported media type",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "UNSUPPORTED_MEDIA_TYPE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unsupported-media-type"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3340,6 +4068,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3369,6 +4110,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3378,6 +4131,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3387,6 +4152,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/billing/mandate",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3522,6 +4299,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'level': not one of the allowed values.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "level",
+           *           "reason": "not one of the allowed values",
+           *           "allowed": [
+           *             "junior",
+           *             "mid",
+           *             "senior",
+           *             "lead"
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3531,6 +4332,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3540,6 +4353,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3549,6 +4376,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3558,6 +4397,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3567,6 +4418,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3576,6 +4440,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/bulk/archive",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3716,6 +4593,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'job': malformed value.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "job",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3725,6 +4620,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3734,6 +4641,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3743,6 +4664,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3752,6 +4685,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3761,6 +4706,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3770,6 +4728,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/bulk/countries",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3910,6 +4881,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'country': malformed value.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "country",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3919,6 +4908,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3928,6 +4929,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3937,6 +4952,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3946,6 +4973,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3955,6 +4994,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3964,6 +5016,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/bulk/jobs",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4001,6 +5066,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'format': not one of the allowed values.",
+           *       "instance": "/api/v1/compliance/access-review",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "format",
+           *           "reason": "not one of the allowed values",
+           *           "allowed": [
+           *             "json",
+           *             "csv",
+           *             "pdf"
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4010,6 +5098,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/compliance/access-review",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4019,6 +5119,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/compliance/access-review",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4028,6 +5140,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/compliance/access-review",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4037,6 +5162,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/compliance/access-review",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4068,6 +5206,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/compliance/documents",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4077,6 +5227,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/compliance/documents",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4108,6 +5270,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4117,6 +5291,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4126,6 +5312,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4135,6 +5333,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/document-withdrawn",
+           *       "title": "Document withdrawn",
+           *       "status": 410,
+           *       "detail": "Document withdrawn",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "DOCUMENT_WITHDRAWN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/document-withdrawn"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4144,6 +5354,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4153,6 +5376,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/compliance/documents/{id}",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4173,6 +5409,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "code": "AT",
+           *           "name": "Austria",
+           *           "native_name": "Österreich",
+           *           "currency": "EUR",
+           *           "eurostat_code": "AT"
+           *         },
+           *         {
+           *           "code": "PL",
+           *           "name": "Poland",
+           *           "native_name": "Polska",
+           *           "currency": "PLN",
+           *           "eurostat_code": "PL"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: {
               /** @description ISO 3166-1 alpha-2. */
@@ -4193,6 +5449,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid parameter.",
+           *       "instance": "/api/v1/countries",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4202,6 +5470,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/countries",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4211,6 +5491,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/countries",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4277,6 +5570,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4286,6 +5591,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4384,6 +5701,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'slug'",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4393,6 +5722,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4402,6 +5743,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4411,6 +5764,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/custom-endpoints",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4477,6 +5842,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4486,6 +5863,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4495,6 +5884,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4595,6 +5996,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'slug'",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4604,6 +6017,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4613,6 +6038,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4622,6 +6059,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4631,6 +6080,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4660,6 +6121,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4669,6 +6142,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4678,6 +6163,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/custom-endpoints/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4812,6 +6309,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'country': malformed value.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "country",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4821,6 +6336,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4830,6 +6357,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4839,6 +6380,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4848,6 +6401,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4857,6 +6422,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4866,6 +6444,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/custom/{slug}",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4895,6 +6486,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/custom/openapi.json",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4904,6 +6507,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/custom/openapi.json",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4940,6 +6555,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'token'",
+           *       "instance": "/api/v1/email-verification",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4971,6 +6598,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -4980,6 +6619,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5114,6 +6765,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'name'",
+           *       "instance": "/api/v1/exports",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5123,6 +6786,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5132,6 +6807,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5141,6 +6828,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/exports",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5172,6 +6871,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5181,6 +6898,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5190,6 +6919,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5199,6 +6940,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5228,6 +6981,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5237,6 +7008,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5246,6 +7029,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5255,6 +7050,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5391,6 +7198,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5400,6 +7219,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5409,6 +7240,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5418,6 +7261,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5449,6 +7304,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5458,6 +7331,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5467,6 +7352,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5476,6 +7373,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5485,6 +7394,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5494,6 +7415,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/exports/{id}/run",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5527,6 +7461,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/exports/{id}/runs",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5536,6 +7488,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/{id}/runs",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5545,6 +7509,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/{id}/runs",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5554,6 +7530,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/{id}/runs",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5600,6 +7588,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'expires': malformed value.",
+           *       "instance": "/api/v1/exports/files/{run_id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "expires",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5609,6 +7615,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/exports/files/{run_id}",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5618,6 +7638,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/range-not-satisfiable",
+           *       "title": "Range not satisfiable",
+           *       "status": 416,
+           *       "detail": "Range not satisfiable",
+           *       "instance": "/api/v1/exports/files/{run_id}",
+           *       "code": "RANGE_NOT_SATISFIABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/range-not-satisfiable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5649,6 +7681,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'run_id': malformed value.",
+           *       "instance": "/api/v1/exports/runs/{run_id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "run_id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5658,6 +7708,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/runs/{run_id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5667,6 +7729,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/runs/{run_id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5676,6 +7750,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/runs/{run_id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5739,6 +7825,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'destination'",
+           *       "instance": "/api/v1/exports/test-destination",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5748,6 +7846,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/exports/test-destination",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5757,6 +7867,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/exports/test-destination",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5766,6 +7888,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/exports/test-destination",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5775,6 +7909,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/exports/test-destination",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5806,6 +7953,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/invoices",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5815,6 +7974,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/invoices",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5847,6 +8018,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/invoices/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5856,6 +8045,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/invoices/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5865,6 +8066,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/invoices/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5874,6 +8087,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/invoices/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5894,6 +8119,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "slug": "software-engineer",
+           *           "title": "Software engineer",
+           *           "isco_code": "2512",
+           *           "isco_codes": [
+           *             "2512",
+           *             "2514"
+           *           ],
+           *           "isco_title": "Software developers",
+           *           "isco_major_group": 2,
+           *           "sector": "information and communication"
+           *         }
+           *       ],
+           *       "levels": [
+           *         {
+           *           "id": "senior",
+           *           "description": "Experienced: 11–20 years in the job."
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: {
               /** @description Main ISCO-08 unit group. */
@@ -5919,6 +8168,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid parameter.",
+           *       "instance": "/api/v1/jobs",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5928,6 +8189,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/jobs",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5937,6 +8210,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/jobs",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5968,6 +8254,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5977,6 +8275,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6039,6 +8349,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/keys",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6048,6 +8370,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6057,6 +8391,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6066,6 +8412,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/keys",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6097,6 +8455,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6106,6 +8482,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6115,6 +8503,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6124,6 +8524,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6155,6 +8567,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6164,6 +8594,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6173,6 +8615,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6182,6 +8636,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6220,6 +8686,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6229,6 +8707,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6238,6 +8728,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6247,6 +8749,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/keys/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6281,6 +8795,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/keys/{id}/rotate",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6290,6 +8822,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/keys/{id}/rotate",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6299,6 +8843,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/keys/{id}/rotate",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6308,6 +8864,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/keys/{id}/rotate",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6317,6 +8885,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/keys/{id}/rotate",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6348,6 +8928,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6357,6 +8949,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6422,6 +9026,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'name'",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6431,6 +9047,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6440,6 +9068,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6449,6 +9089,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/oauth/clients",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6480,6 +9132,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6489,6 +9159,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6498,6 +9180,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6507,6 +9201,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6536,6 +9242,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6545,6 +9269,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6554,6 +9290,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6563,6 +9311,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6627,6 +9387,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6636,6 +9408,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6645,6 +9429,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6654,6 +9450,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/oauth/clients/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6685,6 +9493,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/oauth/clients/{id}/rotate-secret",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6694,6 +9520,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/oauth/clients/{id}/rotate-secret",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6703,6 +9541,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/oauth/clients/{id}/rotate-secret",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6712,6 +9562,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/oauth/clients/{id}/rotate-secret",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6721,6 +9583,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/oauth/clients/{id}/rotate-secret",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6760,6 +9634,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'email'",
+           *       "instance": "/api/v1/password-reset",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6769,6 +9655,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/password-reset",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6810,6 +9709,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'token'",
+           *       "instance": "/api/v1/password-reset/confirm",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6841,6 +9752,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid parameter.",
+           *       "instance": "/api/v1/releases",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6850,6 +9773,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/releases",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6859,6 +9794,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/releases",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6931,6 +9879,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'version': malformed value.",
+           *       "instance": "/api/v1/releases/{version}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "version",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6940,6 +9906,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/releases/{version}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6949,6 +9927,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/releases/{version}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -6958,6 +9948,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/releases/{version}",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7107,6 +10110,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'from': malformed value.",
+           *       "instance": "/api/v1/releases/{version}/changes",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "from",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7116,6 +10137,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/releases/{version}/changes",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7125,6 +10158,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/releases/{version}/changes",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7134,6 +10181,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/releases/{version}/changes",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7143,6 +10202,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/releases/{version}/changes",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7288,6 +10360,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'country': malformed value.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "country",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7297,6 +10387,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7306,6 +10408,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7315,6 +10431,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7324,6 +10452,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7333,6 +10473,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7342,6 +10495,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/salary",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7485,6 +10651,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'country': malformed value.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "country",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7494,6 +10678,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7503,6 +10699,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7512,6 +10722,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7521,6 +10743,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7530,6 +10764,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7539,6 +10786,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/salary/history",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7598,6 +10858,7 @@ export interface operations {
                */
               confidence: 'high' | 'medium' | 'low';
               country: string;
+              /** @description Currency of `salary` only (`salary_currency` in the file formats). */
               currency: string;
               /** @description The distribution the salary was placed in (EUR a year): docs/pay-position.md. */
               distribution: {
@@ -7682,6 +10943,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'country': malformed value.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "country",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7691,6 +10970,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7700,6 +10991,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "title": "Feature not in plan",
+           *       "status": 403,
+           *       "detail": "Bulk endpoints: not included in the Free plan; the Business plan and higher include it.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "FEATURE_NOT_IN_PLAN",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/feature-not-in-plan",
+           *       "required_plan": "business",
+           *       "current_plan": "free"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7709,6 +11014,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7718,6 +11035,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-acceptable",
+           *       "title": "Not acceptable",
+           *       "status": 406,
+           *       "detail": "The Accept header names no media type this endpoint produces.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "NOT_ACCEPTABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-acceptable"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7727,6 +11056,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7736,6 +11078,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "title": "Service temporarily unavailable",
+           *       "status": 503,
+           *       "detail": "A dependency is unavailable.",
+           *       "instance": "/api/v1/salary/position",
+           *       "code": "DEPENDENCY_UNAVAILABLE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/dependency-unavailable",
+           *       "retry_after": 5
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7790,6 +11145,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'email'",
+           *       "instance": "/api/v1/sessions",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7799,6 +11166,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/sessions",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7808,6 +11187,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/sessions",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7835,6 +11227,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid parameter.",
+           *       "instance": "/api/v1/sessions/current",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7844,6 +11248,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/sessions/current",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7881,6 +11297,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'challenge'",
+           *       "instance": "/api/v1/sessions/totp",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7890,6 +11318,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/sessions/totp",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7899,6 +11339,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/sessions/totp",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7973,6 +11426,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/sla",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -7982,6 +11447,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/sla",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8038,6 +11515,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'month': malformed value.",
+           *       "instance": "/api/v1/sla/intervals",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "month",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8047,6 +11542,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/sla/intervals",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8056,6 +11563,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/sla/intervals",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8105,6 +11624,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8114,6 +11645,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8154,6 +11697,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'plan'",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8163,6 +11718,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8172,6 +11739,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/payment-overdue",
+           *       "title": "Payment overdue",
+           *       "status": 402,
+           *       "detail": "Payment overdue",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "PAYMENT_OVERDUE",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/payment-overdue"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8181,6 +11760,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8190,6 +11781,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8222,6 +11825,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8231,6 +11846,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8240,6 +11867,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/subscription",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8288,6 +11927,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'subject'",
+           *       "instance": "/api/v1/support/requests",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8297,6 +11948,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/support/requests",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8306,6 +11969,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/support/requests",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8315,6 +11990,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/support/requests",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8379,6 +12067,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'from': malformed value.",
+           *       "instance": "/api/v1/usage",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "from",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8388,6 +12094,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/usage",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8397,6 +12115,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/usage",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8428,6 +12158,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8437,6 +12179,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8475,6 +12229,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must have required property 'url'",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8484,6 +12250,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8493,6 +12271,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8502,6 +12292,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/webhooks",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8533,6 +12335,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8542,6 +12362,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8551,6 +12383,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8560,6 +12404,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8589,6 +12445,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8598,6 +12472,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8607,6 +12493,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8616,6 +12514,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8658,6 +12568,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-body",
+           *       "title": "Invalid request body",
+           *       "status": 400,
+           *       "detail": "body must be object",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "INVALID_BODY",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-body"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8667,6 +12589,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8676,6 +12610,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8685,6 +12631,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8720,6 +12678,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'limit': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "limit",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8729,6 +12705,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8738,6 +12726,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8747,6 +12747,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8779,6 +12791,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8788,6 +12818,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8797,6 +12839,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8806,6 +12860,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8815,6 +12881,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/billing-details-required",
+           *       "title": "Billing details required",
+           *       "status": 409,
+           *       "detail": "Billing details required",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "BILLING_DETAILS_REQUIRED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/billing-details-required"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8824,6 +12902,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8872,6 +12963,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}/rotate-secret",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8881,6 +12990,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}/rotate-secret",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8890,6 +13011,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}/rotate-secret",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8899,6 +13032,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}/rotate-secret",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8938,6 +13083,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "title": "Invalid parameter",
+           *       "status": 400,
+           *       "detail": "Invalid value for 'id': malformed value.",
+           *       "instance": "/api/v1/webhooks/{id}/test",
+           *       "code": "INVALID_PARAMETER",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/invalid-parameter",
+           *       "invalid_params": [
+           *         {
+           *           "name": "id",
+           *           "reason": "malformed value"
+           *         }
+           *       ]
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8947,6 +13110,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/unauthenticated",
+           *       "title": "Missing or invalid credential",
+           *       "status": 401,
+           *       "detail": "The credential is not valid: it is unknown, revoked or expired.",
+           *       "instance": "/api/v1/webhooks/{id}/test",
+           *       "code": "UNAUTHENTICATED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/unauthenticated"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8956,6 +13131,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/scope-missing",
+           *       "title": "Scope missing",
+           *       "status": 403,
+           *       "detail": "This key does not have the scope this operation needs.",
+           *       "instance": "/api/v1/webhooks/{id}/test",
+           *       "code": "SCOPE_MISSING",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/scope-missing"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8965,6 +13152,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/not-found",
+           *       "title": "Not found",
+           *       "status": 404,
+           *       "detail": "No such resource in this account.",
+           *       "instance": "/api/v1/webhooks/{id}/test",
+           *       "code": "NOT_FOUND",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/not-found"
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -8974,6 +13173,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "type": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "title": "Rate limit reached",
+           *       "status": 429,
+           *       "detail": "The plan’s request limit of 1,000 requests a month is reached.",
+           *       "instance": "/api/v1/webhooks/{id}/test",
+           *       "code": "RATE_LIMITED",
+           *       "request_id": "req_3f9a1c07b2e4000042",
+           *       "doc_url": "http://127.0.0.1:3000/errors/rate-limited",
+           *       "retry_after": 3600
+           *     }
+           */
           'application/problem+json': components['schemas']['Problem'];
         };
       };
