@@ -155,7 +155,7 @@ export function checkAccess(ip: string, route: AuthenticatedRoute, principal: Pr
 }
 
 /** Marks every answer to a test-mode key (docs/test-mode.md). */
-export const MODE_HEADER = 'salary-api-mode';
+export const MODE_HEADER = 'key-mode';
 
 /**
  * What a test-mode key may call: the routes that read figures (data access, scope salary:read).

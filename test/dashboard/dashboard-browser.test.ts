@@ -183,14 +183,12 @@ describe('dashboard in a real browser', { skip: !browserAvailable() && 'no chrom
     await check('keys-created');
   });
 
-  it('offers no new key at the plan’s limit, and refuses a form posted without the CSRF token', async () => {
+  it('offers no new live key at the plan’s limit, and refuses a form posted without the CSRF token', async () => {
     await page.goto(`${base}/dashboard/keys`);
-    // Developer: 1 of 1 keys in use, so the form is disabled and says why.
-    assert.ok(await page.getByRole('button', { name: 'Create key' }).isDisabled());
-    assert.match(
-      await page.locator('#key-full').innerText(),
-      /The Developer plan has one key, and it is in use/,
-    );
+    // Developer: its one live key is in use, so only a test key can still be made.
+    assert.ok(await page.getByRole('radio', { name: /Live, sk_live_/ }).isDisabled());
+    assert.ok(await page.getByRole('radio', { name: /Test, sk_test_/ }).isChecked());
+    assert.ok(await page.getByRole('button', { name: 'Create key' }).isEnabled());
     await page.getByText('Manage').first().click();
     await page
       .locator('form[action$="/update"] input[name="_csrf"]')

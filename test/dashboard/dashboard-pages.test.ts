@@ -143,7 +143,7 @@ describe('dashboard billing, webhooks and account pages', () => {
     const client = new DashboardClient(t);
     await client.signIn(email);
     const page = await client.get('/dashboard/keys');
-    assert.match(page.body, /1 of 5 keys in use on the Business plan/);
+    assert.match(page.body, /1 of 5 live keys and 0 of 5 test keys in use on the\s+Business plan/);
     const [key] = await t.services.keys.list(accountId);
     const renamed = await client.post(
       `/dashboard/keys/${key!.id}/update`,

@@ -397,9 +397,11 @@ describe('dashboard pages of the plan features over HTTP', () => {
           201,
         );
       page = await c.get('/dashboard/keys');
-      assert.match(page.body, /5 of 5 keys in use/);
-      assert.match(page.body, /<button type="submit" disabled aria-describedby="key-full">/);
-      assert.match(page.body, /All 5 keys of the Business plan are in use/);
+      assert.match(page.body, /5 of 5 live keys and 0 of 5 test keys in use/);
+      // The live keys are all in use: only a test key can still be made.
+      assert.match(page.body, /<input type="radio" name="mode" value="live" disabled\s*\/>/);
+      assert.match(page.body, /<input type="radio" name="mode" value="test" checked\s*\/>/);
+      assert.doesNotMatch(page.body, /key-full/);
     });
 
     it('starts the plan selector on the current plan, and writes money as €1,500.00', async () => {

@@ -69,8 +69,8 @@ describe('test-mode API keys over HTTP', () => {
     const asTest = await call('GET', LOOKUP, { token: testKey });
     const asLive = await call('GET', LOOKUP, { token: live });
     assert.equal(asTest.status, 200, asTest.body);
-    assert.equal(asTest.headers.get('salary-api-mode'), 'test');
-    assert.equal(asLive.headers.get('salary-api-mode'), null);
+    assert.equal(asTest.headers.get('key-mode'), 'test');
+    assert.equal(asLive.headers.get('key-mode'), null);
     assert.equal(asTest.json().meta.mode, 'test');
     assert.equal(asLive.json().meta.mode, undefined);
     assert.deepEqual(asTest.json().data, asLive.json().data);
@@ -123,7 +123,7 @@ describe('test-mode API keys over HTTP', () => {
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
     assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
-    assert.equal(refused.headers.get('salary-api-mode'), 'test');
+    assert.equal(refused.headers.get('key-mode'), 'test');
     assert.match(
       refused.json().detail,
       /test-mode keys together allow 30 requests per minute and 1000 requests per day/,
@@ -164,9 +164,9 @@ describe('test-mode API keys over HTTP', () => {
     assert.equal((await call('GET', LOOKUP, { token: forged })).status, 401);
     const res = await call('GET', LOOKUP, {
       token: live,
-      headers: { 'salary-api-mode': 'test' },
+      headers: { 'key-mode': 'test' },
     });
-    assert.equal(res.headers.get('salary-api-mode'), null);
+    assert.equal(res.headers.get('key-mode'), null);
     assert.equal(res.json().meta.mode, undefined);
   });
 
@@ -246,7 +246,7 @@ describe('test-mode API keys over HTTP', () => {
     assert.equal(asTest.status, 403, asTest.body);
     assert.equal(asTest.json().code, 'TEST_MODE_NOT_ALLOWED');
     assert.equal(asTest.json().max_records, 500);
-    assert.equal(asTest.headers.get('salary-api-mode'), 'test');
+    assert.equal(asTest.headers.get('key-mode'), 'test');
   });
 
   it('marks pay position answers in JSON and files, and records the mode on revocation', async () => {

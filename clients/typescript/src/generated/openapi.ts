@@ -1629,7 +1629,7 @@ export interface components {
       id: string;
       last_used_at: string | null;
       /**
-       * @description live (sk_live_…) or test (sk_test_…): a test key reads the same figures outside quota, usage and billing, at 30 requests per minute; see the test-mode guide.
+       * @description live (sk_live_…) or test (sk_test_…): a test key reads the same figures outside quota, usage and billing, at 30 requests a minute and 1,000 a day per account; see the test-mode guide.
        * @enum {string}
        */
       mode: 'live' | 'test';
@@ -1862,7 +1862,7 @@ export interface components {
       key: string | null;
       last_used_at: string | null;
       /**
-       * @description live (sk_live_…) or test (sk_test_…): a test key reads the same figures outside quota, usage and billing, at 30 requests per minute; see the test-mode guide.
+       * @description live (sk_live_…) or test (sk_test_…): a test key reads the same figures outside quota, usage and billing, at 30 requests a minute and 1,000 a day per account; see the test-mode guide.
        * @enum {string}
        */
       mode: 'live' | 'test';
@@ -8305,7 +8305,7 @@ export interface operations {
           /** @description Business and Enterprise. */
           allowlist?: string[];
           /**
-           * @description test: an sk_test_… key that reads figures only, outside quota, usage and billing, 30 requests per minute. Fixed for the key’s life.
+           * @description test: an sk_test_… key that reads figures only, outside quota, usage and billing, 30 requests a minute and 1,000 a day per account. Fixed for the key’s life.
            * @default live
            * @enum {string}
            */
