@@ -1,6 +1,6 @@
 /**
- * What one access line costs the process through pino and its asynchronous destination
- * (sonic-boom), per destination setting: the figures behind LOG_MIN_BYTES and LOG_MAX_WRITE in
+ * What one access line costs the process through pino and its destination (sonic-boom), per
+ * destination setting, asynchronous and synchronous: the figures behind the settings of
  * src/main/logger.ts.
  *
  *   npx tsx bench/log-destination.ts [--lines N] [--rounds N]
