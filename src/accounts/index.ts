@@ -31,8 +31,14 @@ export {
   type TotpStatus,
 } from './totp.js';
 export { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
-export { exportFileName } from './deletion.js';
-export { ChainVerificationSchema } from './schemas.js';
+export { DELETE_CONFIRMATION, exportFileName } from './deletion.js';
+export {
+  AllowlistBodySchema,
+  ChainVerificationSchema,
+  CredentialsSchema,
+  PasswordChangeSchema,
+  TotpCodeBodySchema,
+} from './schemas.js';
 export {
   accountRoutes,
   AccountSchema,

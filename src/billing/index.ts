@@ -49,4 +49,9 @@ export {
   type VatDecision,
   type VatTreatment,
 } from './vat.js';
-export { billingRoutes, billingSchemas } from './routes.js';
+export {
+  billingRoutes,
+  billingSchemas,
+  BillingDetailsBodySchema,
+  MandateBodySchema,
+} from './routes.js';

@@ -79,7 +79,8 @@ const MandateState = Type.Object({
   ]),
   mandate: Type.Union([Type.Ref('SepaMandate'), Type.Null()]),
 });
-const MandateBody = Type.Object(
+/** The body that gives a mandate: the API's limits of each field, which the dashboard's form shares. */
+export const MandateBodySchema = Type.Object(
   {
     iban: Type.String({ maxLength: 64, description: 'An IBAN of a SEPA country; spaces allowed.' }),
     account_holder: Type.String({ maxLength: 70 }),
@@ -176,7 +177,8 @@ const BillingDetails = Type.Object(
   { $id: 'BillingDetails' },
 );
 
-const BillingDetailsBody = Type.Object(
+/** The body that sets billing details: the API's limits of each field, which the dashboard's form shares. */
+export const BillingDetailsBodySchema = Type.Object(
   {
     company_name: Type.String({
       minLength: 1,
@@ -382,7 +384,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Set the billing details',
         description:
           'Applies to invoices issued from now on; an issued invoice keeps the details it was issued with. The VAT number must have the form of the country’s numbers with its prefix; a business in another EU country than the seller’s is invoiced without VAT under the reverse charge (docs/billing.md).',
-        body: BillingDetailsBody,
+        body: BillingDetailsBodySchema,
         response: { 200: Type.Ref('BillingDetails'), ...problemResponses(400, 401, 403, 413, 415) },
       },
       config: write,
@@ -414,7 +416,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Give a SEPA Direct Debit mandate',
         description: `Open invoices are then collected from the IBAN by SEPA Direct Debit (Core or B2B), each announced with the invoice e-mail (amount, mandate reference, creditor identifier, collection date). Replaces a mandate in force; the same IBAN, holder and scheme as the mandate in force answer it unchanged. At most ${MANDATES_PER_DAY} mandates in 24 hours (429 with Retry-After). The IBAN is stored encrypted and shown masked.`,
-        body: MandateBody,
+        body: MandateBodySchema,
         response: {
           200: Type.Ref('SepaMandate'),
           ...problemResponses(400, 401, 403, 409, 415),

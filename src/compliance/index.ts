@@ -10,7 +10,12 @@ export {
   type DocumentStore,
   type NewDocument,
 } from './store.js';
-export { createAccessReviews, type AccessReview, type AccessReviews } from './access-review.js';
+export {
+  createAccessReviews,
+  reviewPeriod,
+  type AccessReview,
+  type AccessReviews,
+} from './access-review.js';
 export { PdfPool } from './pdf-pool.js';
 export { complianceRoutes, complianceSchemas } from './routes.js';
 export { reviewCsv, reviewReport } from './review-render.js';

@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors/index.js';
-import { tooLong } from '../http/problem.js';
+import { CredentialsSchema } from '../accounts/index.js';
+import { AppError, type InvalidParam } from '../errors/index.js';
+import { quoted, tooLong } from '../http/problem.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from '../lib/html.js';
+import { csrfField, CSRF_FIELD } from './session.js';
 import { notInPlan, page, type Flash } from './layout.js';
 
 export type Body = Record<string, unknown>;
@@ -19,9 +21,14 @@ export function asTyped(body: unknown, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** A password field as typed (not trimmed), at most 256 characters ('' when absent or not text). */
-export function password(body: unknown, name: string): string {
-  return asTyped(body, name).slice(0, 256);
+/**
+ * A password field as typed (not trimmed), its length checked as the API's schema of a password
+ * checks it (required, at most 256 characters).
+ */
+export function password(body: unknown, name: string, problems: Problems): string {
+  const value = asTyped(body, name);
+  problems.add(name, lengthProblem(value, CredentialsSchema.properties.password));
+  return value;
 }
 
 /** Every value of a repeated field (checkboxes), text only. */
@@ -98,19 +105,25 @@ export async function submit(
   request: FastifyRequest,
   reply: FastifyReply,
   handlers: {
-    refused: (status: number, form: FormState) => Promise<FastifyReply>;
-    failed: (status: number, flash: Flash) => Promise<FastifyReply>;
+    refused: (status: number, form: FormState) => FastifyReply | Promise<FastifyReply>;
+    failed: (status: number, flash: Flash) => FastifyReply | Promise<FastifyReply>;
+    /** Fields never sent back: passwords, private keys, one-time codes. */
     secrets?: readonly string[];
+    /** The form's field names, which a service's problem names are matched to. */
+    fields?: readonly string[];
   },
   run: () => Promise<FastifyReply>,
 ): Promise<FastifyReply> {
   try {
     return await run();
   } catch (error) {
+    // A throttle's Retry-After, as the API sends it.
+    if (error instanceof AppError)
+      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
     if (error instanceof AppError && error.status < 500)
       return handlers.refused(
         error.status,
-        FormState.refused(request.body, error, handlers.secrets),
+        FormState.refused(request.body, error, handlers.secrets, handlers.fields),
       );
     const { status, flash } = flashOf(request, error);
     return handlers.failed(status, flash);
@@ -142,7 +155,7 @@ export function button(
       class="inline"
       ${options.confirm === undefined ? '' : markup`data-confirm="${options.confirm}"`}
     >
-      <input type="hidden" name="_csrf" value="${csrf}" />
+      ${csrfField(csrf)}
       <button type="submit" class="${options.kind === 'primary' ? '' : (options.kind ?? 'secondary')}">
         ${label}${options.name === undefined ? '' : markup`<span class="sr-only"> ${options.name}</span>`}
       </button>
@@ -160,6 +173,22 @@ export interface FieldLabel {
  * field's problem. One mechanism for every form: a page renders its fields with `value`,
  * `marks` and `note`, and `summary` above them lists every problem by the field's label.
  */
+/** How `FormState.field` draws a text field. */
+export interface FieldOptions {
+  /** The API's schema of the value: the field's `maxlength`, and `required` when it has `minLength`. */
+  schema?: TextSchema;
+  required?: boolean;
+  type?: 'text' | 'email' | 'password' | 'url';
+  /** The value shown before anything was submitted (what is saved). */
+  value?: string;
+  /** A help text under the field, read with it. */
+  hint?: Html | string;
+  /** A textarea of this many rows instead of a one-line input. */
+  rows?: number;
+  /** More attributes: autocomplete, placeholder, inputmode, disabled. */
+  attrs?: Html | string;
+}
+
 export class FormState {
   constructor(
     readonly values: Body = {},
@@ -173,17 +202,23 @@ export class FormState {
 
   /**
    * The state after a refused submit: what was typed (less the `secrets`, never sent back) and
-   * the problems the error names. A service's names (`query.jobs`) are matched by their last
-   * part, the form's field name.
+   * the problems the error names. A service's names (`query.jobs`, `jwks.keys[0]`) are matched
+   * to the last of their parts that is one of the form's `fields`, else by their last part.
    */
-  static refused(body: unknown, error: AppError, secrets: readonly string[] = []): FormState {
+  static refused(
+    body: unknown,
+    error: AppError,
+    secrets: readonly string[] = [],
+    fields: readonly string[] = [],
+  ): FormState {
     const values: Body = { ...((body ?? {}) as Body) };
-    for (const name of ['_csrf', ...secrets]) delete values[name];
+    for (const name of [CSRF_FIELD, ...secrets]) delete values[name];
     const problems = new Map<string, string>();
     const params = error.extensions['invalid_params'];
     if (Array.isArray(params))
-      for (const p of params as { name: string; reason: string }[]) {
-        const name = p.name.split('.').pop() ?? p.name;
+      for (const p of params as InvalidParam[]) {
+        const parts = p.name.split('.');
+        const name = parts.findLast((part) => fields.includes(part)) ?? parts.at(-1) ?? p.name;
         if (!problems.has(name)) problems.set(name, p.reason);
       }
     return new FormState(values, problems, problems.size === 0 ? error.detail : undefined);
@@ -223,10 +258,25 @@ export class FormState {
   }
 
   /**
+   * A text field with its label, its hint and its problem: filled with what was typed after a
+   * refused submit (`options.value` before; a password never), marked when it has a problem.
+   */
+  field(name: string, at: FieldLabel, options: FieldOptions = {}): Html {
+    const type = options.type ?? 'text';
+    const hintId = options.hint === undefined ? undefined : `${at.id}-hint`;
+    const value = type === 'password' ? '' : this.value(name, options.value);
+    const attributes = markup`id="${at.id}" name="${name}" ${options.schema === undefined ? '' : lengthAttributes(options.schema)} ${options.required === true ? markup`required` : ''} ${this.marks(name, at.id, hintId)} ${options.attrs ?? ''}`;
+    return markup`<label for="${at.id}">${at.label}</label>
+      ${options.rows === undefined ? markup`<input type="${type}" ${attributes} value="${value}" />` : markup`<textarea rows="${options.rows}" ${attributes}>${value}</textarea>`}
+      ${this.note(name, at.id)}
+      ${hintId === undefined ? '' : markup`<p id="${hintId}" class="hint">${options.hint}</p>`}`;
+  }
+
+  /**
    * Every problem at once, each named by its field's label and linked to the field; focused
    * on load so it is read out and in view.
    */
-  summary(labels: Readonly<Record<string, FieldLabel>>): Html {
+  summary(labels: Readonly<Record<string, FieldLabel>>, heading = 'Not saved'): Html {
     if (!this.refusedSubmit) return markup``;
     const items = [...this.problems].map(([name, reason]) => {
       const field = labels[name];
@@ -236,7 +286,7 @@ export class FormState {
     });
     const count = this.problems.size;
     return markup`<div class="error-summary" role="alert" tabindex="-1" autofocus>
-      <h2>${count === 0 ? 'Not saved' : `Not saved: ${count} problem${count === 1 ? '' : 's'} to fix`}</h2>
+      <h2>${count === 0 ? heading : `${heading}: ${count} problem${count === 1 ? '' : 's'} to fix`}</h2>
       ${this.general === undefined ? '' : markup`<p>${this.general}</p>`}
       ${count === 0 ? '' : markup`<ul>${items}</ul>`}
     </div>`;
@@ -244,22 +294,97 @@ export class FormState {
 }
 
 /**
+ * A text value's schema as the API declares it: a string schema, or a union of one with null
+ * (`string | null`), whose string member then holds the limits.
+ */
+export interface TextSchema {
+  minLength?: number;
+  maxLength?: number;
+  anyOf?: readonly unknown[];
+}
+
+/** The limits of a text schema (of its string member, in a union). */
+export function textLimits(schema: TextSchema): { minLength?: number; maxLength?: number } {
+  if (schema.anyOf === undefined) return schema;
+  const text = schema.anyOf.find((member) => (member as { type?: unknown }).type === 'string');
+  return text ?? {};
+}
+
+/**
  * A text field's length checked as the API's schema checks it (`minLength` 1: required), with
  * the API's reason; '' when it passes.
  */
-export function lengthProblem(
-  value: string,
-  schema: { minLength?: number; maxLength?: number },
-): string {
-  if ((schema.minLength ?? 0) > 0 && value.length === 0) return 'is required';
-  if (schema.maxLength !== undefined && value.length > schema.maxLength)
-    return tooLong(schema.maxLength);
-  if (schema.minLength !== undefined && value.length < schema.minLength)
-    return `is too short (at least ${schema.minLength} characters)`;
+export function lengthProblem(value: string, schema: TextSchema): string {
+  const { minLength, maxLength } = textLimits(schema);
+  if ((minLength ?? 0) > 0 && value.length === 0) return 'is required';
+  if (maxLength !== undefined && value.length > maxLength) return tooLong(maxLength);
+  if (minLength !== undefined && value.length < minLength)
+    return `is too short (at least ${minLength} characters)`;
   return '';
 }
 
 /** `maxlength` and `required` of a text field from the API's schema of the value. */
-export function lengthAttributes(schema: { minLength?: number; maxLength?: number }): Html {
-  return markup`${schema.maxLength === undefined ? '' : markup`maxlength="${schema.maxLength}"`} ${(schema.minLength ?? 0) > 0 ? markup`required` : ''}`;
+export function lengthAttributes(schema: TextSchema): Html {
+  const { minLength, maxLength } = textLimits(schema);
+  return markup`${maxLength === undefined ? '' : markup`maxlength="${maxLength}"`} ${(minLength ?? 0) > 0 ? markup`required` : ''}`;
+}
+
+/** An array of texts as the API declares it: how many entries, and each one's limits. */
+export interface ListSchema {
+  minItems?: number;
+  maxItems?: number;
+  items?: TextSchema;
+}
+
+/**
+ * A list typed into one field (lines, words) checked as the API's array schema checks it: how
+ * many entries and how long each; '' when it passes.
+ */
+export function listProblem(entries: readonly string[], schema: ListSchema): string {
+  const { minItems, maxItems } = schema;
+  if ((minItems ?? 0) > 0 && entries.length === 0) return 'is required';
+  if (minItems !== undefined && entries.length < minItems)
+    return `needs at least ${minItems} entries`;
+  if (maxItems !== undefined && entries.length > maxItems)
+    return `has too many entries (at most ${maxItems})`;
+  const max = schema.items === undefined ? undefined : textLimits(schema.items).maxLength;
+  const long = max === undefined ? undefined : entries.find((entry) => entry.length > max);
+  return long === undefined || max === undefined ? '' : `${quoted(long)} ${tooLong(max)}`;
+}
+
+/** The problems a form's checks find, by field name, all reported in one refusal. */
+export class Problems {
+  readonly list: InvalidParam[] = [];
+
+  /** A field's problem; '' or undefined is none. */
+  add(name: string, reason: string | undefined): this {
+    if (reason !== undefined && reason !== '') this.list.push({ name, reason });
+    return this;
+  }
+
+  /** Problems found by the API's own checks, such as a service's pure validation. */
+  addAll(params: readonly InvalidParam[]): this {
+    this.list.push(...params);
+    return this;
+  }
+
+  /**
+   * The problems a check of the API's own names (an AppError with `invalid_params`), so the form
+   * finds them together with its other problems rather than one at a time.
+   */
+  of(check: () => unknown): this {
+    try {
+      check();
+    } catch (error) {
+      const params = error instanceof AppError ? error.extensions['invalid_params'] : undefined;
+      if (!Array.isArray(params)) throw error;
+      this.addAll(params as InvalidParam[]);
+    }
+    return this;
+  }
+
+  /** The 400 naming every problem, when there is one. */
+  throwAny(): void {
+    if (this.list.length > 0) throw invalid(...this.list);
+  }
 }

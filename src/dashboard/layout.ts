@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/index.js';
 import type { Plan } from '../plans/index.js';
 import { markup, type Html } from '../lib/html.js';
+import { csrfField } from './session.js';
 import { PRODUCT_NAME } from '../lib/product-name.js';
 
 export const BASE = '/dashboard';
@@ -145,7 +146,7 @@ export function page(
   <span class="brand">${PRODUCT_NAME}</span>
   <span class="who">${ctx.email} · <span class="plan">${ctx.principal.plan.name}</span></span>
   <form method="post" action="${BASE}/sign-out" class="inline">
-    <input type="hidden" name="_csrf" value="${ctx.csrf}">
+    ${csrfField(ctx.csrf)}
     <button type="submit" class="link">Sign out</button>
   </form>
 </header>

@@ -1,13 +1,74 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { exportFileName, isEmail, normalizeEmail } from '../accounts/index.js';
-import { AppError } from '../errors/index.js';
+import {
+  AllowlistBodySchema,
+  CredentialsSchema,
+  DELETE_CONFIRMATION,
+  exportFileName,
+  isEmail,
+  normalizeEmail,
+  PasswordChangeSchema,
+  passwordProblem,
+} from '../accounts/index.js';
 import { actorOf } from '../auth/index.js';
+import { ContactsBodySchema } from '../support/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
-import { clearCookie, SESSION_COOKIE } from './session.js';
-import { password } from './forms.js';
+import { clearCookie, csrfField, SESSION_COOKIE } from './session.js';
+import {
+  asTyped,
+  doneFlash,
+  type FieldLabel,
+  FormState,
+  lengthProblem,
+  listProblem,
+  password,
+  Problems,
+  submit,
+  text,
+  textLimits,
+  words,
+  type Body,
+} from './forms.js';
 import { markup } from '../lib/html.js';
 import { BASE, page, publicPage, time, type Flash } from './layout.js';
 import { twoFactorPages, twoFactorSection } from './pages-two-factor.js';
+
+/** The Account page's forms, each field's name, element id and label. */
+const CONTACTS: Record<string, FieldLabel> = {
+  name: { id: 'contact_name', label: 'Your name' },
+  billing_email: { id: 'billing_email', label: 'Billing notices go to' },
+  technical_email: { id: 'technical_email', label: 'Technical and security notices go to' },
+};
+/** The longest value of each contact field, as the API's schema has it (each may be empty). */
+const CONTACT_LIMITS: Record<string, number | undefined> = Object.fromEntries(
+  (['name', 'billing_email', 'technical_email'] as const).map((name) => [
+    name,
+    textLimits(ContactsBodySchema.properties[name]).maxLength,
+  ]),
+);
+const ALLOWLIST: Record<string, FieldLabel> = {
+  allowlist: { id: 'allowlist', label: 'Addresses or CIDR ranges' },
+};
+const PASSWORD: Record<string, FieldLabel> = {
+  current_password: { id: 'current_password', label: 'Current password' },
+  new_password: { id: 'new_password', label: 'New password' },
+};
+const DELETION: Record<string, FieldLabel> = {
+  password: { id: 'delete_password', label: 'Password' },
+  confirm: { id: 'delete_confirm', label: `Type ${DELETE_CONFIRMATION} to confirm` },
+};
+
+/** A refused form of the Account page: which one (`contacts`, `password`…) and its state. */
+export interface AccountForm {
+  of: 'contacts' | 'allowlist' | 'password' | 'delete' | 'two-factor-off';
+  state: FormState;
+}
+
+export type RenderAccount = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  extra?: { flash?: Flash; form?: AccountForm },
+) => Promise<FastifyReply>;
 
 const DONE: Record<string, string> = {
   allowlist: 'The IP allowlist was saved.',
@@ -21,13 +82,14 @@ const DONE: Record<string, string> = {
 export function accountPages(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
 
-  async function render(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    flash?: Flash,
-  ) {
+  const render: RenderAccount = async (request, reply, status, extra = {}) => {
     const { principal, page: ctx } = signedIn(request);
+    const formOf = (of: AccountForm['of']) =>
+      extra.form?.of === of ? extra.form.state : FormState.EMPTY;
+    const contactsForm = formOf('contacts');
+    const allowlistForm = formOf('allowlist');
+    const passwordForm = formOf('password');
+    const deleteForm = formOf('delete');
     const accountId = principal.accountId as string;
     const [account, audit, contacts, totp] = await Promise.all([
       deps.accounts.get(accountId),
@@ -45,7 +107,7 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
               account.emailVerifiedAt === null
                 ? markup`<br /><span class="muted">not confirmed yet</span>
                   <form method="post" action="${BASE}/account/verify-email" class="inline">
-                    <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+                    ${csrfField(ctx.csrf)}
                     <button type="submit">Mail a new confirmation link</button>
                   </form>`
                 : markup`<br /><span class="muted">confirmed ${time(account.emailVerifiedAt)}</span>`
@@ -81,29 +143,34 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
         }
       </p>
       <h2>E-mail contacts</h2>
-      <form method="post" action="${BASE}/account/contacts" class="stack">
-        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-        <label for="billing_email">Billing notices go to (empty: ${account.email})</label>
-        <input
-          id="billing_email"
-          name="billing_email"
-          type="email"
-          maxlength="254"
-          autocomplete="email"
-          value="${contacts.billing_email ?? ''}"
-        />
-        <label for="technical_email">Technical and security notices go to (empty: ${account.email})</label>
-        <input
-          id="technical_email"
-          name="technical_email"
-          type="email"
-          maxlength="254"
-          autocomplete="email"
-          value="${contacts.technical_email ?? ''}"
-        />
+      <form method="post" action="${BASE}/account/contacts" class="stack" id="contacts-form">
+        ${contactsForm.summary(CONTACTS)}
+        ${csrfField(ctx.csrf)}
+        ${contactsForm.field('name', CONTACTS['name']!, {
+          schema: { maxLength: CONTACT_LIMITS.name },
+          value: contacts.name ?? '',
+          hint: 'Greets you in our e-mail (optional).',
+          attrs: markup`autocomplete="name"`,
+        })}
+        ${contactsForm.field('billing_email', CONTACTS['billing_email']!, {
+          type: 'email',
+          schema: { maxLength: CONTACT_LIMITS.billing_email },
+          value: contacts.billing_email ?? '',
+          hint: `Empty: ${account.email}.`,
+          attrs: markup`autocomplete="email"`,
+        })}
+        ${contactsForm.field('technical_email', CONTACTS['technical_email']!, {
+          type: 'email',
+          schema: { maxLength: CONTACT_LIMITS.technical_email },
+          value: contacts.technical_email ?? '',
+          hint: `Empty: ${account.email}.`,
+          attrs: markup`autocomplete="email"`,
+        })}
         <label class="check">
           <input type="checkbox" name="notices_opt_out" value="on" ${
-            contacts.notices_opt_out ? markup`checked` : ''
+            contactsForm.chosen('notices_opt_out', 'on', contacts.notices_opt_out)
+              ? markup`checked`
+              : ''
           } />
           No e-mail but billing and security notices
         </label>
@@ -116,14 +183,14 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
                 When the list is not empty, API keys work only from these addresses. Signing in here
                 keeps working from anywhere, so a wrong list can be fixed.
               </p>
-              <form method="post" action="${BASE}/account/allowlist" class="stack">
-                <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-                <label for="allowlist"
-                  >Addresses or CIDR ranges, one per line or comma-separated (empty: any
-                  address)</label
-                >
-                <textarea id="allowlist" name="allowlist" rows="4" cols="40">
-${account.allowlist.join('\n')}</textarea>
+              <form method="post" action="${BASE}/account/allowlist" class="stack" id="allowlist-form">
+                ${allowlistForm.summary(ALLOWLIST)}
+                ${csrfField(ctx.csrf)}
+                ${allowlistForm.field('allowlist', ALLOWLIST['allowlist']!, {
+                  rows: 4,
+                  value: account.allowlist.join('\n'),
+                  hint: `One per line or comma-separated, at most ${AllowlistBodySchema.properties.allowlist.maxItems}; empty: any address.`,
+                })}
                 <button type="submit">Save the allowlist</button>
               </form>`
           : markup`<p>
@@ -131,37 +198,26 @@ ${account.allowlist.join('\n')}</textarea>
               <a href="${BASE}/billing">Change plan</a>.
             </p>`
       }
-      ${twoFactorSection(totp, ctx.csrf)}
+      ${twoFactorSection(totp, ctx.csrf, formOf('two-factor-off'))}
       <h2>Password</h2>
       <p>
         Changing the password signs out every other session of the account, and the account is told
         by e-mail.
       </p>
-      <form method="post" action="${BASE}/account/password" class="stack">
-        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-        <label for="current_password">Current password</label>
-        <input
-          id="current_password"
-          name="current_password"
-          type="password"
-          required
-          maxlength="256"
-          autocomplete="current-password"
-        />
-        <label for="new_password">New password</label>
-        <input
-          id="new_password"
-          name="new_password"
-          type="password"
-          required
-          minlength="12"
-          maxlength="256"
-          autocomplete="new-password"
-          aria-describedby="new-password-help"
-        />
-        <p id="new-password-help" class="muted">
-          At least 12 characters, not a common password, not your e-mail address.
-        </p>
+      <form method="post" action="${BASE}/account/password" class="stack" id="password-form">
+        ${passwordForm.summary(PASSWORD)}
+        ${csrfField(ctx.csrf)}
+        ${passwordForm.field('current_password', PASSWORD['current_password']!, {
+          type: 'password',
+          schema: PasswordChangeSchema.properties.current_password,
+          attrs: markup`autocomplete="current-password"`,
+        })}
+        ${passwordForm.field('new_password', PASSWORD['new_password']!, {
+          type: 'password',
+          schema: PasswordChangeSchema.properties.new_password,
+          hint: 'At least 12 characters, not a common password, not your e-mail address.',
+          attrs: markup`minlength="12" autocomplete="new-password"`,
+        })}
         <button type="submit">Change the password</button>
       </form>
       <h2 id="your-data">Your data</h2>
@@ -178,27 +234,18 @@ ${account.allowlist.join('\n')}</textarea>
         address and contacts are erased. Invoices and payments are kept for 10 years, as tax law
         requires, and the audit log is kept. Download your data first.
       </p>
-      <form method="post" action="${BASE}/account/delete" class="stack">
-        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-        <label for="delete_password">Password</label>
-        <input
-          id="delete_password"
-          name="password"
-          type="password"
-          required
-          maxlength="256"
-          autocomplete="current-password"
-        />
-        <label for="delete_confirm">Type DELETE to confirm</label>
-        <input
-          id="delete_confirm"
-          name="confirm"
-          type="text"
-          required
-          maxlength="20"
-          pattern="DELETE"
-          autocomplete="off"
-        />
+      <form method="post" action="${BASE}/account/delete" class="stack" id="delete-form">
+        ${deleteForm.summary(DELETION)}
+        ${csrfField(ctx.csrf)}
+        ${deleteForm.field('password', DELETION['password']!, {
+          type: 'password',
+          schema: CredentialsSchema.properties.password,
+          attrs: markup`autocomplete="current-password"`,
+        })}
+        ${deleteForm.field('confirm', DELETION['confirm']!, {
+          required: true,
+          attrs: markup`maxlength="20" pattern="${DELETE_CONFIRMATION}" autocomplete="off"`,
+        })}
         <button type="submit" class="danger">Delete the account</button>
       </form>
       <h2>Audit log</h2>
@@ -228,47 +275,68 @@ ${account.allowlist.join('\n')}</textarea>
           </tbody>
         </table>
       </div>`;
-    return tools.send(reply, status, page(ctx, '/account', 'Account', content, flash));
-  }
+    return tools.send(reply, status, page(ctx, '/account', 'Account', content, extra.flash));
+  };
 
   twoFactorPages(app, tools, render);
 
+  /** A form's submit: refused, the Account page again with that form's state. */
+  const formSubmit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    of: AccountForm['of'],
+    labels: Record<string, FieldLabel>,
+    run: () => Promise<FastifyReply>,
+    secrets: readonly string[] = [],
+  ) =>
+    submit(
+      request,
+      reply,
+      {
+        refused: (status, state) => render(request, reply, status, { form: { of, state } }),
+        failed: (status, flash) => render(request, reply, status, { flash }),
+        fields: Object.keys(labels),
+        secrets,
+      },
+      run,
+    );
+
   app.get('/dashboard/account', async (request, reply) => {
-    const done = DONE[String((request.query as Record<string, unknown>)['done'])];
-    return render(request, reply, 200, done === undefined ? undefined : { kind: 'ok', text: done });
+    const flash = doneFlash(request, DONE);
+    return render(request, reply, 200, flash === undefined ? {} : { flash });
   });
 
-  app.post('/dashboard/account/contacts', async (request, reply) => {
-    const body = (request.body as Record<string, unknown> | undefined) ?? {};
-    const address = (name: string): string | null => {
-      const v = body[name];
-      const text = typeof v === 'string' ? v.trim().slice(0, 254) : '';
-      return text === '' ? null : text;
-    };
-    const problems = (['billing_email', 'technical_email'] as const).filter((name) => {
-      const v = address(name);
-      return v !== null && !isEmail(normalizeEmail(v));
-    });
-    try {
-      if (problems.length > 0)
-        throw AppError.invalidParams(
-          problems.map((name) => ({ name, reason: 'is not a valid e-mail address' })),
-        );
+  app.post('/dashboard/account/contacts', (request, reply) =>
+    formSubmit(request, reply, 'contacts', CONTACTS, async () => {
+      const body = (request.body ?? {}) as Body;
+      const problems = new Problems();
+      const given = (name: string): string | null => {
+        const value = text(body, name);
+        problems.add(name, lengthProblem(value, { maxLength: CONTACT_LIMITS[name] }));
+        return value === '' ? null : value;
+      };
+      const name = given('name');
+      const addresses = (['billing_email', 'technical_email'] as const).map((field) => {
+        const address = given(field);
+        if (address !== null && !isEmail(normalizeEmail(address)))
+          problems.add(field, 'is not a valid e-mail address');
+        return address;
+      });
+      problems.throwAny();
+      const { principal } = signedIn(request);
       await deps.support.updateContacts(
-        signedIn(request).principal.accountId as string,
+        principal.accountId as string,
         {
-          billing_email: address('billing_email'),
-          technical_email: address('technical_email'),
+          name,
+          billing_email: addresses[0] ?? null,
+          technical_email: addresses[1] ?? null,
           notices_opt_out: body['notices_opt_out'] === 'on',
         },
-        { actor: actorOf(signedIn(request).principal), ip: request.ip },
+        { actor: actorOf(principal), ip: request.ip },
       );
       return tools.redirect(reply, '/account?done=contacts');
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      return render(request, reply, status, flash);
-    }
-  });
+    }),
+  );
 
   app.post('/dashboard/account/verify-email', async (request, reply) => {
     const { principal } = signedIn(request);
@@ -281,27 +349,44 @@ ${account.allowlist.join('\n')}</textarea>
       return tools.redirect(reply, '/account?done=verification');
     } catch (error) {
       const { status, flash } = flashOf(request, error);
-      return render(request, reply, status, flash);
+      return render(request, reply, status, { flash });
     }
   });
 
-  app.post('/dashboard/account/password', async (request, reply) => {
-    const field = (name: string): string => password(request.body, name);
-    const { principal } = signedIn(request);
-    try {
-      await deps.accounts.changePassword(
-        principal.accountId as string,
-        principal.sessionId,
-        { current_password: field('current_password'), new_password: field('new_password') },
-        actorOf(principal),
-        request.ip,
-      );
-      return tools.redirect(reply, '/account?done=password');
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      return render(request, reply, status, flash);
-    }
-  });
+  app.post('/dashboard/account/password', (request, reply) =>
+    formSubmit(
+      request,
+      reply,
+      'password',
+      PASSWORD,
+      async () => {
+        const { principal, page: ctx } = signedIn(request);
+        const problems = new Problems();
+        const current = asTyped(request.body, 'current_password');
+        problems.add(
+          'current_password',
+          lengthProblem(current, PasswordChangeSchema.properties.current_password),
+        );
+        const next = asTyped(request.body, 'new_password');
+        problems.add(
+          'new_password',
+          lengthProblem(next, PasswordChangeSchema.properties.new_password) ||
+            passwordProblem(next, ctx.email) ||
+            (next === current ? 'is the same as the current password' : ''),
+        );
+        problems.throwAny();
+        await deps.accounts.changePassword(
+          principal.accountId as string,
+          principal.sessionId,
+          { current_password: current, new_password: next },
+          actorOf(principal),
+          request.ip,
+        );
+        return tools.redirect(reply, '/account?done=password');
+      },
+      Object.keys(PASSWORD),
+    ),
+  );
 
   app.get('/dashboard/account/export', async (request, reply) => {
     const { principal } = signedIn(request);
@@ -317,42 +402,50 @@ ${account.allowlist.join('\n')}</textarea>
       .send(JSON.stringify(data, null, 2));
   });
 
-  app.post('/dashboard/account/delete', async (request, reply) => {
-    const field = (name: string): string => password(request.body, name);
-    const { principal } = signedIn(request);
-    try {
-      const result = await deps.accounts.deleteAccount(
-        principal.accountId as string,
-        { password: field('password'), confirm: field('confirm').trim() },
-        actorOf(principal),
-        request.ip,
-      );
-      clearCookie(request, reply, SESSION_COOKIE);
-      const content = markup`<p>
-          The account <code>${result.account_id}</code> was deleted ${time(result.deleted_at)}.
-          Its API keys and sessions no longer work.
-        </p>
-        <h2>What we keep</h2>
-        <ul>
-          ${result.retained.map((line) => markup`<li>${line}</li>`)}
-        </ul>
-        <p><a href="${BASE}/sign-up">Create a new account</a></p>`;
-      return tools.send(reply, 200, publicPage('Account deleted', content));
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      return render(request, reply, status, flash);
-    }
-  });
+  app.post('/dashboard/account/delete', (request, reply) =>
+    formSubmit(
+      request,
+      reply,
+      'delete',
+      DELETION,
+      async () => {
+        const { principal } = signedIn(request);
+        const problems = new Problems();
+        const typed = password(request.body, 'password', problems);
+        const confirm = text(request.body, 'confirm');
+        if (confirm !== DELETE_CONFIRMATION)
+          problems.add('confirm', `must be the word ${DELETE_CONFIRMATION}`);
+        problems.throwAny();
+        const result = await deps.accounts.deleteAccount(
+          principal.accountId as string,
+          { password: typed, confirm },
+          actorOf(principal),
+          request.ip,
+        );
+        clearCookie(request, reply, SESSION_COOKIE);
+        const content = markup`<p>
+            The account <code>${result.account_id}</code> was deleted ${time(result.deleted_at)}.
+            Its API keys and sessions no longer work.
+          </p>
+          <h2>What we keep</h2>
+          <ul>
+            ${result.retained.map((line) => markup`<li>${line}</li>`)}
+          </ul>
+          <p><a href="${BASE}/sign-up">Create a new account</a></p>`;
+        return tools.send(reply, 200, publicPage('Account deleted', content));
+      },
+      ['password'],
+    ),
+  );
 
-  app.post('/dashboard/account/allowlist', async (request, reply) => {
-    const raw = (request.body as Record<string, unknown> | undefined)?.['allowlist'];
-    const list = (typeof raw === 'string' ? raw : '').split(/[\s,]+/).filter((v) => v.length > 0);
-    try {
+  app.post('/dashboard/account/allowlist', (request, reply) =>
+    formSubmit(request, reply, 'allowlist', ALLOWLIST, async () => {
+      const list = words(asTyped(request.body, 'allowlist'));
+      new Problems()
+        .add('allowlist', listProblem(list, AllowlistBodySchema.properties.allowlist))
+        .throwAny();
       await deps.accounts.setAllowlist(signedIn(request).principal, list, request.ip);
       return tools.redirect(reply, '/account?done=allowlist');
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      return render(request, reply, status, flash);
-    }
-  });
+    }),
+  );
 }

@@ -1,19 +1,33 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  BillingDetailsBodySchema,
   COUNTRIES,
   countryName,
+  detailsProblems,
   epcQrSvg,
   formatRate,
   EU_VAT,
+  MandateBodySchema,
   MAX_ADDRESS_LINES,
   type PublicBillingDetails,
   type PublicInvoice,
 } from '../billing/index.js';
-import { AppError } from '../errors/index.js';
 import type { PlanId } from '../plans/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { Html, markup } from '../lib/html.js';
-import { asTyped } from './forms.js';
+import { csrfField } from './session.js';
+import {
+  asTyped,
+  type Body,
+  type FieldLabel,
+  FormState,
+  lengthProblem,
+  listProblem,
+  Problems,
+  submit,
+  text,
+  textLimits,
+} from './forms.js';
 import { BASE, money, page, time, type Flash } from './layout.js';
 import { secretBlock } from './pages-keys.js';
 
@@ -68,16 +82,24 @@ const DONE: Record<string, string> = {
   revoked: 'The SEPA Direct Debit mandate is revoked: nothing more is collected under it.',
 };
 
-/** What the mandate form keeps when it is refused (never the IBAN's owner's data beyond it). */
-interface MandateValues {
-  iban: string;
-  account_holder: string;
-  scheme: string;
-}
+const MANDATE: Record<string, FieldLabel> = {
+  iban: { id: 'mandate_iban', label: 'IBAN' },
+  account_holder: { id: 'mandate_holder', label: 'Account holder' },
+  scheme: { id: 'mandate_scheme', label: 'Scheme' },
+  accept_mandate_text: { id: 'mandate_accept', label: 'I accept the mandate text' },
+};
+const DETAILS: Record<string, FieldLabel> = {
+  company_name: { id: 'company_name', label: 'Company name (or your own name)' },
+  address_lines: { id: 'address_lines', label: 'Address' },
+  country: { id: 'country', label: 'Country' },
+  vat_number: { id: 'vat_number', label: 'VAT number' },
+};
+const MANDATE_FIELDS = MandateBodySchema.properties;
+const DETAILS_FIELDS = BillingDetailsBodySchema.properties;
 
 type MandateState = Awaited<ReturnType<DashboardTools['deps']['subscriptions']['mandates']['get']>>;
 
-function mandateSection(csrf: string, state: MandateState, v: MandateValues): Html | '' {
+function mandateSection(csrf: string, state: MandateState, form: FormState): Html | '' {
   if (!state.offered || state.terms === null) return '';
   const m = state.mandate;
   if (m !== null)
@@ -91,21 +113,29 @@ function mandateSection(csrf: string, state: MandateState, v: MandateValues): Ht
         </dl>
         <p class="muted">Each collection is announced with its invoice, at least ${state.terms.pre_notification_days} days before.</p>
         <form method="post" action="${BASE}/billing/mandate/revoke">
-          <input type="hidden" name="_csrf" value="${csrf}" />
+          ${csrfField(csrf)}
           <button type="submit" class="danger">Revoke the mandate</button>
         </form>
       </div>`;
   const t = state.terms;
-  const scheme = v.scheme === 'b2b' ? 'b2b' : 'core';
+  const scheme = form.value('scheme', 'core') === 'b2b' ? 'b2b' : 'core';
+  const accept = MANDATE['accept_mandate_text']!;
   return markup`<h2>Pay by SEPA Direct Debit</h2>
     <form method="post" action="${BASE}/billing/mandate" id="sepa-mandate-form" class="stack">
-      <input type="hidden" name="_csrf" value="${csrf}" />
-      <label for="mandate_iban">IBAN</label>
-      <input id="mandate_iban" name="iban" required maxlength="64" autocomplete="off" spellcheck="false" value="${v.iban}" />
-      <label for="mandate_holder">Account holder</label>
-      <input id="mandate_holder" name="account_holder" required maxlength="70" value="${v.account_holder}" />
-      <fieldset>
+      ${form.summary(MANDATE)}
+      ${csrfField(csrf)}
+      ${form.field('iban', MANDATE['iban']!, {
+        schema: MANDATE_FIELDS.iban,
+        required: true,
+        attrs: markup`autocomplete="off" spellcheck="false"`,
+      })}
+      ${form.field('account_holder', MANDATE['account_holder']!, {
+        schema: MANDATE_FIELDS.account_holder,
+        required: true,
+      })}
+      <fieldset id="${MANDATE['scheme']!.id}" ${form.marks('scheme', MANDATE['scheme']!.id)}>
         <legend>Scheme</legend>
+        ${form.note('scheme', MANDATE['scheme']!.id)}
         <label><input type="radio" name="scheme" value="core" ${scheme === 'core' ? markup`checked` : ''} /> Core (anyone)</label>
         <label><input type="radio" name="scheme" value="b2b" ${scheme === 'b2b' ? markup`checked` : ''} /> B2B (businesses; tell your bank first)</label>
       </fieldset>
@@ -114,20 +144,14 @@ function mandateSection(csrf: string, state: MandateState, v: MandateValues): Ht
         <p class="mandate-text" data-scheme="core"><strong>Core:</strong> ${t.mandate_texts.core}</p>
         <p class="mandate-text" data-scheme="b2b"><strong>B2B:</strong> ${t.mandate_texts.b2b}</p>
       </details>
-      <label><input type="checkbox" id="mandate_accept" name="accept_mandate_text" value="yes" required /> I accept the mandate text of the chosen scheme.</label>
+      <label class="check"><input type="checkbox" id="${accept.id}" name="accept_mandate_text" value="yes" required ${form.marks('accept_mandate_text', accept.id)} /> ${accept.label} of the chosen scheme.</label>
+      ${form.note('accept_mandate_text', accept.id)}
       <button type="submit">Give the mandate</button>
     </form>`;
 }
 
-/** The form's current values: what was saved, or what was just sent and refused. */
-interface DetailsValues {
-  company_name: string;
-  address_lines: string;
-  country: string;
-  vat_number: string;
-}
-
-function detailsValues(d: PublicBillingDetails | null): DetailsValues {
+/** The form's values before anything is submitted: what was saved. */
+function savedDetails(d: PublicBillingDetails | null): Record<string, string> {
   return {
     company_name: d?.company_name ?? '',
     address_lines: d?.address_lines.join('\n') ?? '',
@@ -166,36 +190,41 @@ async function transferSection(invoices: readonly PublicInvoice[]): Promise<Html
     </div>`;
 }
 
-function detailsForm(csrf: string, v: DetailsValues): Html {
+function detailsForm(csrf: string, saved: Record<string, string>, form: FormState): Html {
+  const country = form.value('country', saved['country']);
+  const at = DETAILS['country']!;
   return markup`<form method="post" action="${BASE}/billing/details" class="stack" id="billing-details">
-    <input type="hidden" name="_csrf" value="${csrf}" />
-    <label for="company_name">Company name (or your own name)</label>
-    <input
-      id="company_name"
-      name="company_name"
-      maxlength="200"
-      autocomplete="organization"
-      required
-      value="${v.company_name}"
-    />
-    <label for="address_lines">Address: street, postal code and city, one per line</label>
-    <textarea id="address_lines" name="address_lines" rows="${MAX_ADDRESS_LINES}" cols="40" required>
-${v.address_lines}</textarea
-    >
-    <label for="country">Country</label>
-    <select id="country" name="country" autocomplete="country" required>
-      <option value="" ${v.country === '' ? markup`selected` : ''}>Choose a country</option>
+    ${form.summary(DETAILS)}
+    ${csrfField(csrf)}
+    ${form.field('company_name', DETAILS['company_name']!, {
+      schema: DETAILS_FIELDS.company_name,
+      value: saved['company_name'] ?? '',
+      attrs: markup`autocomplete="organization"`,
+    })}
+    ${form.field('address_lines', DETAILS['address_lines']!, {
+      rows: MAX_ADDRESS_LINES,
+      required: true,
+      value: saved['address_lines'] ?? '',
+      hint: `Street, postal code and city, one per line (at most ${DETAILS_FIELDS.address_lines.maxItems} lines of ${textLimits(DETAILS_FIELDS.address_lines.items).maxLength} characters).`,
+    })}
+    <label for="${at.id}">${at.label}</label>
+    <select id="${at.id}" name="country" autocomplete="country" required ${form.marks('country', at.id)}>
+      <option value="" ${country === '' ? markup`selected` : ''}>Choose a country</option>
       <optgroup label="European Union">
         ${[...EU_VAT]
           .sort((a, b) => a.name.localeCompare(b.name, 'en'))
-          .map((c) => countryOption(c.code, c.name, v.country))}
+          .map((c) => countryOption(c.code, c.name, country))}
       </optgroup>
       <optgroup label="All countries and territories">
-        ${COUNTRIES.map((c) => countryOption(c.code, c.name, v.country))}
+        ${COUNTRIES.map((c) => countryOption(c.code, c.name, country))}
       </optgroup>
     </select>
-    <label for="vat_number">VAT number with its country prefix (optional, e.g. DE123456789)</label>
-    <input id="vat_number" name="vat_number" maxlength="30" value="${v.vat_number}" />
+    ${form.note('country', at.id)}
+    ${form.field('vat_number', DETAILS['vat_number']!, {
+      schema: DETAILS_FIELDS.vat_number,
+      value: saved['vat_number'] ?? '',
+      hint: 'With its country prefix, e.g. DE123456789 (optional).',
+    })}
     <button type="submit">Save the billing details</button>
   </form>`;
 }
@@ -207,9 +236,15 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { flash?: Flash; top?: Html; details?: DetailsValues; mandate?: MandateValues } = {},
+    extra: {
+      flash?: Flash;
+      top?: Html;
+      form?: { of: 'details' | 'mandate'; state: FormState };
+    } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
+    const formOf = (of: 'details' | 'mandate') =>
+      extra.form?.of === of ? extra.form.state : FormState.EMPTY;
     const accountId = principal.accountId as string;
     const [sub, invoices, entries, details, mandate] = await Promise.all([
       deps.subscriptions.view(accountId),
@@ -243,7 +278,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
           ? markup`<p>Enterprise plans are changed with your account manager.</p>`
           : markup`<h2>Change plan</h2>
               <form method="post" action="${BASE}/billing/plan" class="row">
-                <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+                ${csrfField(ctx.csrf)}
                 <label for="plan-choice"
                   >New plan
                   <select id="plan-choice" name="plan">
@@ -310,7 +345,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
             </div>`
       }
       ${await transferSection(invoices)}
-      ${mandateSection(ctx.csrf, mandate, extra.mandate ?? { iban: '', account_holder: '', scheme: 'core' })}
+      ${mandateSection(ctx.csrf, mandate, formOf('mandate'))}
       <h2>Billing details</h2>
       <p>
         Invoices are made out to these details: a business with a VAT number in another EU country
@@ -318,7 +353,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
         your country.
         ${details === null ? markup`<strong>None given yet.</strong>` : ''}
       </p>
-      ${detailsForm(ctx.csrf, extra.details ?? detailsValues(details))}
+      ${detailsForm(ctx.csrf, savedDetails(details), formOf('details'))}
       <h2>Balance ledger</h2>
       ${
         entries.length === 0
@@ -365,62 +400,70 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     );
   });
 
-  app.post('/dashboard/billing/details', async (request, reply) => {
-    const field = (name: string): string => asTyped(request.body, name);
-    const sent: DetailsValues = {
-      company_name: field('company_name').slice(0, 200),
-      address_lines: field('address_lines').slice(0, 1000),
-      country: field('country').slice(0, 2),
-      vat_number: field('vat_number').slice(0, 30),
-    };
-    const lines = sent.address_lines.split(/\r?\n/).filter((l) => l.trim() !== '');
-    try {
-      if (lines.length > MAX_ADDRESS_LINES)
-        throw new AppError(
-          'INVALID_PARAMETER',
-          `The address has at most ${MAX_ADDRESS_LINES} lines (street, postal code and city).`,
-        );
-      await deps.subscriptions.details.set(
-        signedIn(request).principal,
-        {
-          company_name: sent.company_name,
-          address_lines: lines.map((l) => l.slice(0, 120)),
-          country: sent.country,
-          vat_number: sent.vat_number,
-        },
-        request.ip,
-      );
-      return tools.redirect(reply, '/billing?done=details');
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      return render(request, reply, status, { flash, details: sent });
-    }
-  });
+  /** A form's submit: refused, the Billing page again with that form's state. */
+  const formSubmit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    of: 'details' | 'mandate',
+    labels: Record<string, FieldLabel>,
+    run: () => Promise<FastifyReply>,
+  ) =>
+    submit(
+      request,
+      reply,
+      {
+        refused: (status, state) => render(request, reply, status, { form: { of, state } }),
+        failed: (status, flash) => render(request, reply, status, { flash }),
+        fields: Object.keys(labels),
+      },
+      run,
+    );
 
-  app.post('/dashboard/billing/mandate', async (request, reply) => {
-    const field = (name: string): string => asTyped(request.body, name);
-    const sent: MandateValues = {
-      iban: field('iban').slice(0, 64),
-      account_holder: field('account_holder').slice(0, 70),
-      scheme: field('scheme') === 'b2b' ? 'b2b' : 'core',
-    };
-    try {
+  app.post('/dashboard/billing/details', (request, reply) =>
+    formSubmit(request, reply, 'details', DETAILS, async () => {
+      const body = (request.body ?? {}) as Body;
+      const input = {
+        company_name: asTyped(body, 'company_name'),
+        address_lines: asTyped(body, 'address_lines')
+          .split(/\r?\n/)
+          .filter((line) => line.trim() !== ''),
+        country: text(body, 'country'),
+        vat_number: text(body, 'vat_number'),
+      };
+      const problems = new Problems()
+        .add('company_name', lengthProblem(input.company_name, DETAILS_FIELDS.company_name))
+        .add('address_lines', listProblem(input.address_lines, DETAILS_FIELDS.address_lines))
+        .add('country', input.country === '' ? 'choose the country invoices are made out to' : '')
+        .add('vat_number', lengthProblem(input.vat_number, DETAILS_FIELDS.vat_number));
+      problems.addAll(detailsProblems(input).problems).throwAny();
+      await deps.subscriptions.details.set(signedIn(request).principal, input, request.ip);
+      return tools.redirect(reply, '/billing?done=details');
+    }),
+  );
+
+  app.post('/dashboard/billing/mandate', (request, reply) =>
+    formSubmit(request, reply, 'mandate', MANDATE, async () => {
+      const body = (request.body ?? {}) as Body;
+      const iban = asTyped(body, 'iban');
+      const holder = asTyped(body, 'account_holder');
+      new Problems()
+        .add('iban', lengthProblem(iban, MANDATE_FIELDS.iban))
+        .add('account_holder', lengthProblem(holder, MANDATE_FIELDS.account_holder))
+        .throwAny();
+      // The service checks every field and names each problem (IBAN, holder, scheme, consent).
       await deps.subscriptions.mandates.give(
         signedIn(request).principal,
         {
-          iban: sent.iban,
-          account_holder: sent.account_holder,
-          scheme: sent.scheme === 'b2b' ? 'b2b' : 'core',
-          accept_mandate_text: field('accept_mandate_text') === 'yes',
+          iban,
+          account_holder: holder,
+          scheme: text(body, 'scheme') === 'b2b' ? 'b2b' : 'core',
+          accept_mandate_text: text(body, 'accept_mandate_text') === 'yes',
         },
         request.ip,
       );
       return tools.redirect(reply, '/billing?done=mandate');
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      return render(request, reply, status, { flash, mandate: sent });
-    }
-  });
+    }),
+  );
 
   app.post('/dashboard/billing/mandate/revoke', async (request, reply) => {
     try {
@@ -492,7 +535,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
               first, then change the plan.
             </p>`
           : markup`<form method="post" action="${BASE}/billing/plan/confirm" class="inline">
-              <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+              ${csrfField(ctx.csrf)}
               <input type="hidden" name="plan" value="${id}" />
               <button type="submit">Confirm: change to ${next.name}</button>
             </form>`

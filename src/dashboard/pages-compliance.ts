@@ -1,13 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   reviewCsv,
+  reviewPeriod,
   reviewReport,
   type AccessReview,
   type PublicDocument,
 } from '../compliance/index.js';
 import { type DashboardDeps, type DashboardTools, signedIn } from './context.js';
-import { act, answeredNotInPlan, text } from './forms.js';
+import {
+  act,
+  answeredNotInPlan,
+  type FieldLabel,
+  FormState,
+  Problems,
+  submit,
+  text,
+} from './forms.js';
 import { markup, type Html } from '../lib/html.js';
+import { csrfField } from './session.js';
 import { BASE, bytes, day, page, time, type Flash } from './layout.js';
 
 const PATH = '/compliance';
@@ -55,25 +65,37 @@ function documentsTable(docs: PublicDocument[]): Html {
   </div>`;
 }
 
-function reviewForm(csrf: string, now: number, from = '', to = ''): Html {
+const REVIEW: Record<string, FieldLabel> = {
+  from: { id: 'review-from', label: 'From' },
+  to: { id: 'review-to', label: 'To' },
+  format: { id: 'review-format', label: 'As' },
+};
+const FORMATS = [
+  ['html', 'a page here'],
+  ['pdf', 'a PDF for the auditor'],
+  ['csv', 'CSV for a spreadsheet'],
+] as const;
+
+function reviewForm(csrf: string, now: number, form: FormState): Html {
   const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  return markup`<form method="post" action="${BASE}/compliance/access-review" class="stack">
-    <input type="hidden" name="_csrf" value="${csrf}" />
-    <label for="review-from">From (YYYY-MM-DD, inclusive)</label>
-    <input
-      id="review-from"
-      name="from"
-      maxlength="40"
-      pattern="\\d{4}-\\d{2}-\\d{2}"
-      value="${from || iso(now - 90 * DAY_MS)}"
-    />
-    <label for="review-to">To (YYYY-MM-DD, exclusive; empty: now)</label>
-    <input id="review-to" name="to" maxlength="40" pattern="\\d{4}-\\d{2}-\\d{2}" placeholder="${iso(now)}" value="${to}" />
-    <fieldset>
-      <legend>As</legend>
-      <label><input type="radio" name="format" value="html" checked /> a page here</label>
-      <label><input type="radio" name="format" value="pdf" /> a PDF for the auditor</label>
-      <label><input type="radio" name="format" value="csv" /> CSV for a spreadsheet</label>
+  const date = markup`maxlength="40" pattern="\\d{4}-\\d{2}-\\d{2}"`;
+  const format = form.value('format', 'html');
+  return markup`<form method="post" action="${BASE}/compliance/access-review" class="stack" id="review-form">
+    ${form.summary(REVIEW, 'No review made')}
+    ${csrfField(csrf)}
+    ${form.field('from', REVIEW['from']!, {
+      value: iso(now - 90 * DAY_MS),
+      hint: 'YYYY-MM-DD, inclusive.',
+      attrs: date,
+    })}
+    ${form.field('to', REVIEW['to']!, {
+      hint: 'YYYY-MM-DD, exclusive; empty: now.',
+      attrs: markup`${date} placeholder="${iso(now)}"`,
+    })}
+    <fieldset id="${REVIEW['format']!.id}" ${form.marks('format', REVIEW['format']!.id)}>
+      <legend>${REVIEW['format']!.label}</legend>
+      ${form.note('format', REVIEW['format']!.id)}
+      ${FORMATS.map(([value, label]) => markup`<label><input type="radio" name="format" value="${value}" ${format === value ? markup`checked` : ''} /> ${label}</label>`)}
     </fieldset>
     <button type="submit">Generate the review</button>
   </form>`;
@@ -151,11 +173,10 @@ export function compliancePages(app: FastifyInstance, tools: DashboardTools): vo
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { flash?: Flash; review?: AccessReview } = {},
+    extra: { flash?: Flash; review?: AccessReview; form?: FormState } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
     const docs = await compliance().documents.list(principal);
-    const given = (request.body ?? {}) as Record<string, unknown>;
     const content = markup`<h2>Documents</h2>
       <p>
         Every download is a new copy stamped on each page with this account and the copy’s id,
@@ -168,7 +189,7 @@ export function compliancePages(app: FastifyInstance, tools: DashboardTools): vo
         from where, and when it was last used; sessions; where data is sent; and whether the
         audit log verifies. At most 366 days.
       </p>
-      ${reviewForm(ctx.csrf, deps.clock.now(), text(given, 'from'), text(given, 'to'))}
+      ${reviewForm(ctx.csrf, deps.clock.now(), extra.form ?? FormState.EMPTY)}
       ${extra.review === undefined ? '' : reviewBlock(extra.review)}`;
     return tools.send(reply, status, page(ctx, PATH, TITLE, content, extra.flash));
   }
@@ -209,28 +230,44 @@ export function compliancePages(app: FastifyInstance, tools: DashboardTools): vo
 
   app.post('/dashboard/compliance/access-review', async (request, reply) => {
     if (gate(request, reply)) return reply;
-    return act(request, reply, failed(request, reply), async () => {
-      const format = text(request.body, 'format');
-      const from = text(request.body, 'from');
-      const to = text(request.body, 'to');
-      const review = await compliance().reviews.generate(
-        signedIn(request).principal,
-        {
-          from: from === '' ? undefined : from,
-          to: to === '' ? undefined : to,
-          format: format === 'pdf' || format === 'csv' ? format : 'json',
-        },
-        request.ip,
-      );
-      if (format !== 'pdf' && format !== 'csv') return render(request, reply, 200, { review });
-      const name = `access-review-${review.period.to.slice(0, 10)}-${review.id}.${format}`;
-      reply
-        .header('cache-control', 'no-store')
-        .header('content-disposition', `attachment; filename="${name}"`);
-      if (format === 'csv')
-        return reply.header('content-type', 'text/csv; charset=utf-8').send(reviewCsv(review));
-      const pdf = await bounded(request, () => compliance().pdf.report(reviewReport(review)));
-      return reply.header('content-type', 'application/pdf').send(pdf);
-    });
+    return submit(
+      request,
+      reply,
+      {
+        refused: (status, form) => render(request, reply, status, { form }),
+        failed: failed(request, reply),
+        fields: Object.keys(REVIEW),
+      },
+      async () => {
+        const format = text(request.body, 'format');
+        const from = text(request.body, 'from') || undefined;
+        const to = text(request.body, 'to') || undefined;
+        // Each date checked as the service checks it, so that two wrong dates are both named.
+        const now = new Date(deps.clock.now());
+        const toProblems = new Problems().of(
+          () => to !== undefined && reviewPeriod(now, undefined, to),
+        );
+        const problems = new Problems()
+          .of(() => reviewPeriod(now, from, toProblems.list.length === 0 ? to : undefined))
+          .addAll(toProblems.list);
+        if (!FORMATS.some(([value]) => value === format))
+          problems.add('format', `must be one of ${FORMATS.map(([value]) => value).join(', ')}`);
+        problems.throwAny();
+        const review = await compliance().reviews.generate(
+          signedIn(request).principal,
+          { from, to, format: format === 'pdf' || format === 'csv' ? format : 'json' },
+          request.ip,
+        );
+        if (format !== 'pdf' && format !== 'csv') return render(request, reply, 200, { review });
+        const name = `access-review-${review.period.to.slice(0, 10)}-${review.id}.${format}`;
+        reply
+          .header('cache-control', 'no-store')
+          .header('content-disposition', `attachment; filename="${name}"`);
+        if (format === 'csv')
+          return reply.header('content-type', 'text/csv; charset=utf-8').send(reviewCsv(review));
+        const pdf = await bounded(request, () => compliance().pdf.report(reviewReport(review)));
+        return reply.header('content-type', 'application/pdf').send(pdf);
+      },
+    );
   });
 }

@@ -27,6 +27,7 @@ import {
   type Body,
 } from './forms.js';
 import { markup, type Html } from '../lib/html.js';
+import { csrfField } from './session.js';
 import { BASE, page, time, type Flash } from './layout.js';
 
 const PATH = '/custom-endpoints';
@@ -89,7 +90,7 @@ function createForm(plan: Plan, csrf: string, full: boolean, form: FormState): H
   return markup`${full ? markup`<p class="reason" id="endpoints-full">An account has at most ${MAX_CUSTOM_ENDPOINTS} custom endpoints: delete one to create another.</p>` : ''}
     <form method="post" action="${BASE}/custom-endpoints" class="stack">
       ${form.summary(LABELS)}
-      <input type="hidden" name="_csrf" value="${csrf}" />
+      ${csrfField(csrf)}
       <label for="ce-slug">Name in the path (lower-case words joined by hyphens)</label>
       <input id="ce-slug" name="slug" ${lengthAttributes(CustomEndpointSlugSchema)} placeholder="nordic-engineers" value="${v('slug')}" ${at('slug', 'ce-slug-hint')} ${off} />
       ${note('slug')}
@@ -282,7 +283,7 @@ export function customEndpointPages(app: FastifyInstance, tools: DashboardTools)
         The request is made as this account and counts in its quota and usage like any other.
       </p>
       <form method="post" action="${BASE}/custom-endpoints/${e.id}/try" class="stack">
-        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        ${csrfField(ctx.csrf)}
         ${
           e.parameters.length === 0
             ? markup`<p class="muted">This endpoint takes no parameters.</p>`

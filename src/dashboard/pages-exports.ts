@@ -29,6 +29,7 @@ import {
   type Body,
 } from './forms.js';
 import { markup, type Html } from '../lib/html.js';
+import { csrfField } from './session.js';
 import { BASE, bytes, number, page, time, type Flash } from './layout.js';
 
 const PATH = '/exports';
@@ -116,7 +117,7 @@ function exportForm(
     markup`<input type="radio" name="destination" value="${value}" ${first ? markup`id="${id('destination-first')}"` : ''} ${destination === value ? markup`checked` : ''} ${off} />`;
   return markup`<form method="post" action="${action}" class="stack">
     ${form.summary(labels)}
-    <input type="hidden" name="_csrf" value="${csrf}" />
+    ${csrfField(csrf)}
     <label for="${id('name')}">Name</label>
     <input id="${id('name')}" name="name" ${lengthAttributes(ExportNameSchema)} value="${v('name', current?.name)}" ${at('name')} ${off} />
     ${note('name')}

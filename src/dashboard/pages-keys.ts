@@ -1,27 +1,51 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { KeyNameSchema, type PublicKey } from '../keys/index.js';
+import { allowlistProblems, SCOPES } from '../auth/index.js';
+import { KeyBodySchema, KeyNameSchema, type PublicKey } from '../keys/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from '../lib/html.js';
-import { invalid, lengthAttributes, lengthProblem } from './forms.js';
+import { csrfField } from './session.js';
+import {
+  doneFlash,
+  type FieldLabel,
+  FormState,
+  lengthProblem,
+  listProblem,
+  Problems,
+  submit,
+  text,
+  values,
+  words,
+  type Body,
+} from './forms.js';
 import { BASE, page, time, type Flash } from './layout.js';
 
-type Body = Record<string, unknown>;
-const text = (body: unknown, name: string): string => {
-  const value = (body as Body | undefined)?.[name];
-  return typeof value === 'string' ? value.trim() : '';
-};
-const list = (value: string): string[] =>
-  value
-    .split(/[\s,]+/)
-    .map((v) => v.trim())
-    .filter((v) => v.length > 0);
+const ALLOWLIST_HINT = 'Addresses or CIDR ranges, comma-separated; empty: any address.';
 
-/** A key's name from a form, refused as the API refuses it. */
-function keyName(body: unknown): string {
+/** The create form's fields, and a key's (its id in theirs). */
+const CREATE: Record<string, FieldLabel> = {
+  name: { id: 'key-name', label: 'Name' },
+  mode: { id: 'key-mode', label: 'Mode' },
+  scopes: { id: 'key-scopes', label: 'Scopes' },
+  allowlist: { id: 'key-allowlist', label: 'IP allowlist' },
+};
+const keyLabels = (id: string): Record<string, FieldLabel> => ({
+  name: { id: `name-${id}`, label: 'Name' },
+  allowlist: { id: `allow-${id}`, label: 'IP allowlist' },
+});
+
+/** A key's name and allowlist from a form, checked as the API checks them, every problem at once. */
+function checked(body: Body, problems: Problems): { name: string; allowlist?: string[] } {
   const name = text(body, 'name');
-  const reason = lengthProblem(name, KeyNameSchema);
-  if (reason !== '') throw invalid({ name: 'name', reason });
-  return name;
+  problems.add('name', lengthProblem(name, KeyNameSchema));
+  const raw = body['allowlist'];
+  if (typeof raw !== 'string') return { name };
+  const allowlist = words(raw);
+  problems.add(
+    'allowlist',
+    listProblem(allowlist, KeyBodySchema.properties.allowlist) ||
+      allowlistProblems(allowlist).join('; '),
+  );
+  return { name, allowlist };
 }
 
 const DONE: Record<string, string> = {
@@ -29,9 +53,10 @@ const DONE: Record<string, string> = {
   revoked: 'The key was revoked: requests with it are refused from now on.',
 };
 
-function keyRow(k: PublicKey, csrf: string, allowlists: boolean): Html {
+function keyRow(k: PublicKey, csrf: string, allowlists: boolean, form: FormState): Html {
   const live = k.status === 'active' || k.status === 'expiring';
   const id = k.id;
+  const labels = keyLabels(id);
   return markup`<tr>
     <td data-label="Name">${k.name}</td>
     <td data-label="Prefix"><code>${k.prefix}…</code></td>
@@ -45,23 +70,18 @@ function keyRow(k: PublicKey, csrf: string, allowlists: boolean): Html {
     <td data-label="Actions">
       ${
         live
-          ? markup`<details>
+          ? markup`<details ${form.refusedSubmit ? markup`open` : ''}>
               <summary>Manage<span class="sr-only"> ${k.name}</span></summary>
               <form method="post" action="${BASE}/keys/${id}/update" class="stack">
-                <input type="hidden" name="_csrf" value="${csrf}" />
-                <label for="name-${id}">Name</label>
-                <input id="name-${id}" name="name" ${lengthAttributes(KeyNameSchema)} value="${k.name}" />
+                ${form.summary(labels)}
+                ${csrfField(csrf)}
+                ${form.field('name', labels['name']!, { schema: KeyNameSchema, value: k.name })}
                 ${
                   allowlists
-                    ? markup`<label for="allow-${id}"
-                          >IP allowlist (addresses or CIDR ranges, comma-separated; empty:
-                          any)</label
-                        >
-                        <input
-                          id="allow-${id}"
-                          name="allowlist"
-                          value="${k.allowlist.join(', ')}"
-                        />`
+                    ? form.field('allowlist', labels['allowlist']!, {
+                        value: k.allowlist.join(', '),
+                        hint: ALLOWLIST_HINT,
+                      })
                     : ''
                 }
                 <button type="submit" class="secondary">Save</button>
@@ -72,7 +92,7 @@ function keyRow(k: PublicKey, csrf: string, allowlists: boolean): Html {
                 class="inline"
                 data-confirm="Rotate this key? The old secret keeps working for 24 hours."
               >
-                <input type="hidden" name="_csrf" value="${csrf}" />
+                ${csrfField(csrf)}
                 <button type="submit" class="secondary">Rotate</button>
               </form>
               <form
@@ -81,7 +101,7 @@ function keyRow(k: PublicKey, csrf: string, allowlists: boolean): Html {
                 class="inline"
                 data-confirm="Revoke this key? Requests with it are refused at once."
               >
-                <input type="hidden" name="_csrf" value="${csrf}" />
+                ${csrfField(csrf)}
                 <button type="submit" class="danger">Revoke</button>
               </form>
             </details>`
@@ -110,11 +130,18 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { flash?: Flash; secret?: { key: string; name: string } } = {},
+    extra: {
+      flash?: Flash;
+      secret?: { key: string; name: string };
+      /** A refused form: the create form's ('new') or a key's (its id). */
+      form?: { of: string; state: FormState };
+    } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
     const plan = principal.plan;
     const keys = plan.maxKeys === 0 ? [] : await deps.keys.list(principal.accountId as string);
+    const formOf = (of: string) => (extra.form?.of === of ? extra.form.state : FormState.EMPTY);
+    const form = formOf('new');
     // Each mode has its own key limit (docs/test-mode.md).
     const inUse = (mode: string) =>
       keys.filter((k) => k.mode === mode && (k.status === 'active' || k.status === 'expiring'))
@@ -124,6 +151,13 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
     const limit = plan.maxKeys === null ? 'unlimited' : String(plan.maxKeys);
     const fullOf = (n: number) => plan.maxKeys !== null && n >= plan.maxKeys;
     const full = fullOf(live) && fullOf(test);
+    const off = full ? markup`disabled` : '';
+    const mode = form.value('mode', fullOf(live) ? 'test' : 'live');
+    const modeRadio = (value: 'live' | 'test', text: string) =>
+      markup`<label>
+        <input type="radio" name="mode" value="${value}" ${fullOf(value === 'live' ? live : test) ? markup`disabled` : mode === value ? markup`checked` : ''} />
+        <span>${text}</span>
+      </label>`;
     const content =
       plan.maxKeys === 0
         ? markup`<p>
@@ -158,34 +192,42 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
                       ? markup`<tr>
                           <td colspan="8">No keys yet.</td>
                         </tr>`
-                      : keys.map((k) => keyRow(k, ctx.csrf, plan.ipAllowlist))
+                      : keys.map((k) => keyRow(k, ctx.csrf, plan.ipAllowlist, formOf(k.id)))
                   }
                 </tbody>
               </table>
             </div>
             <h2>Create a key</h2>
             <form method="post" action="${BASE}/keys" class="stack">
-              <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-              <label for="key-name">Name</label>
-              <input
-                id="key-name"
-                name="name"
-                ${lengthAttributes(KeyNameSchema)}
-                placeholder="production"
-                ${full ? markup`disabled` : ''}
-              />
-              <fieldset ${full ? markup`disabled` : ''}>
+              ${form.summary(CREATE)}
+              ${csrfField(ctx.csrf)}
+              ${form.field('name', CREATE['name']!, {
+                schema: KeyNameSchema,
+                attrs: markup`placeholder="production" ${off}`,
+              })}
+              <fieldset id="${CREATE['mode']!.id}" ${off}>
                 <legend>Mode</legend>
-                <label>
-                  <input type="radio" name="mode" value="live" ${fullOf(live) ? markup`disabled` : markup`checked`} />
-                  <span>Live, sk_live_…: counts against the quota</span>
-                </label>
-                <label>
-                  <input type="radio" name="mode" value="test" ${fullOf(live) && !fullOf(test) ? markup`checked` : ''} ${fullOf(test) ? markup`disabled` : ''} />
-                  <span>Test, sk_test_…: not billed, 30 requests a minute, reads only</span>
-                </label>
+                ${form.note('mode', CREATE['mode']!.id)}
+                ${modeRadio('live', 'Live, sk_live_…: counts against the quota')}
+                ${modeRadio('test', 'Test, sk_test_…: not billed, 30 requests a minute, reads only')}
               </fieldset>
-              ${plan.scopedKeys ? markup`<label for="key-scopes">Scopes (space-separated; empty: every scope)</label><input id="key-scopes" name="scopes" placeholder="salary:read usage:read" />` : ''}
+              ${
+                plan.scopedKeys
+                  ? markup`<fieldset class="choices" id="${CREATE['scopes']!.id}" ${form.marks('scopes', CREATE['scopes']!.id)} ${off}>
+                      <legend>Scopes (none ticked: every scope)</legend>
+                      ${form.note('scopes', CREATE['scopes']!.id)}
+                      ${SCOPES.map((scope) => markup`<label><input type="checkbox" name="scopes" value="${scope}" ${form.chosen('scopes', scope) ? markup`checked` : ''} /> ${scope}</label>`)}
+                    </fieldset>`
+                  : ''
+              }
+              ${
+                plan.ipAllowlist
+                  ? form.field('allowlist', CREATE['allowlist']!, {
+                      hint: ALLOWLIST_HINT,
+                      attrs: off,
+                    })
+                  : ''
+              }
               <button type="submit" ${full ? markup`disabled aria-describedby="key-full"` : ''}>
                 Create key
               </button>
@@ -202,52 +244,72 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
     return tools.send(reply, status, page(ctx, '/keys', 'API keys', content, extra.flash));
   }
 
+  const failed = (request: FastifyRequest, reply: FastifyReply) => (status: number, flash: Flash) =>
+    render(request, reply, status, { flash });
+
   app.get('/dashboard/keys', async (request, reply) => {
-    const done = DONE[String((request.query as Body)['done'])];
-    return render(
+    const flash = doneFlash(request, DONE);
+    return render(request, reply, 200, flash === undefined ? {} : { flash });
+  });
+
+  app.post('/dashboard/keys', (request, reply) =>
+    submit(
       request,
       reply,
-      200,
-      done === undefined ? {} : { flash: { kind: 'ok', text: done } },
-    );
-  });
+      {
+        refused: (status, state) => render(request, reply, status, { form: { of: 'new', state } }),
+        failed: failed(request, reply),
+        fields: Object.keys(CREATE),
+      },
+      async () => {
+        const { principal } = signedIn(request);
+        const body = (request.body ?? {}) as Body;
+        const problems = new Problems();
+        const { name, allowlist } = checked(body, problems);
+        // As the API: live unless said.
+        const mode = text(body, 'mode') || 'live';
+        if (mode !== 'live' && mode !== 'test') problems.add('mode', 'must be live or test');
+        const scopes = values(body, 'scopes');
+        const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+        if (unknown.length > 0) problems.add('scopes', `unknown scope ${unknown.join(', ')}`);
+        problems.throwAny();
+        const created = await deps.keys.create(
+          principal,
+          {
+            name,
+            mode: mode === 'test' ? 'test' : 'live',
+            ...(scopes.length > 0 ? { scopes } : {}),
+            ...(allowlist === undefined || allowlist.length === 0 ? {} : { allowlist }),
+          },
+          request.ip,
+        );
+        return render(request, reply, 201, { secret: { key: created.key, name: created.name } });
+      },
+    ),
+  );
 
-  app.post('/dashboard/keys', async (request, reply) => {
-    const { principal } = signedIn(request);
-    const scopes = list(text(request.body, 'scopes'));
-    const mode = text(request.body, 'mode') === 'test' ? 'test' : 'live';
-    try {
-      const created = await deps.keys.create(
-        principal,
-        { name: keyName(request.body), mode, ...(scopes.length > 0 ? { scopes } : {}) },
-        request.ip,
-      );
-      return render(request, reply, 201, { secret: { key: created.key, name: created.name } });
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      return render(request, reply, status, { flash });
-    }
-  });
-
-  app.post('/dashboard/keys/:id/update', async (request, reply) => {
-    const { principal } = signedIn(request);
+  app.post('/dashboard/keys/:id/update', (request, reply) => {
     const { id } = request.params as { id: string };
-    const allowlist = (request.body as Body | undefined)?.['allowlist'];
-    try {
-      await deps.keys.update(
-        principal,
-        id,
-        {
-          name: keyName(request.body),
-          ...(typeof allowlist === 'string' ? { allowlist: list(allowlist) } : {}),
-        },
-        request.ip,
-      );
-      return tools.redirect(reply, '/keys?done=renamed');
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      return render(request, reply, status, { flash });
-    }
+    return submit(
+      request,
+      reply,
+      {
+        // A key that is gone has no form to show the refusal in.
+        refused: (status, state) =>
+          status === 404
+            ? render(request, reply, 404, { flash: { kind: 'error', text: state.general ?? '' } })
+            : render(request, reply, status, { form: { of: id, state } }),
+        failed: failed(request, reply),
+        fields: Object.keys(keyLabels(id)),
+      },
+      async () => {
+        const problems = new Problems();
+        const input = checked((request.body ?? {}) as Body, problems);
+        problems.throwAny();
+        await deps.keys.update(signedIn(request).principal, id, input, request.ip);
+        return tools.redirect(reply, '/keys?done=renamed');
+      },
+    );
   });
 
   app.post('/dashboard/keys/:id/revoke', async (request, reply) => {

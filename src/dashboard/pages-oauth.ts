@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { JWK } from 'jose';
-import { SCOPES } from '../auth/index.js';
+import { allowlistProblems, SCOPES } from '../auth/index.js';
 import {
   AUTH_METHODS,
   MAX_CLIENTS,
+  NewOAuthClientBodySchema,
   type OAuthClientService,
   type PublicClient,
 } from '../oauth/index.js';
@@ -13,14 +14,20 @@ import {
   answeredNotInPlan,
   button,
   doneFlash,
-  invalid,
+  type FieldLabel,
+  FormState,
+  lengthProblem,
+  listProblem,
+  Problems,
   secretCard,
+  submit,
   text,
   values,
   words,
   type Body,
 } from './forms.js';
 import { markup, type Html } from '../lib/html.js';
+import { csrfField } from './session.js';
 import { BASE, page, time, type Flash } from './layout.js';
 
 const PATH = '/oauth-clients';
@@ -35,7 +42,17 @@ const METHOD_TEXT: Record<(typeof AUTH_METHODS)[number], string> = {
   private_key_jwt: 'A JWT signed with the client’s private key (private_key_jwt)',
 };
 
-type Problems = { name: string; reason: string }[];
+const FIELDS = NewOAuthClientBodySchema.properties;
+const CREATE: Record<string, FieldLabel> = {
+  name: { id: 'client-name', label: 'Name' },
+  scopes: { id: 'client-scopes', label: 'Scopes' },
+  method: { id: 'client-method', label: 'How the client authenticates' },
+  jwks: { id: 'client-jwks', label: 'Public keys for private_key_jwt' },
+  allowlist: { id: 'client-allowlist', label: 'Allowed addresses or CIDR ranges' },
+};
+const keysLabels = (id: string): Record<string, FieldLabel> => ({
+  jwks: { id: `jwks-${id}`, label: 'The keys its assertions are signed with' },
+});
 
 /** A JWKS typed into the form, as JSON: `{"keys": [...]}` or one key alone. */
 function jwksOf(raw: string, problems: Problems): { keys: JWK[] } | undefined {
@@ -45,17 +62,22 @@ function jwksOf(raw: string, problems: Problems): { keys: JWK[] } | undefined {
     const jwks = Array.isArray((parsed as { keys?: unknown }).keys)
       ? (parsed as { keys: JWK[] })
       : { keys: [parsed as JWK] };
-    if (jwks.keys.length > 10 || jwks.keys.some((k) => typeof k !== 'object' || k === null))
-      problems.push({ name: 'jwks', reason: 'must hold 1 to 10 keys, each a JSON object' });
+    const { maxItems } = FIELDS.jwks.properties.keys;
+    if (
+      jwks.keys.length > (maxItems ?? Infinity) ||
+      jwks.keys.some((k) => typeof k !== 'object' || k === null)
+    )
+      problems.add('jwks', `must hold 1 to ${maxItems} keys, each a JSON object`);
     return jwks;
   } catch {
-    problems.push({ name: 'jwks', reason: 'is not JSON (paste the JWKS: {"keys": [ … ]})' });
+    problems.add('jwks', 'is not JSON (paste the JWKS: {"keys": [ … ]})');
     return undefined;
   }
 }
 
-function clientRow(c: PublicClient, csrf: string): Html {
+function clientRow(c: PublicClient, csrf: string, form: FormState): Html {
   const keyed = c.token_endpoint_auth_method === 'private_key_jwt';
+  const labels = keysLabels(c.id);
   return markup`<section class="card" aria-labelledby="client-${c.id}">
     <h3 id="client-${c.id}">${c.name}</h3>
     <dl class="pairs">
@@ -93,12 +115,16 @@ function clientRow(c: PublicClient, csrf: string): Html {
     </p>
     ${
       keyed
-        ? markup`<details>
+        ? markup`<details ${form.refusedSubmit ? markup`open` : ''}>
             <summary>Public keys (JWKS)<span class="sr-only"> of ${c.name}</span></summary>
             <form method="post" action="${BASE}/oauth-clients/${c.id}/keys" class="stack">
-              <input type="hidden" name="_csrf" value="${csrf}" />
-              <label for="jwks-${c.id}">The keys its assertions are signed with</label>
-              <textarea id="jwks-${c.id}" name="jwks" rows="6" class="code">${JSON.stringify(c.jwks, null, 2)}</textarea>
+              ${form.summary(labels)}
+              ${csrfField(csrf)}
+              ${form.field('jwks', labels['jwks']!, {
+                rows: 6,
+                value: JSON.stringify(c.jwks, null, 2),
+                attrs: markup`class="code" spellcheck="false"`,
+              })}
               <button type="submit" class="secondary">Save the keys</button>
             </form>
           </details>`
@@ -107,27 +133,40 @@ function clientRow(c: PublicClient, csrf: string): Html {
   </section>`;
 }
 
-function createForm(csrf: string, full: boolean): Html {
+function createForm(csrf: string, full: boolean, form: FormState): Html {
   const off = full ? markup`disabled` : '';
+  const method = form.value('method', AUTH_METHODS[0]);
+  const group = (name: string) =>
+    markup`id="${CREATE[name]!.id}" ${form.marks(name, CREATE[name]!.id)}`;
   return markup`${full ? markup`<p class="reason" id="clients-full">An account has at most ${MAX_CLIENTS} OAuth clients: delete one to create another.</p>` : ''}
     <form method="post" action="${BASE}/oauth-clients" class="stack">
-      <input type="hidden" name="_csrf" value="${csrf}" />
-      <label for="client-name">Name</label>
-      <input id="client-name" name="name" required maxlength="100" placeholder="payroll sync" ${off} />
-      <fieldset class="choices">
-        <legend>Scopes</legend>
-        ${SCOPES.map((s) => markup`<label><input type="checkbox" name="scopes" value="${s}" ${s === 'salary:read' ? markup`checked` : ''} ${off} /> ${s}</label>`)}
+      ${form.summary(CREATE)}
+      ${csrfField(csrf)}
+      ${form.field('name', CREATE['name']!, {
+        schema: FIELDS.name,
+        attrs: markup`placeholder="payroll sync" ${off}`,
+      })}
+      <fieldset class="choices" ${group('scopes')}>
+        <legend>${CREATE['scopes']!.label}</legend>
+        ${form.note('scopes', CREATE['scopes']!.id)}
+        ${SCOPES.map((s) => markup`<label><input type="checkbox" name="scopes" value="${s}" ${form.chosen('scopes', s, s === 'salary:read') ? markup`checked` : ''} ${off} /> ${s}</label>`)}
       </fieldset>
-      <fieldset>
-        <legend>How the client authenticates</legend>
-        ${AUTH_METHODS.map((m, i) => markup`<label><input type="radio" name="method" value="${m}" ${i === 0 ? markup`checked` : ''} ${off} /> ${METHOD_TEXT[m]}</label>`)}
+      <fieldset ${group('method')}>
+        <legend>${CREATE['method']!.label}</legend>
+        ${form.note('method', CREATE['method']!.id)}
+        ${AUTH_METHODS.map((m) => markup`<label><input type="radio" name="method" value="${m}" ${method === m ? markup`checked` : ''} ${off} /> ${METHOD_TEXT[m]}</label>`)}
       </fieldset>
-      <label for="client-jwks">Public keys for private_key_jwt (JWKS as JSON)</label>
-      <textarea id="client-jwks" name="jwks" rows="4" class="code" placeholder='{"keys": [{"kty": "EC", "crv": "P-256", "x": "…", "y": "…"}]}' ${off}></textarea>
-      <label for="client-allowlist">Allowed addresses or CIDR ranges (empty: those of this account)</label>
-      <input id="client-allowlist" name="allowlist" maxlength="2000" ${off} />
+      ${form.field('jwks', CREATE['jwks']!, {
+        rows: 4,
+        hint: 'The JWKS as JSON, for private_key_jwt only.',
+        attrs: markup`class="code" spellcheck="false" placeholder='{"keys": [{"kty": "EC", "crv": "P-256", "x": "…", "y": "…"}]}' ${off}`,
+      })}
+      ${form.field('allowlist', CREATE['allowlist']!, {
+        hint: 'Comma-separated; empty: those of this account.',
+        attrs: off,
+      })}
       <label class="check">
-        <input type="checkbox" name="dpop_bound" value="on" ${off} /> Require DPoP-bound tokens (RFC 9449)
+        <input type="checkbox" name="dpop_bound" value="on" ${form.chosen('dpop_bound', 'on') ? markup`checked` : ''} ${off} /> Require DPoP-bound tokens (RFC 9449)
       </label>
       <button type="submit" ${off}>Create the client</button>
     </form>`;
@@ -148,9 +187,10 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { flash?: Flash; top?: Html } = {},
+    extra: { flash?: Flash; top?: Html; form?: { of: string; state: FormState } } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
+    const formOf = (of: string) => (extra.form?.of === of ? extra.form.state : FormState.EMPTY);
     const clients = await service().list(principal);
     const content = markup`${extra.top ?? ''}
       <p>
@@ -158,9 +198,9 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
         <a href="/.well-known/oauth-authorization-server">the server’s metadata</a>.
       </p>
       <p id="client-count">${clients.length} of ${MAX_CLIENTS} clients.</p>
-      ${clients.length === 0 ? markup`<p>No clients yet.</p>` : clients.map((c) => clientRow(c, ctx.csrf))}
+      ${clients.length === 0 ? markup`<p>No clients yet.</p>` : clients.map((c) => clientRow(c, ctx.csrf, formOf(c.id)))}
       <h2>Create a client</h2>
-      ${createForm(ctx.csrf, clients.length >= MAX_CLIENTS)}`;
+      ${createForm(ctx.csrf, clients.length >= MAX_CLIENTS, formOf('new'))}`;
     return tools.send(reply, status, page(ctx, PATH, TITLE, content, extra.flash));
   }
 
@@ -178,42 +218,54 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
 
   app.post('/dashboard/oauth-clients', async (request, reply) => {
     if (gate(request, reply)) return reply;
-    return act(request, reply, failed(request, reply), async () => {
-      const body = (request.body ?? {}) as Body;
-      const problems: Problems = [];
-      const name = text(body, 'name');
-      if (name === '' || name.length > 100)
-        problems.push({ name: 'name', reason: 'is required (at most 100 characters)' });
-      const scopes = values(body, 'scopes');
-      if (scopes.length === 0 || scopes.some((s) => !(SCOPES as readonly string[]).includes(s)))
-        problems.push({ name: 'scopes', reason: 'choose one or more of the listed scopes' });
-      const method = text(body, 'method') || 'client_secret_basic';
-      if (!(AUTH_METHODS as readonly string[]).includes(method))
-        problems.push({ name: 'method', reason: `must be one of ${AUTH_METHODS.join(', ')}` });
-      const jwks = jwksOf(text(body, 'jwks'), problems);
-      const allowlist = words(text(body, 'allowlist'));
-      if (problems.length > 0) throw invalid(...problems);
-      const created = await service().create(
-        signedIn(request).principal,
-        {
-          name,
-          scopes,
-          token_endpoint_auth_method: method as (typeof AUTH_METHODS)[number],
-          ...(allowlist.length === 0 ? {} : { allowlist }),
-          ...(jwks === undefined || method !== 'private_key_jwt' ? {} : { jwks }),
-          dpop_bound: text(body, 'dpop_bound') === 'on',
-        },
-        request.ip,
-      );
-      const top =
-        created.client_secret === null
-          ? markup`<p class="flash flash-ok" role="status">
-              Client “${created.name}” created: <code>${created.client_id}</code>. It signs its
-              assertions with its own private key; no secret is made.
-            </p>`
-          : shown(created, created.client_secret, `Client “${created.name}” created`);
-      return render(request, reply, 201, { top });
-    });
+    return submit(
+      request,
+      reply,
+      {
+        refused: (status, state) => render(request, reply, status, { form: { of: 'new', state } }),
+        failed: failed(request, reply),
+        fields: Object.keys(CREATE),
+      },
+      async () => {
+        const body = (request.body ?? {}) as Body;
+        const problems = new Problems();
+        const name = text(body, 'name');
+        problems.add('name', lengthProblem(name, FIELDS.name));
+        const scopes = values(body, 'scopes');
+        if (scopes.length === 0 || scopes.some((s) => !(SCOPES as readonly string[]).includes(s)))
+          problems.add('scopes', 'choose one or more of the listed scopes');
+        const method = text(body, 'method') || AUTH_METHODS[0];
+        if (!(AUTH_METHODS as readonly string[]).includes(method))
+          problems.add('method', `must be one of ${AUTH_METHODS.join(', ')}`);
+        const jwks = jwksOf(text(body, 'jwks'), problems);
+        const allowlist = words(text(body, 'allowlist'));
+        problems.add(
+          'allowlist',
+          listProblem(allowlist, FIELDS.allowlist) || allowlistProblems(allowlist).join('; '),
+        );
+        problems.throwAny();
+        const created = await service().create(
+          signedIn(request).principal,
+          {
+            name,
+            scopes,
+            token_endpoint_auth_method: method as (typeof AUTH_METHODS)[number],
+            ...(allowlist.length === 0 ? {} : { allowlist }),
+            ...(jwks === undefined || method !== 'private_key_jwt' ? {} : { jwks }),
+            dpop_bound: text(body, 'dpop_bound') === 'on',
+          },
+          request.ip,
+        );
+        const top =
+          created.client_secret === null
+            ? markup`<p class="flash flash-ok" role="status">
+                Client “${created.name}” created: <code>${created.client_id}</code>. It signs its
+                assertions with its own private key; no secret is made.
+              </p>`
+            : shown(created, created.client_secret, `Client “${created.name}” created`);
+        return render(request, reply, 201, { top });
+      },
+    );
   });
 
   app.post('/dashboard/oauth-clients/:id/rotate', async (request, reply) => {
@@ -235,15 +287,29 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
 
   app.post('/dashboard/oauth-clients/:id/keys', async (request, reply) => {
     if (gate(request, reply)) return reply;
-    return act(request, reply, failed(request, reply), async () => {
-      const problems: Problems = [];
-      const jwks = jwksOf(text(request.body, 'jwks'), problems);
-      if (jwks === undefined && problems.length === 0)
-        problems.push({ name: 'jwks', reason: 'must hold one or more public keys' });
-      if (problems.length > 0) throw invalid(...problems);
-      await service().update(signedIn(request).principal, idOf(request), { jwks }, request.ip);
-      return tools.redirect(reply, '/oauth-clients?done=keys');
-    });
+    const id = idOf(request);
+    return submit(
+      request,
+      reply,
+      {
+        // A client that is gone has no form to show the refusal in.
+        refused: (status, state) =>
+          status === 404
+            ? render(request, reply, 404, { flash: { kind: 'error', text: state.general ?? '' } })
+            : render(request, reply, status, { form: { of: id, state } }),
+        failed: failed(request, reply),
+        fields: Object.keys(keysLabels(id)),
+      },
+      async () => {
+        const problems = new Problems();
+        const jwks = jwksOf(text(request.body, 'jwks'), problems);
+        if (jwks === undefined && problems.list.length === 0)
+          problems.add('jwks', 'must hold one or more public keys');
+        problems.throwAny();
+        await service().update(signedIn(request).principal, id, { jwks }, request.ip);
+        return tools.redirect(reply, '/oauth-clients?done=keys');
+      },
+    );
   });
 
   app.post('/dashboard/oauth-clients/:id/delete', async (request, reply) => {

@@ -1,12 +1,35 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  CredentialsSchema,
+  isEmail,
+  normalizeEmail,
+  PasswordChangeSchema,
+  passwordProblem,
+} from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { flashOf, type DashboardTools } from './context.js';
-import { password, text } from './forms.js';
+import {
+  asTyped,
+  type FieldLabel,
+  FormState,
+  lengthProblem,
+  Problems,
+  submit,
+  text,
+} from './forms.js';
 import { markup, type Html } from '../lib/html.js';
+import { csrfField } from './session.js';
 import { BASE, publicPage, type Flash } from './layout.js';
 
 /** The public pages of a mailed link: forgotten password, new password, e-mail confirmation. */
 export const RECOVERY_PATHS = ['/forgot-password', '/reset-password', '/verify-email'] as const;
+
+const FORGOT: Record<string, FieldLabel> = {
+  email: { id: 'email', label: 'E-mail address of the account' },
+};
+const RESET: Record<string, FieldLabel> = {
+  new_password: { id: 'new_password', label: 'New password' },
+};
 
 /** A token as the mailed links carry it; anything else is not put back into a page. */
 const tokenOf = (value: unknown): string =>
@@ -26,11 +49,15 @@ export function recoveryPages(
     return answer;
   }
 
-  const forgotForm = (csrf: string, email: string): Html =>
+  const forgotForm = (csrf: string, form: FormState): Html =>
     markup`<form method="post" action="${BASE}/forgot-password" class="stack">
-      <input type="hidden" name="_csrf" value="${csrf}" />
-      <label for="email">E-mail address of the account</label>
-      <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${email}" />
+      ${form.summary(FORGOT, 'Not sent')}
+      ${csrfField(csrf)}
+      ${form.field('email', FORGOT['email']!, {
+        type: 'email',
+        schema: CredentialsSchema.properties.email,
+        attrs: markup`autocomplete="email"`,
+      })}
       <button type="submit">Mail me a link</button>
     </form>
     <p>We mail a link that works once, for one hour. <a href="${BASE}/sign-in">Back to sign-in</a></p>`;
@@ -39,38 +66,59 @@ export function recoveryPages(
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    email: string,
-    flash?: Flash,
+    extra: { flash?: Flash; form?: FormState } = {},
   ) =>
     tools.send(
       reply,
       status,
-      publicPage('Forgot your password?', forgotForm(formToken(request, reply), email), flash),
+      publicPage(
+        'Forgot your password?',
+        forgotForm(formToken(request, reply), extra.form ?? FormState.EMPTY),
+        extra.flash,
+      ),
     );
 
-  app.get('/dashboard/forgot-password', (request, reply) => showForgot(request, reply, 200, ''));
-  app.post('/dashboard/forgot-password', async (request, reply) => {
-    const email = text(request.body, 'email').slice(0, 254);
-    try {
-      await deps.accounts.requestPasswordReset(email, request.ip);
-      return showForgot(request, reply, 200, '', {
-        kind: 'ok',
-        text: 'If an account has this address, a link to choose a new password is on its way. It works once, for one hour.',
-      });
-    } catch (error) {
-      const { status, flash } = failed(request, reply, error);
-      return showForgot(request, reply, status, email, flash);
-    }
-  });
+  app.get('/dashboard/forgot-password', (request, reply) => showForgot(request, reply, 200));
+  app.post('/dashboard/forgot-password', (request, reply) =>
+    submit(
+      request,
+      reply,
+      {
+        refused: (status, form) => showForgot(request, reply, status, { form }),
+        failed: (status, flash) => showForgot(request, reply, status, { flash }),
+        fields: Object.keys(FORGOT),
+      },
+      async () => {
+        const email = text(request.body, 'email');
+        const problems = new Problems();
+        problems.add(
+          'email',
+          lengthProblem(email, CredentialsSchema.properties.email) ||
+            (isEmail(normalizeEmail(email)) ? '' : 'is not a valid e-mail address'),
+        );
+        problems.throwAny();
+        await deps.accounts.requestPasswordReset(email, request.ip);
+        return showForgot(request, reply, 200, {
+          flash: {
+            kind: 'ok',
+            text: 'If an account has this address, a link to choose a new password is on its way. It works once, for one hour.',
+          },
+        });
+      },
+    ),
+  );
 
-  const resetForm = (csrf: string, token: string): Html =>
+  const resetForm = (csrf: string, token: string, form: FormState): Html =>
     markup`<form method="post" action="${BASE}/reset-password" class="stack">
-      <input type="hidden" name="_csrf" value="${csrf}" />
+      ${form.summary(RESET, 'Not changed')}
+      ${csrfField(csrf)}
       <input type="hidden" name="token" value="${token}" />
-      <label for="new_password">New password</label>
-      <input id="new_password" name="new_password" type="password" required minlength="12" maxlength="256"
-        autocomplete="new-password" aria-describedby="password-help" />
-      <p id="password-help" class="muted">At least 12 characters, not a common password and not your e-mail address. Every session of the account is signed out; API keys keep working.</p>
+      ${form.field('new_password', RESET['new_password']!, {
+        type: 'password',
+        schema: PasswordChangeSchema.properties.new_password,
+        hint: 'At least 12 characters, not a common password and not your e-mail address. Every session of the account is signed out; API keys keep working.',
+        attrs: markup`minlength="12" autocomplete="new-password"`,
+      })}
       <button type="submit">Set the new password</button>
     </form>`;
 
@@ -79,7 +127,7 @@ export function recoveryPages(
     reply: FastifyReply,
     status: number,
     token: string,
-    flash?: Flash,
+    extra: { flash?: Flash; form?: FormState } = {},
   ) =>
     tools.send(
       reply,
@@ -88,7 +136,19 @@ export function recoveryPages(
         'Choose a new password',
         token === ''
           ? markup`<p>This page is opened from the link we mail. <a href="${BASE}/forgot-password">Ask for a link</a>.</p>`
-          : resetForm(formToken(request, reply), token),
+          : resetForm(formToken(request, reply), token, extra.form ?? FormState.EMPTY),
+        extra.flash,
+      ),
+    );
+
+  /** The page of a link that was used already, has expired or is incomplete. */
+  const linkNotValid = (reply: FastifyReply, status: number, flash: Flash) =>
+    tools.send(
+      reply,
+      status,
+      publicPage(
+        'Link not valid',
+        markup`<p>The link was used already, has expired (after one hour) or is incomplete. <a href="${BASE}/forgot-password">Ask for a new link</a>.</p>`,
         flash,
       ),
     );
@@ -96,39 +156,45 @@ export function recoveryPages(
   app.get('/dashboard/reset-password', (request, reply) =>
     showReset(request, reply, 200, tokenOf((request.query as Record<string, unknown>).token)),
   );
-  app.post('/dashboard/reset-password', async (request, reply) => {
+  app.post('/dashboard/reset-password', (request, reply) => {
     const token = tokenOf(text(request.body, 'token'));
-    try {
-      await deps.accounts.resetPassword(
-        { token, new_password: password(request.body, 'new_password') },
-        request.ip,
-      );
-      return tools.send(
-        reply,
-        200,
-        publicPage(
-          'Password changed',
-          markup`<p><a href="${BASE}/sign-in">Sign in</a> with the new password.</p>`,
-          { kind: 'ok', text: 'Your password was changed and every session was signed out.' },
-        ),
-      );
-    } catch (error) {
-      const { status, flash } = failed(request, reply, error);
-      const tokenRefused =
-        error instanceof AppError &&
-        (error.extensions.invalid_params as { name: string }[] | undefined)?.[0]?.name === 'token';
-      return tokenRefused
-        ? tools.send(
-            reply,
-            status,
-            publicPage(
-              'Link not valid',
-              markup`<p>The link was used already, has expired (after one hour) or is incomplete. <a href="${BASE}/forgot-password">Ask for a new link</a>.</p>`,
-              flash,
-            ),
-          )
-        : showReset(request, reply, status, token, flash);
-    }
+    return submit(
+      request,
+      reply,
+      {
+        refused: (status, form) =>
+          form.problems.has('token')
+            ? linkNotValid(reply, status, {
+                kind: 'error',
+                text: `The link ${form.problems.get('token') ?? 'is not valid'}.`,
+              })
+            : showReset(request, reply, status, token, { form }),
+        failed: (status, flash) => showReset(request, reply, status, token, { flash }),
+        fields: [...Object.keys(RESET), 'token'],
+        secrets: ['new_password'],
+      },
+      async () => {
+        const typed = asTyped(request.body, 'new_password');
+        const problems = new Problems();
+        // The e-mail address is known once the token is redeemed; the service checks it then.
+        problems.add(
+          'new_password',
+          lengthProblem(typed, PasswordChangeSchema.properties.new_password) ||
+            passwordProblem(typed, ''),
+        );
+        problems.throwAny();
+        await deps.accounts.resetPassword({ token, new_password: typed }, request.ip);
+        return tools.send(
+          reply,
+          200,
+          publicPage(
+            'Password changed',
+            markup`<p><a href="${BASE}/sign-in">Sign in</a> with the new password.</p>`,
+            { kind: 'ok', text: 'Your password was changed and every session was signed out.' },
+          ),
+        );
+      },
+    );
   });
 
   // The link only shows a button: mail scanners that open links confirm nothing.
@@ -142,7 +208,7 @@ export function recoveryPages(
         token === ''
           ? markup`<p>This page is opened from the link we mail. Ask for a new one on the <a href="${BASE}/account">Account</a> page.</p>`
           : markup`<form method="post" action="${BASE}/verify-email" class="stack">
-              <input type="hidden" name="_csrf" value="${formToken(request, reply)}" />
+              ${csrfField(formToken(request, reply))}
               <input type="hidden" name="token" value="${token}" />
               <p>Confirm that this address belongs to your account. Paid plans and API keys need it.</p>
               <button type="submit">Confirm my address</button>

@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors/index.js';
-import { flashOf, type DashboardTools } from './context.js';
-import { text } from './forms.js';
+import { TotpCodeBodySchema } from '../accounts/index.js';
+import { type DashboardTools } from './context.js';
+import { type FieldLabel, FormState, lengthProblem, Problems, submit, text } from './forms.js';
 import { markup } from '../lib/html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
-import { clearCookie, parseCookies } from './session.js';
+import { clearCookie, parseCookies, csrfField } from './session.js';
 
 /** The challenge between a correct password and the code (a short-lived token, no session). */
 export const CHALLENGE_COOKIE = 'salary_2fa';
+
+const CODE: Record<string, FieldLabel> = { code: { id: 'code', label: 'Code' } };
 
 /** GET/POST /dashboard/sign-in/code: the second step of a sign-in with two-factor on. */
 export function codeStep(
@@ -22,24 +24,25 @@ export function codeStep(
     return value !== undefined && /^tfa_[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
   };
 
-  function show(request: FastifyRequest, reply: FastifyReply, status: number, flash?: Flash) {
-    const form = markup`<p>Enter the 6-digit code your authenticator app shows now, or one of your recovery codes.</p>
+  function show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    extra: { flash?: Flash; form?: FormState } = {},
+  ) {
+    const form = extra.form ?? FormState.EMPTY;
+    const content = markup`<p>Enter the 6-digit code your authenticator app shows now, or one of your recovery codes.</p>
       <form method="post" action="${BASE}/sign-in/code" class="stack">
-        <input type="hidden" name="_csrf" value="${formToken(request, reply)}" />
-        <label for="code">Code</label>
-        <input
-          id="code"
-          name="code"
-          type="text"
-          autocomplete="one-time-code"
-          required
-          maxlength="32"
-          autofocus
-        />
+        ${form.summary(CODE, 'Not signed in')}
+        ${csrfField(formToken(request, reply))}
+        ${form.field('code', CODE['code']!, {
+          schema: TotpCodeBodySchema.properties.code,
+          attrs: markup`autocomplete="one-time-code" ${form.refusedSubmit ? '' : markup`autofocus`}`,
+        })}
         <button type="submit">Sign in</button>
       </form>
       <p class="muted">The code step lasts five minutes. Lost your device and your recovery codes? Contact support. <a href="${BASE}/sign-in">Start again</a></p>`;
-    return tools.send(reply, status, publicPage('Two-factor sign-in', form, flash));
+    return tools.send(reply, status, publicPage('Two-factor sign-in', content, extra.flash));
   }
 
   app.get('/dashboard/sign-in/code', (request, reply) =>
@@ -47,21 +50,28 @@ export function codeStep(
       ? tools.redirect(reply, '/sign-in')
       : show(request, reply, 200),
   );
-  app.post('/dashboard/sign-in/code', async (request, reply) => {
+  app.post('/dashboard/sign-in/code', (request, reply) => {
     const challenge = challengeOf(request);
     if (challenge === undefined) return tools.redirect(reply, '/sign-in');
-    try {
-      const session = await deps.accounts.logInWithCode(
-        { challenge, code: text(request.body, 'code').slice(0, 32) },
-        request.ip,
-      );
-      clearCookie(request, reply, CHALLENGE_COOKIE);
-      return startSession(request, reply, session.token);
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      if (error instanceof AppError)
-        for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
-      return show(request, reply, status, flash);
-    }
+    return submit(
+      request,
+      reply,
+      {
+        refused: (status, form) => show(request, reply, status, { form }),
+        failed: (status, flash) => show(request, reply, status, { flash }),
+        fields: Object.keys(CODE),
+        // A code is stale by the time it would be read again.
+        secrets: ['code'],
+      },
+      async () => {
+        const code = text(request.body, 'code');
+        new Problems()
+          .add('code', lengthProblem(code, TotpCodeBodySchema.properties.code))
+          .throwAny();
+        const session = await deps.accounts.logInWithCode({ challenge, code }, request.ip);
+        clearCookie(request, reply, CHALLENGE_COOKIE);
+        return startSession(request, reply, session.token);
+      },
+    );
   });
 }

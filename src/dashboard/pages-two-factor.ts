@@ -1,31 +1,60 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import type { TotpStatus } from '../accounts/index.js';
+import { CredentialsSchema, TotpCodeBodySchema, type TotpStatus } from '../accounts/index.js';
 import { actorOf } from '../auth/index.js';
-import { flashOf, type DashboardTools, signedIn } from './context.js';
-import { password, text } from './forms.js';
+import { type DashboardTools, signedIn } from './context.js';
+import {
+  type FieldLabel,
+  FormState,
+  lengthProblem,
+  password,
+  Problems,
+  submit,
+  text,
+} from './forms.js';
 import { Html, markup } from '../lib/html.js';
 import { BASE, page, time, type Flash } from './layout.js';
+import type { RenderAccount } from './pages-account.js';
+import { csrfField } from './session.js';
+
+const CODE = 'Code from the authenticator app';
+const ENABLE: Record<string, FieldLabel> = {
+  code: { id: 'enable_totp_code', label: CODE },
+  password: { id: 'enable_totp_password', label: 'Password' },
+};
+const DISABLE: Record<string, FieldLabel> = {
+  password: { id: 'disable_totp_password', label: 'Password' },
+  code: { id: 'disable_totp_code', label: `${CODE}, or a recovery code` },
+};
+/** Neither is sent back: a password, and a code that is stale by the time it is read again. */
+const SECRETS = ['password', 'code'];
+
+/** The code and password of a form, checked as the API's schemas check them. */
+function typed(body: unknown): { code: string; password: string } {
+  const problems = new Problems();
+  const code = text(body, 'code');
+  problems.add('code', lengthProblem(code, TotpCodeBodySchema.properties.code));
+  const typedPassword = password(body, 'password', problems);
+  problems.throwAny();
+  return { code, password: typedPassword };
+}
 
 /** `digitsOnly`: a TOTP code only (a phone shows digits); else a recovery code is taken too. */
-const codeField = (id: string, digitsOnly: boolean) =>
-  markup`<label for="${id}">${digitsOnly ? 'Code from the authenticator app' : 'Code from the authenticator app, or a recovery code'}</label>
-    <input
-      id="${id}"
-      name="code"
-      type="text"
-      inputmode="${digitsOnly ? 'numeric' : 'text'}"
-      autocomplete="one-time-code"
-      required
-      maxlength="32"
-    />`;
+const codeField = (form: FormState, at: FieldLabel, digitsOnly: boolean) =>
+  form.field('code', at, {
+    schema: TotpCodeBodySchema.properties.code,
+    attrs: markup`inputmode="${digitsOnly ? 'numeric' : 'text'}" autocomplete="one-time-code"`,
+  });
 
-const passwordField = (id: string) =>
-  markup`<label for="${id}">Password</label>
-    <input id="${id}" name="password" type="password" required maxlength="256" autocomplete="current-password" />`;
+const passwordField = (form: FormState, at: FieldLabel) =>
+  form.field('password', at, {
+    type: 'password',
+    schema: CredentialsSchema.properties.password,
+    attrs: markup`autocomplete="current-password"`,
+  });
 
 /** The Account page's section: the state of two-factor sign-in and what can be done with it. */
-export function twoFactorSection(status: TotpStatus, csrf: string): Html {
+export function twoFactorSection(status: TotpStatus, csrf: string, form: FormState): Html {
   if (!status.enabled)
     return markup`<h2>Two-factor sign-in</h2>
       <p>
@@ -37,10 +66,11 @@ export function twoFactorSection(status: TotpStatus, csrf: string): Html {
     <p id="two-factor-state">
       On since ${time(status.enabled_at)}; ${status.recovery_codes_left} unused recovery codes.
     </p>
-    <form method="post" action="${BASE}/account/two-factor/disable" class="stack">
-      <input type="hidden" name="_csrf" value="${csrf}" />
-      ${passwordField('disable_totp_password')}
-      ${codeField('disable_totp_code', false)}
+    <form method="post" action="${BASE}/account/two-factor/disable" class="stack" id="two-factor-off-form">
+      ${form.summary(DISABLE)}
+      ${csrfField(csrf)}
+      ${passwordField(form, DISABLE['password']!)}
+      ${codeField(form, DISABLE['code']!, false)}
       <button type="submit" class="danger">Turn two-factor sign-in off</button>
     </form>`;
 }
@@ -49,12 +79,7 @@ export function twoFactorSection(status: TotpStatus, csrf: string): Html {
 export function twoFactorPages(
   app: FastifyInstance,
   tools: DashboardTools,
-  renderAccount: (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    flash?: Flash,
-  ) => Promise<FastifyReply>,
+  renderAccount: RenderAccount,
 ): void {
   const { deps } = tools;
 
@@ -62,9 +87,10 @@ export function twoFactorPages(
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    flash?: Flash,
+    extra: { flash?: Flash; form?: FormState } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
+    const form = extra.form ?? FormState.EMPTY;
     const { secret, uri } = await deps.accounts.beginTotp(principal.accountId as string);
     const qr = await QRCode.toString(uri, {
       type: 'svg',
@@ -83,10 +109,11 @@ export function twoFactorPages(
         </li>
         <li>
           <p>Confirm with the code the app shows now and your password.</p>
-          <form method="post" action="${BASE}/account/two-factor" class="stack">
-            <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-            ${codeField('enable_totp_code', true)}
-            ${passwordField('enable_totp_password')}
+          <form method="post" action="${BASE}/account/two-factor" class="stack" id="two-factor-form">
+            ${form.summary(ENABLE)}
+            ${csrfField(ctx.csrf)}
+            ${codeField(form, ENABLE['code']!, true)}
+            ${passwordField(form, ENABLE['password']!)}
             <button type="submit">Turn two-factor sign-in on</button>
           </form>
         </li>
@@ -97,7 +124,7 @@ export function twoFactorPages(
     return tools.send(
       reply,
       status,
-      page(ctx, '/account', 'Set up two-factor sign-in', content, flash),
+      page(ctx, '/account', 'Set up two-factor sign-in', content, extra.flash),
     );
   }
 
@@ -108,56 +135,65 @@ export function twoFactorPages(
     return enrolPage(request, reply, 200);
   });
 
-  app.post('/dashboard/account/two-factor', async (request, reply) => {
-    const { principal, page: ctx } = signedIn(request);
-    try {
-      const { recovery_codes } = await deps.accounts.enableTotp(
-        principal.accountId as string,
-        {
-          password: password(request.body, 'password'),
-          code: text(request.body, 'code').slice(0, 32),
-        },
-        actorOf(principal),
-        request.ip,
-      );
-      const content = markup`<p>
-          Two-factor sign-in is on. Keep these recovery codes somewhere safe: each one signs in
-          once in place of a code, if the device is lost. They are shown only now.
-        </p>
-        <ul id="recovery-codes" class="codes">
-          ${recovery_codes.map((c) => markup`<li><code>${c}</code></li>`)}
-        </ul>
-        <p><a href="${BASE}/account">Back to the account</a></p>`;
-      return tools.send(
-        reply,
-        200,
-        page(ctx, '/account', 'Recovery codes', content, {
-          kind: 'ok',
-          text: 'Two-factor sign-in was turned on.',
-        }),
-      );
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      return enrolPage(request, reply, status, flash);
-    }
-  });
+  app.post('/dashboard/account/two-factor', (request, reply) =>
+    submit(
+      request,
+      reply,
+      {
+        refused: (status, form) => enrolPage(request, reply, status, { form }),
+        failed: (status, flash) => enrolPage(request, reply, status, { flash }),
+        fields: Object.keys(ENABLE),
+        secrets: SECRETS,
+      },
+      async () => {
+        const { principal, page: ctx } = signedIn(request);
+        const { recovery_codes } = await deps.accounts.enableTotp(
+          principal.accountId as string,
+          typed(request.body),
+          actorOf(principal),
+          request.ip,
+        );
+        const content = markup`<p>
+            Two-factor sign-in is on. Keep these recovery codes somewhere safe: each one signs in
+            once in place of a code, if the device is lost. They are shown only now.
+          </p>
+          <ul id="recovery-codes" class="codes">
+            ${recovery_codes.map((c) => markup`<li><code>${c}</code></li>`)}
+          </ul>
+          <p><a href="${BASE}/account">Back to the account</a></p>`;
+        return tools.send(
+          reply,
+          200,
+          page(ctx, '/account', 'Recovery codes', content, {
+            kind: 'ok',
+            text: 'Two-factor sign-in was turned on.',
+          }),
+        );
+      },
+    ),
+  );
 
-  app.post('/dashboard/account/two-factor/disable', async (request, reply) => {
-    const { principal } = signedIn(request);
-    try {
-      await deps.accounts.disableTotp(
-        principal.accountId as string,
-        {
-          password: password(request.body, 'password'),
-          code: text(request.body, 'code').slice(0, 32),
-        },
-        actorOf(principal),
-        request.ip,
-      );
-      return tools.redirect(reply, '/account?done=two-factor-off');
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      return renderAccount(request, reply, status, flash);
-    }
-  });
+  app.post('/dashboard/account/two-factor/disable', (request, reply) =>
+    submit(
+      request,
+      reply,
+      {
+        refused: (status, state) =>
+          renderAccount(request, reply, status, { form: { of: 'two-factor-off', state } }),
+        failed: (status, flash) => renderAccount(request, reply, status, { flash }),
+        fields: Object.keys(DISABLE),
+        secrets: SECRETS,
+      },
+      async () => {
+        const { principal } = signedIn(request);
+        await deps.accounts.disableTotp(
+          principal.accountId as string,
+          typed(request.body),
+          actorOf(principal),
+          request.ip,
+        );
+        return tools.redirect(reply, '/account?done=two-factor-off');
+      },
+    ),
+  );
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_TYPES, WebhookUrlSchema, type PublicEndpoint } from '../webhooks/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from '../lib/html.js';
+import { csrfField } from './session.js';
 import {
   type FieldLabel,
   FormState,
@@ -40,7 +41,7 @@ function secretBlock(secret: string, what: string): Html {
 function endpointBlock(e: PublicEndpoint, deliveries: Deliveries, csrf: string): Html {
   const form = (action: string, label: string, cls = 'secondary', extra: Html = markup``) =>
     markup`<form method="post" action="${BASE}/webhooks/${e.id}/${action}" class="inline">
-      <input type="hidden" name="_csrf" value="${csrf}" />${extra}<button
+      ${csrfField(csrf)}${extra}<button
         type="submit"
         class="${cls}"
       >
@@ -132,7 +133,7 @@ export function webhookPages(app: FastifyInstance, tools: DashboardTools): void 
       <h2>Add an endpoint</h2>
       <form method="post" action="${BASE}/webhooks" class="stack">
         ${form.summary(LABELS)}
-        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        ${csrfField(ctx.csrf)}
         <label for="wh-url">HTTPS URL</label>
         <input
           id="wh-url"

@@ -1,7 +1,14 @@
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_TTL_MS, TOTP_CHALLENGE_TTL_MS } from '../accounts/index.js';
+import {
+  CredentialsSchema,
+  isEmail,
+  normalizeEmail,
+  passwordProblem,
+  SESSION_TTL_MS,
+  TOTP_CHALLENGE_TTL_MS,
+} from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { loadAssets } from './assets.js';
 import {
@@ -13,6 +20,15 @@ import {
   signedInSession,
 } from './context.js';
 import { markup, type Html } from '../lib/html.js';
+import {
+  type FieldLabel,
+  FormState,
+  lengthProblem,
+  password,
+  Problems,
+  submit,
+  text,
+} from './forms.js';
 import { BASE, publicPage, type Flash } from './layout.js';
 import { accountPages } from './pages-account.js';
 import { RECOVERY_PATHS, recoveryPages } from './pages-recovery.js';
@@ -37,6 +53,8 @@ import {
   sessionOf,
   SESSION_COOKIE,
   setCookie,
+  csrfField,
+  CSRF_FIELD,
 } from './session.js';
 
 const PUBLIC_PATHS = new Set([
@@ -136,7 +154,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
   // Every state-changing request: from this site, with the form's CSRF token.
   app.addHook('preHandler', (request, reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD') return done();
-    const given = (request.body as Record<string, unknown> | undefined)?.['_csrf'];
+    const given = (request.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
     const path = request.url.split('?')[0] ?? '';
     let ok = !crossOrigin(request);
     if (ok && PUBLIC_PATHS.has(path)) {
@@ -210,36 +228,49 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
   app.addHook('onReady', () => warmUp(app.log, () => warmUpOverview(deps)));
 }
 
-function credentialsForm(action: 'sign-in' | 'sign-up', token: string, email: string): Html {
+const CREDENTIALS: Record<string, FieldLabel> = {
+  email: { id: 'email', label: 'E-mail address' },
+  password: { id: 'password', label: 'Password' },
+};
+
+function credentialsForm(action: 'sign-in' | 'sign-up', token: string, form: FormState): Html {
   const signUp = action === 'sign-up';
   return markup`<form method="post" action="${BASE}/${action}" class="stack">
-      <input type="hidden" name="_csrf" value="${token}" />
-      <label for="email">E-mail address</label>
-      <input
-        id="email"
-        name="email"
-        type="email"
-        autocomplete="email"
-        required
-        maxlength="254"
-        value="${email}"
-      />
-      <label for="password">Password</label>
-      <input
-        id="password"
-        name="password"
-        type="password"
-        required
-        maxlength="256"
-        autocomplete="${signUp ? 'new-password' : 'current-password'}"
-        ${signUp ? markup` minlength="12" aria-describedby="password-help"` : ''}
-      />
-      ${signUp ? markup`<p id="password-help" class="muted">At least 12 characters, not a common password and not your e-mail address.</p>` : ''}
+      ${form.summary(CREDENTIALS, signUp ? 'No account created' : 'Not signed in')}
+      ${csrfField(token)}
+      ${form.field('email', CREDENTIALS['email']!, {
+        type: 'email',
+        schema: CredentialsSchema.properties.email,
+        attrs: markup`autocomplete="email"`,
+      })}
+      ${form.field('password', CREDENTIALS['password']!, {
+        type: 'password',
+        schema: CredentialsSchema.properties.password,
+        ...(signUp
+          ? { hint: 'At least 12 characters, not a common password and not your e-mail address.' }
+          : {}),
+        attrs: signUp
+          ? markup`minlength="12" autocomplete="new-password"`
+          : markup`autocomplete="current-password"`,
+      })}
       <button type="submit">${signUp ? 'Create the account' : 'Sign in'}</button>
     </form>
     <p>
       ${signUp ? markup`Have an account? <a href="${BASE}/sign-in">Sign in</a>` : markup`<a href="${BASE}/forgot-password">Forgot your password?</a> · New here? <a href="${BASE}/sign-up">Create an account</a> (Free plan)`}
     </p>`;
+}
+
+/** The e-mail address and password of a form, checked as the API's schema checks them. */
+function credentials(body: unknown, signUp: boolean): { email: string; password: string } {
+  const problems = new Problems();
+  const email = text(body, 'email');
+  problems.add('email', lengthProblem(email, CredentialsSchema.properties.email));
+  if (signUp && email !== '' && !isEmail(normalizeEmail(email)))
+    problems.add('email', 'is not a valid e-mail address');
+  const typed = password(body, 'password', problems);
+  if (signUp && typed !== '') problems.add('password', passwordProblem(typed, email));
+  problems.throwAny();
+  return { email, password: typed };
 }
 
 function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
@@ -260,15 +291,11 @@ function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
     reply: FastifyReply,
     action: 'sign-in' | 'sign-up',
     status: number,
-    email: string,
-    flash?: Flash,
+    extra: { flash?: Flash; form?: FormState } = {},
   ) {
     const title = action === 'sign-in' ? 'Sign in' : 'Create an account';
-    return tools.send(
-      reply,
-      status,
-      publicPage(title, credentialsForm(action, formToken(request, reply), email), flash),
-    );
+    const form = credentialsForm(action, formToken(request, reply), extra.form ?? FormState.EMPTY);
+    return tools.send(reply, status, publicPage(title, form, extra.flash));
   }
 
   function startSession(request: FastifyRequest, reply: FastifyReply, token: string) {
@@ -278,14 +305,24 @@ function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
 
   recoveryPages(app, tools, formToken);
 
-  type Credentials = { email?: unknown; password?: unknown };
-  const fields = (body: unknown) => {
-    const b = (body ?? {}) as Credentials;
-    return {
-      email: typeof b.email === 'string' ? b.email.slice(0, 254) : '',
-      password: typeof b.password === 'string' ? b.password.slice(0, 256) : '',
-    };
-  };
+  /** A credentials form's submit: refused, the same page with what was typed but the password. */
+  const credentialsSubmit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    action: 'sign-in' | 'sign-up',
+    run: () => Promise<FastifyReply>,
+  ) =>
+    submit(
+      request,
+      reply,
+      {
+        refused: (status, form) => show(request, reply, action, status, { form }),
+        failed: (status, flash) => show(request, reply, action, status, { flash }),
+        fields: Object.keys(CREDENTIALS),
+        secrets: ['password'],
+      },
+      run,
+    );
 
   app.get('/dashboard/sign-in', async (request, reply) => {
     if ((await sessionOf(request, deps.cache)) !== undefined) return tools.redirect(reply, '');
@@ -295,14 +332,12 @@ function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
       reply,
       'sign-in',
       200,
-      '',
-      signedOut ? { kind: 'ok', text: 'You are signed out.' } : undefined,
+      signedOut ? { flash: { kind: 'ok', text: 'You are signed out.' } } : {},
     );
   });
-  app.post('/dashboard/sign-in', async (request, reply) => {
-    const { email, password } = fields(request.body);
-    try {
-      const signed = await deps.accounts.logIn({ email, password }, request.ip);
+  app.post('/dashboard/sign-in', (request, reply) =>
+    credentialsSubmit(request, reply, 'sign-in', async () => {
+      const signed = await deps.accounts.logIn(credentials(request.body, false), request.ip);
       if ('totp_required' in signed) {
         // The half-signed-in state: a short-lived challenge that is no session.
         const ageS = Math.floor(TOTP_CHALLENGE_TTL_MS / 1000);
@@ -310,25 +345,14 @@ function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
         return tools.redirect(reply, '/sign-in/code');
       }
       return startSession(request, reply, signed.token);
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      if (error instanceof AppError)
-        for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
-      return show(request, reply, 'sign-in', status, email, flash);
-    }
-  });
+    }),
+  );
   codeStep(app, tools, formToken, startSession);
-  app.get('/dashboard/sign-up', (request, reply) => show(request, reply, 'sign-up', 200, ''));
-  app.post('/dashboard/sign-up', async (request, reply) => {
-    const { email, password } = fields(request.body);
-    try {
-      const { session } = await deps.accounts.signUp({ email, password }, request.ip);
+  app.get('/dashboard/sign-up', (request, reply) => show(request, reply, 'sign-up', 200));
+  app.post('/dashboard/sign-up', (request, reply) =>
+    credentialsSubmit(request, reply, 'sign-up', async () => {
+      const { session } = await deps.accounts.signUp(credentials(request.body, true), request.ip);
       return startSession(request, reply, session.token);
-    } catch (error) {
-      const { status, flash } = flashOf(request, error);
-      if (error instanceof AppError)
-        for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
-      return show(request, reply, 'sign-up', status, email, flash);
-    }
-  });
+    }),
+  );
 }

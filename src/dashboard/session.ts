@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CredentialResolver, Principal } from '../auth/index.js';
 import { constantTimeEqual } from '../lib/crypto.js';
+import { markup, type Html } from '../lib/html.js';
 
 export const SESSION_COOKIE = 'salary_session';
 /** The pre-session token that protects the sign-in and sign-up forms (double submit). */
@@ -60,6 +61,14 @@ export async function sessionOf(
   const principal = await credentials.resolve(token);
   if (principal?.kind !== 'session') return undefined;
   return { token, principal };
+}
+
+/** The form field that carries the CSRF token: every state-changing form has it. */
+export const CSRF_FIELD = '_csrf';
+
+/** The hidden field of a form with its CSRF token. */
+export function csrfField(token: string): Html {
+  return markup`<input type="hidden" name="${CSRF_FIELD}" value="${token}" />`;
 }
 
 /** CSRF tokens: an HMAC of the session token (or the form cookie) under SECRET_KEY. */

@@ -17,4 +17,4 @@ export {
   type KeyAuthority,
   type KeyRights,
 } from './key-authority.js';
-export { keyRoutes, KeyNameSchema, KeySchema, NewKeySchema } from './routes.js';
+export { keyRoutes, KeyBodySchema, KeyNameSchema, KeySchema, NewKeySchema } from './routes.js';

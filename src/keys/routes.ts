@@ -63,7 +63,8 @@ export const NewKeySchema = Type.Object(
 /** A key's name: what the API and the dashboard's forms accept. */
 export const KeyNameSchema = Type.String({ minLength: 1, maxLength: 100 });
 
-const KeyBody = Type.Object(
+/** The body that creates a key: the API's limits of each field, which the dashboard's form shares. */
+export const KeyBodySchema = Type.Object(
   {
     name: Type.Optional(KeyNameSchema),
     mode: Type.Optional(
@@ -113,7 +114,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
         summary: 'Create an API key',
         description:
           'Developer: 1 active key, Business: 5, Enterprise: unlimited, with scopes; as many test-mode keys again (`mode: "test"`). The secret is in this response only; store it.',
-        body: KeyBody,
+        body: KeyBodySchema,
         response: { 201: Type.Ref('NewApiKey'), ...problemResponses(400, 401, 403, 409) },
       },
       config: write,

@@ -51,7 +51,8 @@ export const NewOAuthClientSchema = Type.Object(
   { $id: 'NewOAuthClient' },
 );
 
-const CreateBody = Type.Object(
+/** The body that creates a client: the API's limits of each field, which the dashboard's form shares. */
+export const NewOAuthClientBodySchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     scopes: Scopes,
@@ -102,7 +103,7 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ clients: OAuthClient
         summary: 'Register an OAuth client (client credentials)',
         description:
           'Enterprise. At most 100 per account; they do not count against API keys. The secret is in this response only.',
-        body: CreateBody,
+        body: NewOAuthClientBodySchema,
         response: { 201: Type.Ref('NewOAuthClient'), ...problemResponses(400, 401, 403, 409) },
       },
       config: write,

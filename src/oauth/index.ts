@@ -1,4 +1,9 @@
-export { oauthClientRoutes, OAuthClientSchema, NewOAuthClientSchema } from './client-routes.js';
+export {
+  NewOAuthClientBodySchema,
+  NewOAuthClientSchema,
+  oauthClientRoutes,
+  OAuthClientSchema,
+} from './client-routes.js';
 export {
   createOAuthClientService,
   MAX_CLIENTS,

@@ -5,4 +5,4 @@ export {
   SEVERITIES,
   type SupportService,
 } from './service.js';
-export { supportRoutes } from './routes.js';
+export { ContactsBodySchema, supportRoutes } from './routes.js';

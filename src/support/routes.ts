@@ -24,7 +24,8 @@ const SupportRequest = Type.Object({
 
 const Address = Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Null()]);
 
-const ContactsBody = Type.Object(
+/** The contacts a customer sets: the API's limits of each field, which the dashboard's form shares. */
+export const ContactsBodySchema = Type.Object(
   {
     name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
     billing_email: Type.Optional(Address),
@@ -105,7 +106,7 @@ export const supportRoutes: FastifyPluginAsyncTypebox<{ support: SupportService 
         summary: 'Set notice addresses, name and opt-out',
         description:
           'null resets an address to the account e-mail. The opt-out silences every notice but billing and security ones.',
-        body: ContactsBody,
+        body: ContactsBodySchema,
         response: { 200: Contacts, ...problemResponses(400, 401, 403) },
       },
       config: { auth: { access: 'account', scope: 'account:write' } },

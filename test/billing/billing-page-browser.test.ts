@@ -59,7 +59,7 @@ describe('the Billing page in a browser', { skip: !browserAvailable() }, () => {
     await page.fill('#vat_number', 'DE12345');
     await Promise.all([page.waitForNavigation(), page.click('#billing-details button')]);
     const refused = await page.textContent('body');
-    assert.match(refused ?? '', /vat_number.*not of the form of a VAT number of Germany/s);
+    assert.match(refused ?? '', /VAT number: .*not of the form of a VAT number of Germany/s);
     assert.equal(await page.inputValue('#company_name'), 'Beispiel Analytics GmbH', 'kept');
     // The refused form answers 400, which the browser logs; nothing else may be logged.
     assert.deepEqual(errors, [

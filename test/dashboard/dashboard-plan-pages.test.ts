@@ -351,7 +351,7 @@ describe('dashboard pages of the plan features over HTTP', () => {
         page.body,
       );
       assert.equal(wrong.statusCode, 400);
-      assert.match(wrong.body, /not a date or time/);
+      assert.match(wrong.body, /From<\/a>: not an ISO 8601 date or time/);
       assert.equal(
         (await client.post('/dashboard/compliance/access-review', { format: 'csv' })).statusCode,
         403,
