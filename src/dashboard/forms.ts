@@ -278,7 +278,11 @@ export class FormState {
    */
   summary(labels: Readonly<Record<string, FieldLabel>>, heading = 'Not saved'): Html {
     if (!this.refusedSubmit) return markup``;
-    const items = [...this.problems].map(([name, reason]) => {
+    // In the order of the form's fields, as the eye meets them.
+    const order = Object.keys(labels);
+    const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+    const sorted = [...this.problems].sort(([a], [b]) => rank(a) - rank(b));
+    const items = sorted.map(([name, reason]) => {
       const field = labels[name];
       return field === undefined
         ? markup`<li>${name}: ${reason}</li>`

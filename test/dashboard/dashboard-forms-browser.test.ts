@@ -120,9 +120,9 @@ describe(
       await page.goto(`${base}/dashboard/keys`);
       await setValue(page, '#key-name', 'k'.repeat(101));
       await submitUnchecked(page, 'form[action="/dashboard/keys"]');
-      assert.match(
-        await page.locator('.flash-error').innerText(),
-        /'name': is too long \(at most 100 characters\)/,
+      assert.deepEqual(
+        (await page.locator('.error-summary li').allInnerTexts()).map((s) => s.trim()),
+        ['Name: is too long (at most 100 characters)'],
       );
       await lookAtBothWidths(page, 'forms-keys-refused');
       await done();
