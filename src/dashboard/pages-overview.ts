@@ -69,7 +69,7 @@ function quotaCard(quota: UsageQuota, projection: Projection): Html {
 
 function windowsTable(view: Overview): Html {
   return markup`<div class="table-wrap">
-    <table id="windows">
+    <table id="windows" class="cards-on-phone">
       <caption class="muted">
         Requests by status class (429: refused for exceeding the limit)
       </caption>
@@ -86,11 +86,11 @@ function windowsTable(view: Overview): Html {
           (w, i) =>
             markup`<tr>
               <th scope="row">${w.label}</th>
-              <td class="num" id="${['total-24h', 'total-7d', 'total-30d'][i]}">
+              <td class="num" data-label="Requests" id="${['total-24h', 'total-7d', 'total-30d'][i]}">
                 ${number(w.total)}
               </td>
-              ${STATUS_CLASSES.map((c) => markup`<td class="num">${number(w.byClass[c])}</td>`)}
-              <td class="num">${percent(w.errorRate)}</td>
+              ${STATUS_CLASSES.map((c) => markup`<td class="num" data-label="${CLASS_LABELS[c]}">${number(w.byClass[c])}</td>`)}
+              <td class="num" data-label="Error rate">${percent(w.errorRate)}</td>
             </tr>`,
         )}
       </tbody>

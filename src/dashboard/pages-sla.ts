@@ -62,16 +62,16 @@ export function slaPage(app: FastifyInstance, tools: DashboardTools): void {
       ${
         m.down.length === 0
           ? markup`<p class="muted">None.</p>`
-          : markup`<div class="table-wrap"><table>
+          : markup`<div class="table-wrap"><table class="cards-on-phone">
               <thead><tr><th scope="col">Interval</th><th scope="col">Why</th><th scope="col">Error rate</th><th scope="col">Served</th><th scope="col">Failed</th></tr></thead>
               <tbody>
                 ${m.down.map(
                   (d) => markup`<tr>
-                    <td>${time(d.start)} to ${time(d.start + INTERVAL_MS)}</td>
-                    <td>${REASONS[d.reason] ?? d.reason}</td>
-                    <td>${formatPercent(d.errorRate)}</td>
-                    <td>${d.served}</td>
-                    <td>${d.failed}</td>
+                    <td data-label="Interval">${time(d.start)} to ${time(d.start + INTERVAL_MS)}</td>
+                    <td data-label="Why">${REASONS[d.reason] ?? d.reason}</td>
+                    <td data-label="Error rate">${formatPercent(d.errorRate)}</td>
+                    <td data-label="Served">${d.served}</td>
+                    <td data-label="Failed">${d.failed}</td>
                   </tr>`,
                 )}
               </tbody>

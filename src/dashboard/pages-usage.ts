@@ -226,7 +226,7 @@ export function usagePage(app: FastifyInstance, tools: DashboardTools): void {
             ${table.groups.map(
               (g, i) =>
                 markup`<tr>
-                  <td>${g}</td>
+                  <td class="name">${g}</td>
                   <td class="num">${number(table.totals[i] ?? 0)}</td>
                 </tr>`,
             )}

@@ -125,9 +125,9 @@ svg text{font-family:inherit}
 footer{border-top:1px solid var(--line);padding:1rem 2rem;color:var(--muted);font-size:.9rem}
 footer p{margin:.3rem 0}
 .template{border-left:4px solid #b45309;background:#fff7ed;padding:.6rem 1rem}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.3rem 1rem}
 dl.facts dt{font-weight:600}
-dl.facts dd{margin:0}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
 .summary{padding:1rem;border-radius:.5rem;background:#e6f4ea}.summary.degraded,.summary.maintenance{background:#fff4e5}.summary.outage{background:#fdecea}
 ul.components{list-style:none;padding:0}.component{display:flex;justify-content:space-between;gap:1rem;padding:.5rem 0;border-bottom:1px solid var(--line)}
 .state.operational{color:#0a6b2b}.state.degraded,.state.maintenance{color:#8a4b00}.state.outage{color:#a50e0e}

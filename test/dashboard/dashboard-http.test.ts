@@ -263,7 +263,7 @@ describe('dashboard over HTTP', () => {
     assert.equal(header, `start_utc,OAuth client Payroll sync (${clientId}),session token,total`);
     assert.ok(rows.includes('2026-11-22T00:00:00.000Z,3,1,4'), rows.join(' / '));
     const page = await get(jar, '/dashboard/usage?breakdown=key');
-    assert.match(page.body, /<td>OAuth client Payroll sync \(ocl_/);
+    assert.match(page.body, /<td class="name">OAuth client Payroll sync \(ocl_/);
   });
 
   it('never shows one account the data of another', async () => {

@@ -49,6 +49,7 @@
   // largest first, so every class shows as its own band.
   function charts() {
     if (typeof window.uPlot !== 'function') return;
+    var plots = [];
     document.querySelectorAll('script.chart-data').forEach(function (node) {
       var spec = JSON.parse(node.textContent);
       var target = document.getElementById(spec.target);
@@ -95,7 +96,19 @@
         ),
       };
       target.textContent = '';
-      new window.uPlot(opts, [xs].concat(stacked), target);
+      plots.push({ plot: new window.uPlot(opts, [xs].concat(stacked), target), target: target });
+    });
+    // A phone turned on its side, or a window made narrower: each chart takes the new width.
+    var pending = false;
+    window.addEventListener('resize', function () {
+      if (pending) return;
+      pending = true;
+      window.requestAnimationFrame(function () {
+        pending = false;
+        plots.forEach(function (p) {
+          p.plot.setSize({ width: Math.max(280, p.target.clientWidth || 600), height: 240 });
+        });
+      });
     });
   }
 
