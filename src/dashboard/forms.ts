@@ -130,6 +130,45 @@ export async function submit(
   }
 }
 
+/** On a page of several forms: the one that was refused, and its state. */
+export interface RefusedForm<Of extends string = string> {
+  of: Of;
+  state: FormState;
+}
+
+/** The state to draw the form `of` with: the refused one's, or empty for the page's others. */
+export function stateOf<Of extends string>(
+  refused: RefusedForm<Of> | undefined,
+  of: Of,
+): FormState {
+  return refused?.of === of ? refused.state : FormState.EMPTY;
+}
+
+/**
+ * `submit`'s handlers for one form of a page of several: a refusal draws the page with that
+ * form's state, or with the reason as a flash when what the form changes is gone (404); a fault
+ * draws it with a flash.
+ */
+export function formOnPage<Of extends string>(
+  draw: (
+    status: number,
+    extra: { flash?: Flash; form?: RefusedForm<Of> },
+  ) => FastifyReply | Promise<FastifyReply>,
+  of: Of,
+  labels: Readonly<Record<string, FieldLabel>>,
+  secrets: readonly string[] = [],
+) {
+  return {
+    refused: (status: number, state: FormState) =>
+      status === 404
+        ? draw(404, { flash: { kind: 'error', text: state.general ?? '' } })
+        : draw(status, { form: { of, state } }),
+    failed: (status: number, flash: Flash) => draw(status, { flash }),
+    fields: Object.keys(labels),
+    secrets,
+  };
+}
+
 /** A secret shown once, with its copy button (the page's script reveals the button). */
 export function secretCard(id: string, heading: string, label: string, secret: string): Html {
   return markup`<section class="card" aria-labelledby="${id}-title">

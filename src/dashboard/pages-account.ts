@@ -17,11 +17,13 @@ import {
   asTyped,
   doneFlash,
   type FieldLabel,
-  FormState,
+  formOnPage,
   lengthProblem,
   listProblem,
   password,
   Problems,
+  type RefusedForm,
+  stateOf,
   submit,
   text,
   textLimits,
@@ -58,10 +60,9 @@ const DELETION: Record<string, FieldLabel> = {
 };
 
 /** A refused form of the Account page: which one (`contacts`, `password`…) and its state. */
-export interface AccountForm {
-  of: 'contacts' | 'allowlist' | 'password' | 'delete' | 'two-factor-off';
-  state: FormState;
-}
+export type AccountForm = RefusedForm<
+  'contacts' | 'allowlist' | 'password' | 'delete' | 'two-factor-off'
+>;
 
 export type RenderAccount = (
   request: FastifyRequest,
@@ -84,8 +85,7 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
 
   const render: RenderAccount = async (request, reply, status, extra = {}) => {
     const { principal, page: ctx } = signedIn(request);
-    const formOf = (of: AccountForm['of']) =>
-      extra.form?.of === of ? extra.form.state : FormState.EMPTY;
+    const formOf = (of: AccountForm['of']) => stateOf(extra.form, of);
     const contactsForm = formOf('contacts');
     const allowlistForm = formOf('allowlist');
     const passwordForm = formOf('password');
@@ -292,12 +292,7 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
     submit(
       request,
       reply,
-      {
-        refused: (status, state) => render(request, reply, status, { form: { of, state } }),
-        failed: (status, flash) => render(request, reply, status, { flash }),
-        fields: Object.keys(labels),
-        secrets,
-      },
+      formOnPage((status, extra) => render(request, reply, status, extra), of, labels, secrets),
       run,
     );
 

@@ -16,14 +16,17 @@ import type { PlanId } from '../plans/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { Html, markup } from '../lib/html.js';
 import { csrfField } from './session.js';
+import type { FormState } from './forms.js';
 import {
   asTyped,
   type Body,
   type FieldLabel,
-  FormState,
+  formOnPage,
   lengthProblem,
   listProblem,
   Problems,
+  type RefusedForm,
+  stateOf,
   submit,
   text,
   textLimits,
@@ -239,12 +242,11 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     extra: {
       flash?: Flash;
       top?: Html;
-      form?: { of: 'details' | 'mandate'; state: FormState };
+      form?: RefusedForm<'details' | 'mandate'>;
     } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
-    const formOf = (of: 'details' | 'mandate') =>
-      extra.form?.of === of ? extra.form.state : FormState.EMPTY;
+    const formOf = (of: 'details' | 'mandate') => stateOf(extra.form, of);
     const accountId = principal.accountId as string;
     const [sub, invoices, entries, details, mandate] = await Promise.all([
       deps.subscriptions.view(accountId),
@@ -411,11 +413,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     submit(
       request,
       reply,
-      {
-        refused: (status, state) => render(request, reply, status, { form: { of, state } }),
-        failed: (status, flash) => render(request, reply, status, { flash }),
-        fields: Object.keys(labels),
-      },
+      formOnPage((status, extra) => render(request, reply, status, extra), of, labels),
       run,
     );
 

@@ -4,13 +4,16 @@ import { KeyBodySchema, KeyNameSchema, type PublicKey } from '../keys/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { markup, type Html } from '../lib/html.js';
 import { csrfField } from './session.js';
+import type { FormState } from './forms.js';
 import {
   doneFlash,
   type FieldLabel,
-  FormState,
+  formOnPage,
   lengthProblem,
   listProblem,
   Problems,
+  type RefusedForm,
+  stateOf,
   submit,
   text,
   values,
@@ -134,14 +137,13 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
       flash?: Flash;
       secret?: { key: string; name: string };
       /** A refused form: the create form's ('new') or a key's (its id). */
-      form?: { of: string; state: FormState };
+      form?: RefusedForm;
     } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
     const plan = principal.plan;
     const keys = plan.maxKeys === 0 ? [] : await deps.keys.list(principal.accountId as string);
-    const formOf = (of: string) => (extra.form?.of === of ? extra.form.state : FormState.EMPTY);
-    const form = formOf('new');
+    const form = stateOf(extra.form, 'new');
     // Each mode has its own key limit (docs/test-mode.md).
     const inUse = (mode: string) =>
       keys.filter((k) => k.mode === mode && (k.status === 'active' || k.status === 'expiring'))
@@ -192,7 +194,9 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
                       ? markup`<tr>
                           <td colspan="8">No keys yet.</td>
                         </tr>`
-                      : keys.map((k) => keyRow(k, ctx.csrf, plan.ipAllowlist, formOf(k.id)))
+                      : keys.map((k) =>
+                          keyRow(k, ctx.csrf, plan.ipAllowlist, stateOf(extra.form, k.id)),
+                        )
                   }
                 </tbody>
               </table>
@@ -244,8 +248,11 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
     return tools.send(reply, status, page(ctx, '/keys', 'API keys', content, extra.flash));
   }
 
-  const failed = (request: FastifyRequest, reply: FastifyReply) => (status: number, flash: Flash) =>
-    render(request, reply, status, { flash });
+  /** Draws the page for a request, as `formOnPage` asks. */
+  const drawFor =
+    (request: FastifyRequest, reply: FastifyReply) =>
+    (status: number, extra: { flash?: Flash; form?: RefusedForm }) =>
+      render(request, reply, status, extra);
 
   app.get('/dashboard/keys', async (request, reply) => {
     const flash = doneFlash(request, DONE);
@@ -253,39 +260,30 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
   });
 
   app.post('/dashboard/keys', (request, reply) =>
-    submit(
-      request,
-      reply,
-      {
-        refused: (status, state) => render(request, reply, status, { form: { of: 'new', state } }),
-        failed: failed(request, reply),
-        fields: Object.keys(CREATE),
-      },
-      async () => {
-        const { principal } = signedIn(request);
-        const body = (request.body ?? {}) as Body;
-        const problems = new Problems();
-        const { name, allowlist } = checked(body, problems);
-        // As the API: live unless said.
-        const mode = text(body, 'mode') || 'live';
-        if (mode !== 'live' && mode !== 'test') problems.add('mode', 'must be live or test');
-        const scopes = values(body, 'scopes');
-        const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-        if (unknown.length > 0) problems.add('scopes', `unknown scope ${unknown.join(', ')}`);
-        problems.throwAny();
-        const created = await deps.keys.create(
-          principal,
-          {
-            name,
-            mode: mode === 'test' ? 'test' : 'live',
-            ...(scopes.length > 0 ? { scopes } : {}),
-            ...(allowlist === undefined || allowlist.length === 0 ? {} : { allowlist }),
-          },
-          request.ip,
-        );
-        return render(request, reply, 201, { secret: { key: created.key, name: created.name } });
-      },
-    ),
+    submit(request, reply, formOnPage(drawFor(request, reply), 'new', CREATE), async () => {
+      const { principal } = signedIn(request);
+      const body = (request.body ?? {}) as Body;
+      const problems = new Problems();
+      const { name, allowlist } = checked(body, problems);
+      // As the API: live unless said.
+      const mode = text(body, 'mode') || 'live';
+      if (mode !== 'live' && mode !== 'test') problems.add('mode', 'must be live or test');
+      const scopes = values(body, 'scopes');
+      const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+      if (unknown.length > 0) problems.add('scopes', `unknown scope ${unknown.join(', ')}`);
+      problems.throwAny();
+      const created = await deps.keys.create(
+        principal,
+        {
+          name,
+          mode: mode === 'test' ? 'test' : 'live',
+          ...(scopes.length > 0 ? { scopes } : {}),
+          ...(allowlist === undefined || allowlist.length === 0 ? {} : { allowlist }),
+        },
+        request.ip,
+      );
+      return render(request, reply, 201, { secret: { key: created.key, name: created.name } });
+    }),
   );
 
   app.post('/dashboard/keys/:id/update', (request, reply) => {
@@ -293,15 +291,7 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
     return submit(
       request,
       reply,
-      {
-        // A key that is gone has no form to show the refusal in.
-        refused: (status, state) =>
-          status === 404
-            ? render(request, reply, 404, { flash: { kind: 'error', text: state.general ?? '' } })
-            : render(request, reply, status, { form: { of: id, state } }),
-        failed: failed(request, reply),
-        fields: Object.keys(keyLabels(id)),
-      },
+      formOnPage(drawFor(request, reply), id, keyLabels(id)),
       async () => {
         const problems = new Problems();
         const input = checked((request.body ?? {}) as Body, problems);

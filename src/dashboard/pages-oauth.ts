@@ -9,17 +9,20 @@ import {
   type PublicClient,
 } from '../oauth/index.js';
 import { type DashboardTools, signedIn } from './context.js';
+import type { FormState } from './forms.js';
 import {
   act,
   answeredNotInPlan,
   button,
   doneFlash,
   type FieldLabel,
-  FormState,
+  formOnPage,
   lengthProblem,
   listProblem,
   Problems,
+  type RefusedForm,
   secretCard,
+  stateOf,
   submit,
   text,
   values,
@@ -187,10 +190,9 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { flash?: Flash; top?: Html; form?: { of: string; state: FormState } } = {},
+    extra: { flash?: Flash; top?: Html; form?: RefusedForm } = {},
   ) {
     const { principal, page: ctx } = signedIn(request);
-    const formOf = (of: string) => (extra.form?.of === of ? extra.form.state : FormState.EMPTY);
     const clients = await service().list(principal);
     const content = markup`${extra.top ?? ''}
       <p>
@@ -198,14 +200,18 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
         <a href="/.well-known/oauth-authorization-server">the server’s metadata</a>.
       </p>
       <p id="client-count">${clients.length} of ${MAX_CLIENTS} clients.</p>
-      ${clients.length === 0 ? markup`<p>No clients yet.</p>` : clients.map((c) => clientRow(c, ctx.csrf, formOf(c.id)))}
+      ${clients.length === 0 ? markup`<p>No clients yet.</p>` : clients.map((c) => clientRow(c, ctx.csrf, stateOf(extra.form, c.id)))}
       <h2>Create a client</h2>
-      ${createForm(ctx.csrf, clients.length >= MAX_CLIENTS, formOf('new'))}`;
+      ${createForm(ctx.csrf, clients.length >= MAX_CLIENTS, stateOf(extra.form, 'new'))}`;
     return tools.send(reply, status, page(ctx, PATH, TITLE, content, extra.flash));
   }
 
+  const draw =
+    (request: FastifyRequest, reply: FastifyReply) =>
+    (status: number, extra: { flash?: Flash; form?: RefusedForm }) =>
+      render(request, reply, status, extra);
   const failed = (request: FastifyRequest, reply: FastifyReply) => (status: number, flash: Flash) =>
-    render(request, reply, status, { flash });
+    draw(request, reply)(status, { flash });
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id.slice(0, 64);
   const shown = (c: PublicClient, secret: string, heading: string) =>
     markup`${secretCard('client-secret', heading, `Client secret of ${c.client_id}`, secret)}`;
@@ -218,54 +224,45 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
 
   app.post('/dashboard/oauth-clients', async (request, reply) => {
     if (gate(request, reply)) return reply;
-    return submit(
-      request,
-      reply,
-      {
-        refused: (status, state) => render(request, reply, status, { form: { of: 'new', state } }),
-        failed: failed(request, reply),
-        fields: Object.keys(CREATE),
-      },
-      async () => {
-        const body = (request.body ?? {}) as Body;
-        const problems = new Problems();
-        const name = text(body, 'name');
-        problems.add('name', lengthProblem(name, FIELDS.name));
-        const scopes = values(body, 'scopes');
-        if (scopes.length === 0 || scopes.some((s) => !(SCOPES as readonly string[]).includes(s)))
-          problems.add('scopes', 'choose one or more of the listed scopes');
-        const method = text(body, 'method') || AUTH_METHODS[0];
-        if (!(AUTH_METHODS as readonly string[]).includes(method))
-          problems.add('method', `must be one of ${AUTH_METHODS.join(', ')}`);
-        const jwks = jwksOf(text(body, 'jwks'), problems);
-        const allowlist = words(text(body, 'allowlist'));
-        problems.add(
-          'allowlist',
-          listProblem(allowlist, FIELDS.allowlist) || allowlistProblems(allowlist).join('; '),
-        );
-        problems.throwAny();
-        const created = await service().create(
-          signedIn(request).principal,
-          {
-            name,
-            scopes,
-            token_endpoint_auth_method: method as (typeof AUTH_METHODS)[number],
-            ...(allowlist.length === 0 ? {} : { allowlist }),
-            ...(jwks === undefined || method !== 'private_key_jwt' ? {} : { jwks }),
-            dpop_bound: text(body, 'dpop_bound') === 'on',
-          },
-          request.ip,
-        );
-        const top =
-          created.client_secret === null
-            ? markup`<p class="flash flash-ok" role="status">
+    return submit(request, reply, formOnPage(draw(request, reply), 'new', CREATE), async () => {
+      const body = (request.body ?? {}) as Body;
+      const problems = new Problems();
+      const name = text(body, 'name');
+      problems.add('name', lengthProblem(name, FIELDS.name));
+      const scopes = values(body, 'scopes');
+      if (scopes.length === 0 || scopes.some((s) => !(SCOPES as readonly string[]).includes(s)))
+        problems.add('scopes', 'choose one or more of the listed scopes');
+      const method = text(body, 'method') || AUTH_METHODS[0];
+      if (!(AUTH_METHODS as readonly string[]).includes(method))
+        problems.add('method', `must be one of ${AUTH_METHODS.join(', ')}`);
+      const jwks = jwksOf(text(body, 'jwks'), problems);
+      const allowlist = words(text(body, 'allowlist'));
+      problems.add(
+        'allowlist',
+        listProblem(allowlist, FIELDS.allowlist) || allowlistProblems(allowlist).join('; '),
+      );
+      problems.throwAny();
+      const created = await service().create(
+        signedIn(request).principal,
+        {
+          name,
+          scopes,
+          token_endpoint_auth_method: method as (typeof AUTH_METHODS)[number],
+          ...(allowlist.length === 0 ? {} : { allowlist }),
+          ...(jwks === undefined || method !== 'private_key_jwt' ? {} : { jwks }),
+          dpop_bound: text(body, 'dpop_bound') === 'on',
+        },
+        request.ip,
+      );
+      const top =
+        created.client_secret === null
+          ? markup`<p class="flash flash-ok" role="status">
                 Client “${created.name}” created: <code>${created.client_id}</code>. It signs its
                 assertions with its own private key; no secret is made.
               </p>`
-            : shown(created, created.client_secret, `Client “${created.name}” created`);
-        return render(request, reply, 201, { top });
-      },
-    );
+          : shown(created, created.client_secret, `Client “${created.name}” created`);
+      return render(request, reply, 201, { top });
+    });
   });
 
   app.post('/dashboard/oauth-clients/:id/rotate', async (request, reply) => {
@@ -291,15 +288,7 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
     return submit(
       request,
       reply,
-      {
-        // A client that is gone has no form to show the refusal in.
-        refused: (status, state) =>
-          status === 404
-            ? render(request, reply, 404, { flash: { kind: 'error', text: state.general ?? '' } })
-            : render(request, reply, status, { form: { of: id, state } }),
-        failed: failed(request, reply),
-        fields: Object.keys(keysLabels(id)),
-      },
+      formOnPage(draw(request, reply), id, keysLabels(id)),
       async () => {
         const problems = new Problems();
         const jwks = jwksOf(text(request.body, 'jwks'), problems);

@@ -5,6 +5,7 @@ import { actorOf } from '../auth/index.js';
 import { type DashboardTools, signedIn } from './context.js';
 import {
   type FieldLabel,
+  formOnPage,
   FormState,
   lengthProblem,
   password,
@@ -177,13 +178,12 @@ export function twoFactorPages(
     submit(
       request,
       reply,
-      {
-        refused: (status, state) =>
-          renderAccount(request, reply, status, { form: { of: 'two-factor-off', state } }),
-        failed: (status, flash) => renderAccount(request, reply, status, { flash }),
-        fields: Object.keys(DISABLE),
-        secrets: SECRETS,
-      },
+      formOnPage(
+        (status, extra) => renderAccount(request, reply, status, extra),
+        'two-factor-off',
+        DISABLE,
+        SECRETS,
+      ),
       async () => {
         const { principal } = signedIn(request);
         await deps.accounts.disableTotp(

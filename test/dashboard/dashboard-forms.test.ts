@@ -67,6 +67,36 @@ describe('dashboard forms: every problem at once, what was typed kept, the API l
     assert.equal(keys.json<{ data: unknown[] }>().data.length, 1, 'no key was created');
   });
 
+  it('offers an Enterprise key the scopes as choices, and names a name and a scope refused together', async () => {
+    const { account, client } = await signedIn('enterprise');
+    const page = await client.get('/dashboard/keys');
+    assert.match(page.body, /<input type="checkbox" name="scopes" value="salary:read"/);
+    const refused = await client.post(
+      '/dashboard/keys',
+      { name: '', scopes: 'salary:write', mode: 'live' },
+      page.body,
+    );
+    assert.equal(refused.statusCode, 400);
+    assert.deepEqual(summaryOf(refused.body), [
+      'Name: is required',
+      'Scopes: unknown scope salary:write',
+    ]);
+    const created = await client.post(
+      '/dashboard/keys',
+      { name: 'reader', scopes: 'salary:read', mode: 'live' },
+      page.body,
+    );
+    assert.equal(created.statusCode, 201, created.body);
+    const keys = await t.app.inject({
+      url: '/api/v1/keys',
+      headers: { authorization: `Bearer ${account.apiKey}` },
+    });
+    const reader = keys
+      .json<{ data: { name: string; scopes: string[] }[] }>()
+      .data.find((k) => k.name === 'reader');
+    assert.deepEqual(reader?.scopes, ['salary:read']);
+  });
+
   it('keeps a refused webhook form and lists every problem by its label', async () => {
     const { client } = await signedIn('business');
     const page = await client.get('/dashboard/webhooks');

@@ -12,6 +12,7 @@ import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, TEST_SECRET_KEY, type TestApp } from '../helpers/app.js';
 import { browserAvailable, launchBrowser, lookAtBothWidths } from '../helpers/browser.js';
 import { listenHttp } from '../helpers/http.js';
+import { DUTCH_SELLER } from '../helpers/seller.js';
 
 const PASSWORD = 'a long enough passphrase';
 
@@ -44,9 +45,7 @@ describe('every dashboard form in a real browser', { skip: !browserAvailable() }
       now: '2026-11-25T14:05:00Z',
       env: {
         // A seller that collects by SEPA Direct Debit, so that the mandate form is offered.
-        SELLER_NAME: 'Salary Data Europe B.V.',
-        SELLER_COUNTRY: 'NL',
-        SELLER_VAT_NUMBER: 'NL812345678B01',
+        ...DUTCH_SELLER,
         SELLER_IBAN: 'NL91ABNA0417164300',
         SELLER_BIC: 'ABNANL2A',
         SELLER_SEPA_CREDITOR_ID: 'NL69ZZZ123456780000',
