@@ -134,10 +134,10 @@ export function explain(model: Model, confidence: Confidence): string {
   out.push('\n## Confidence calibration');
   out.push(
     `class errors: ${Object.entries(confidence.classError)
-      .map(
-        ([k, v]) =>
-          `${k} ${pct(v)} (n=${confidence.classCount[k as keyof typeof confidence.classCount]})`,
-      )
+      .map(([k, v]) => {
+        const cls = k as keyof typeof confidence.classCount;
+        return `${k} ${pct(v)} (measured ${pct(confidence.classMeasured[cls])}, n=${confidence.classCount[cls]})`;
+      })
       .join(', ')}; time errors: ${Object.entries(confidence.timeError)
       .map(([k, v]) => `${k} ${pct(v)}`)
       .join(', ')}`,
