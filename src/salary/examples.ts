@@ -47,7 +47,7 @@ export const LOOKUP_EXAMPLE = {
       projected: true,
       confidence: 'high',
       confidence_note:
-        'own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2026 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 3 %',
+        'own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2026 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 7 %',
     },
   ],
   meta: META,
