@@ -83,7 +83,7 @@ export function createOAuthTokenService(deps: {
       return await identify(c);
     } catch (error) {
       if (bucket !== undefined && error instanceof OAuthError && error.status === 401) {
-        const decision = await limiter.consume(bucket, [AUTH_FAILURE_RULE], clock.now());
+        const decision = await limiter.spend(bucket, [AUTH_FAILURE_RULE], clock.now());
         if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds);
       }
       throw error;
@@ -307,7 +307,7 @@ export function createOAuthTokenService(deps: {
           'This client is registered with dpop_bound: send a DPoP proof (the DPoP header, RFC 9449).',
         );
       const now = clock.now();
-      const decision = await limiter.consume(`oauth-client:${client.id}`, [TOKEN_RULE], now);
+      const decision = await limiter.spend(`oauth-client:${client.id}`, [TOKEN_RULE], now);
       if (!decision.allowed)
         throw new OAuthError(
           'slow_down',
