@@ -23,7 +23,7 @@ import {
   oauthServerRoutes,
   DPOP_INVALID_TOKEN,
   type OAuthClientService,
-  type OAuthTokenAuthority,
+  type OAuthCredentialResolver,
   type OAuthTokenService,
 } from '../oauth/index.js';
 import { metricsRoute, type Metrics } from '../metrics/index.js';
@@ -112,7 +112,7 @@ export interface AppDeps {
   exports: ExportService;
   oauthClients: OAuthClientService;
   oauthTokens: OAuthTokenService;
-  oauthAuthority: OAuthTokenAuthority;
+  oauthAuthority: OAuthCredentialResolver;
   /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
   secretKey: string;
   /** Request counts and latency; `/metrics` on this port when METRICS_TOKEN is set. */

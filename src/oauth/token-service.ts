@@ -10,7 +10,7 @@ import { DPOP_ALGS, ProofRefused } from './dpop.js';
 import { OAuthError } from './oauth-error.js';
 import * as repo from './repo.js';
 import { SIGNING_ALG } from './signing.js';
-import { heldScopes, type OAuthTokenAuthority } from './token-authority.js';
+import { heldScopes, type OAuthCredentialResolver } from './credential-resolver.js';
 
 export const TOKEN_PATH = '/oauth/token';
 export const REVOKE_PATH = '/oauth/revoke';
@@ -52,7 +52,7 @@ export function createOAuthTokenService(deps: {
   db: Db;
   clock: Clock;
   limiter: RateLimiter;
-  authority: OAuthTokenAuthority;
+  authority: OAuthCredentialResolver;
   lifetimeS: number;
 }) {
   const { db, clock, limiter, authority } = deps;
