@@ -148,6 +148,8 @@ export function explain(model: Model, confidence: Confidence): string {
   out.push(
     `\n## Evidence rows: ${model.fitRows.length} fitted, ${model.heldOutRows.length} held out, ${model.evidence.skipped.length} left out`,
   );
+  for (const [table, s] of model.evidence.sectorShares)
+    out.push(`- sector share: ${table} × ${f(s.share, 3)} (${s.from})`);
   for (const s of model.evidence.skipped)
     out.push(
       `- left out: ${s.row.source} ${s.row.refPeriod} ${s.row.rowLabel} (${s.row.jobs.join(', ')}): ${s.reason}`,

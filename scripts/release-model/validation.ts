@@ -429,6 +429,12 @@ export function validationLines(report: ValidationReport): string[] {
       (l) =>
         `  ${l.label}: held-out ${abs(l.heldOut.error)} (n=${l.heldOut.n}), before ${abs(l.heldOutBefore.error)} (n=${l.heldOutBefore.n}), leave-one-country-out ${abs(l.loco.error)} (n=${l.loco.n}), records ${l.records}`,
     ),
+    `  by evidence: ${(['own-unit', 'own-broad', 'pooled'] as const)
+      .map((cls) => {
+        const errors = report.heldOut.filter((r) => r.evidence === cls).map((r) => r.error);
+        return `${cls} ${abs(mae(errors))} (n=${errors.length})`;
+      })
+      .join(', ')}`,
     `table rows used: ${report.tableRows.length} as ${report.jobFigures.length} job figures, within ${100 * ROW_TOLERANCE} %: ${within}, worst ${abs(worstRow)}`,
     `leave one country out: ${abs(report.locoOverall.error)} over ${report.locoOverall.n} rows`,
     `minimum wage: ${report.minimumWage.checked} records checked, ${report.minimumWage.below.length} below, flat while rising: ${report.minimumWage.flat.length}`,

@@ -107,6 +107,28 @@ describe('the bundled release against the tables it was fitted on', () => {
     assert.ok(report.jobFigures.length < report.tableRows.length, 'the bundled release has split jobs');
   });
 
+  it('converts a table of one sector through that sector’s place in the economy, as the economy’s own table publishes it', () => {
+    const linked = EVIDENCE_TABLES.filter((t) => t.sectorShare);
+    assert.ok(linked.some((t) => t.source === 'fi_tilastokeskus_kuntasektorin_palkat_2022'));
+    for (const t of linked) {
+      const link = t.sectorShare!;
+      const of = model.rows.filter((r) => r.source === link.source && r.refPeriod === link.refPeriod && r.statistic === 'median');
+      const sector = of.find((r) => link.sector.test(r.rowLabel));
+      const economy = of.find((r) => r.jobs.includes('total'));
+      assert.ok(sector && economy, t.source);
+      const rows = model.evidence.rows.filter((r) => r.table === t);
+      assert.ok(rows.length > 0, t.source);
+      for (const r of rows) {
+        const rho = model.evidence.medianRatio.get(r.row.country)?.ratio ?? NaN;
+        const ownTotalOnly = model.series.lnMeanAt(r.total.country, r.total.time) + Math.log(rho) - Math.log(r.total.value);
+        assert.ok(Math.abs(r.lnFactor - ownTotalOnly - Math.log(sector.value / economy.value)) < 1e-12, r.id);
+      }
+    }
+    // Finland's municipalities sit below the economy's median (2,960 against 3,217 in 2020).
+    const fi = model.evidence.sectorShares.get('fi_tilastokeskus_kuntasektorin_palkat_2022 median');
+    assert.ok(fi && Math.abs(fi.share - 2960 / 3217) < 1e-12, JSON.stringify(fi));
+  });
+
   it('maps every row it uses to its job’s ISCO-08 definition', () => {
     for (const r of model.evidence.rows) {
       const job = JOBS.find((j) => j.slug === r.job);

@@ -219,9 +219,9 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
     );
     assert.deepEqual(body, rest.json());
     const active = await callTool(client, 'salary_lookup', { ...args, release: undefined });
-    // 2026.11.7 has 2026.11.6's figures; its notes name what a projected year comes from.
+    // 2026.11.8's notes name what a projected year comes from; 2026.11.6's do not.
     const activeBody = JSON.parse(textOf(active));
-    assert.equal(activeBody.meta.release.version, '2026.11.7');
+    assert.equal(activeBody.meta.release.version, '2026.11.8');
     assert.notEqual(activeBody.data[0].confidence_note, body.data[0].confidence_note);
   });
 });
