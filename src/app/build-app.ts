@@ -23,7 +23,7 @@ import {
   oauthServerRoutes,
   DPOP_INVALID_TOKEN,
   type OAuthClientService,
-  type OAuthTokenAuthority,
+  type OAuthCredentialResolver,
   type OAuthTokenService,
 } from '../oauth/index.js';
 import { metricsRoute, type Metrics } from '../metrics/index.js';
@@ -70,7 +70,7 @@ import { healthRoutes, type ReadinessCheck } from '../http/health-routes.js';
 import { openApiOptions } from '../http/openapi.js';
 import { ProblemSchema } from '../http/openapi-responses.js';
 import { echoed, sendProblem } from '../http/problem.js';
-import { quotaByRoute, quotaEnforcer, quotaSpender } from '../http/quota.js';
+import { quotaByRoute, routeQuotaSpender, quotaSpender } from '../http/quota.js';
 import { registerIdempotency } from '../http/idempotency.js';
 import { LazySchemas } from '../http/lazy-schemas.js';
 import { hookList, onRoutesWith } from '../http/route-hooks.js';
@@ -112,7 +112,7 @@ export interface AppDeps {
   exports: ExportService;
   oauthClients: OAuthClientService;
   oauthTokens: OAuthTokenService;
-  oauthAuthority: OAuthTokenAuthority;
+  oauthAuthority: OAuthCredentialResolver;
   /** SECRET_KEY (resolved): keys the stored idempotency digests and responses. */
   secretKey: string;
   /** Request counts and latency; `/metrics` on this port when METRICS_TOKEN is set. */
@@ -298,7 +298,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   licenseeDocuments(app, deps.licenses);
   await app.register(swagger, openApiOptions(config));
 
-  const consumeQuota = quotaEnforcer(spendQuota);
+  const spendRouteQuota = routeQuotaSpender(spendQuota);
   await app.register(healthRoutes, {
     checks: deps.readiness,
     release: () => deps.data.index?.release.version ?? null,
@@ -313,8 +313,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       communityUrl: config.communityUrl,
     },
   });
-  await app.register(catalogRoutes, { consumeQuota });
-  await app.register(releaseRoutes, { catalog: deps.releaseCatalog, consumeQuota });
+  await app.register(catalogRoutes, { spendRouteQuota });
+  await app.register(releaseRoutes, { catalog: deps.releaseCatalog, spendRouteQuota });
   const downloads = new DownloadGate();
   app.decorate('downloads', downloads);
   const renderer = new RenderPool();
@@ -323,7 +323,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const labelling = (accountId: string | null) => deps.licenses.labelling(accountId);
   await app.register(salaryRoutes, {
     salary: deps.salary,
-    consumeQuota,
+    spendRouteQuota,
     downloads,
     renderer,
     files,
@@ -331,7 +331,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(positionRoutes, {
     positions: createPayPositionService({ salary: deps.salary, plans: deps.plans }),
-    consumeQuota,
+    spendRouteQuota,
     labelling,
   });
   await app.register(accountRoutes, {
@@ -367,7 +367,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registry: deps.customEndpointRegistry,
     responder: createSalaryResponder({
       salary: deps.salary,
-      consumeQuota,
+      spendRouteQuota,
       downloads,
       renderer,
       files,

@@ -13,7 +13,7 @@ import {
   DpopNonces,
   DpopProofs,
   memoryReplayGuard,
-  OAuthTokenAuthority,
+  OAuthCredentialResolver,
   redisReplayGuard,
 } from '../oauth/index.js';
 import { Heartbeat } from '../sla/index.js';
@@ -38,7 +38,7 @@ import { listenText } from './startup-line.js';
 export async function createApi(core: Core) {
   const { config, clock, logger, db, shared, limiter, services, plans, metrics } = core;
   const { cache } = services;
-  const oauth = new OAuthTokenAuthority({
+  const oauth = new OAuthCredentialResolver({
     db,
     clock,
     box: createSecretBox(core.secretKey, 'oauth-signing-keys'),

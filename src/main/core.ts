@@ -72,14 +72,14 @@ export async function createCore(config: Config, deps: ProcessDeps) {
   const secretKey = resolveSecretKey(config);
   const webhookBox = createSecretBox(secretKey, 'webhook-secrets');
   const sender =
-    deps.webhookSender ?? createHttpSender({ allowPrivate: config.webhookAllowPrivateTargets });
+    deps.webhookSender ?? createHttpSender({ allowPrivate: config.outboundAllowPrivateTargets });
   const webhooks = createWebhookService({
     db,
     clock,
     plans,
     box: webhookBox,
     sender,
-    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    allowPrivateTargets: config.outboundAllowPrivateTargets,
     limiter,
     labelling,
   });
@@ -105,7 +105,7 @@ export async function createCore(config: Config, deps: ProcessDeps) {
     clock,
     box: exportBox,
     plans,
-    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    allowPrivateTargets: config.outboundAllowPrivateTargets,
     sender,
     links: exportLinks,
     limiter,

@@ -71,7 +71,7 @@ export async function createWorker(core: Core, deps: Pick<ProcessDeps, 'mailTran
       box: core.exportBox,
       salary: core.salary,
       plans,
-      allowPrivateTargets: config.webhookAllowPrivateTargets,
+      allowPrivateTargets: config.outboundAllowPrivateTargets,
       labelling: core.labelling,
       sender: core.sender,
       links: core.exportLinks,

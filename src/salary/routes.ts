@@ -3,9 +3,9 @@ import { COUNTRY_CODES } from '../catalog/index.js';
 import { JOB_SLUGS } from '../catalog/index.js';
 import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
-import type { ConsumeQuota, QuotaDeclaration } from '../http/quota.js';
+import type { SpendRouteQuota, QuotaDeclaration } from '../http/quota.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
-import type { Labelling } from './respond.js';
+import type { Labelling } from './render.js';
 import { createSalaryResponder } from './responder.js';
 import type { FileCache } from './file-cache.js';
 import {
@@ -22,7 +22,7 @@ import type { RouteAuth } from '../auth/index.js';
 
 export interface SalaryRoutesOptions {
   salary: SalaryService;
-  consumeQuota: ConsumeQuota;
+  spendRouteQuota: SpendRouteQuota;
   downloads: DownloadGate;
   /** Writes large files in worker threads. */
   renderer: RenderPool;
