@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { resolvePlans } from '../plans/index.js';
 import type { ChangeBus, Db } from '../store/index.js';
-import { serviceSet } from './setup.js';
+import { accountServices } from './account-services.js';
 
 /**
  * The account, key and billing services an operator command uses, over one database. Unlike the
@@ -30,7 +30,14 @@ export function commandServices(
   });
   return {
     plans,
-    ...serviceSet(config, { clock, logger, db, plans, cache, collector: bankTransferCollector }),
+    ...accountServices(config, {
+      clock,
+      logger,
+      db,
+      plans,
+      cache,
+      collector: bankTransferCollector,
+    }),
     /** Tells the running instances once that credentials changed, if they did. */
     async announce(): Promise<void> {
       if (announced) await bus.publish('credentials');

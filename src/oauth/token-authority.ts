@@ -552,11 +552,7 @@ export class OAuthTokenAuthority implements CredentialResolver {
   }
 
   /** Re-reads what changed; calls during a read get one more read after it. */
-  readonly #refresher = new Refresher(
-    () => this.#refresh(),
-    { warn: (obj, msg) => this.deps.logger.warn(obj, msg) },
-    'OAuth refresh failed; serving what is in memory',
-  );
+  readonly #refresher = new Refresher(() => this.#refresh());
 
   refresh(): Promise<void> {
     return this.#refresher.refresh();
@@ -589,14 +585,6 @@ export class OAuthTokenAuthority implements CredentialResolver {
       .sort()
       .at(-1);
     if (latest !== undefined && latest > this.#since) this.#since = latest;
-  }
-
-  watch(intervalMs: number): void {
-    this.#refresher.watch(intervalMs);
-  }
-
-  stop(): void {
-    this.#refresher.stop();
   }
 }
 
