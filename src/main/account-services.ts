@@ -15,35 +15,44 @@ import { holderId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { createSecretBox, type SecretBox } from '../lib/secret-box.js';
 import type { RateLimiter } from '../limits/index.js';
-import { resolvePlans, type Plan, type PlanId } from '../plans/index.js';
+import { resolvePlans } from '../plans/index.js';
 import { coalescedAnnouncer, type ChangeBus, type Db } from '../store/index.js';
 
+export interface AccountServiceDeps {
+  clock: Clock;
+  logger: Logger;
+  db: Db;
+  collector?: PaymentCollector;
+  /** The shared limiter, for log-in throttling across instances. */
+  limiter?: RateLimiter;
+  onChange?: () => void;
+}
+
 /**
- * The account, key and subscription services and the billing run over one database and
- * credential cache: a server's (startAccountServices) and an operator command's
- * (cli-services.ts).
+ * The account, key and subscription services and the billing run over one database and a
+ * credential cache of their own (not loaded here): a server's (startAccountServices) and an
+ * operator command's (cli-services.ts). `onChange` hears every change made through them.
  */
-export function accountServices(
-  config: Config,
-  deps: {
-    clock: Clock;
-    logger: Logger;
-    db: Db;
-    plans: Readonly<Record<PlanId, Plan>>;
-    cache: CredentialCache;
-    collector: PaymentCollector;
-    /** The shared limiter, for log-in throttling across instances. */
-    limiter?: RateLimiter;
-  },
-) {
-  const { clock, logger, db, plans, cache, collector } = deps;
+export function accountServices(config: Config, deps: AccountServiceDeps) {
+  const { clock, logger, db } = deps;
   const { seller } = config;
+  const plans = resolvePlans(config.planOverrides);
+  const cache = new CredentialCache({
+    db,
+    clock,
+    plans,
+    logger,
+    ...(deps.onChange === undefined ? {} : { onChange: deps.onChange }),
+  });
+  const collector = deps.collector ?? bankTransferCollector;
   const vat = config.viesUrl === undefined ? checkDigitsVerifier : viesVerifier(config.viesUrl);
   const keys = createKeyService({ db, clock, plans, cache });
   const holder = holderId();
   let mandateBox: SecretBox | undefined;
   let totpBox: SecretBox | undefined;
   return {
+    plans,
+    cache,
     accounts: createAccountService({
       db,
       clock,
@@ -88,44 +97,20 @@ export function accountServices(
  */
 export async function startAccountServices(
   config: Config,
-  deps: {
-    clock: Clock;
-    logger: Logger;
-    db: Db;
-    collector?: PaymentCollector;
+  deps: Omit<AccountServiceDeps, 'onChange'> & {
     /** Announces credential changes to the other instances (Redis pub/sub). */
     bus?: ChangeBus;
-    /** The shared limiter, for log-in throttling across instances. */
-    limiter?: RateLimiter;
   },
 ) {
-  const { clock, logger, db } = deps;
-  const plans = resolvePlans(config.planOverrides);
-  const announcer =
-    deps.bus === undefined ? undefined : coalescedAnnouncer(deps.bus, 'credentials');
-  const cache = new CredentialCache({
-    db,
-    clock,
-    plans,
-    logger,
+  const { bus, ...rest } = deps;
+  const announcer = bus === undefined ? undefined : coalescedAnnouncer(bus, 'credentials');
+  const services = accountServices(config, {
+    ...rest,
     ...(announcer === undefined ? {} : { onChange: announcer.announce }),
   });
-  await cache.load();
-  return {
-    plans,
-    cache,
-    ...accountServices(config, {
-      clock,
-      logger,
-      db,
-      plans,
-      cache,
-      collector: deps.collector ?? bankTransferCollector,
-      ...(deps.limiter === undefined ? {} : { limiter: deps.limiter }),
-    }),
-    /** Tells the other instances that credentials changed (nothing without a bus). */
-    announcer,
-  };
+  await services.cache.load();
+  /** `announcer` tells the other instances that credentials changed (none without a bus). */
+  return { ...services, announcer };
 }
 
 export type AccountServices = Awaited<ReturnType<typeof startAccountServices>>;
