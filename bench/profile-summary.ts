@@ -6,8 +6,10 @@
  *
  * Only the window in which requests were handled (by Fastify) is counted, so start-up (data load,
  * compilation) stays out; idle samples are left out of the percentages.
- * Prints self time by package or file, then the functions with the most self and total time;
- * with --requests (the responses served in the window, e.g. warm-ups and runs from the bench's
+ * Prints self time by package or file, then the functions with the most self and total time, then
+ * the time by the innermost frame of our own code on the stack: the hook, observer or handler that
+ * was running, with the library and system calls it made (Fastify calls the next hook from the
+ * previous one's `done`, so the innermost of our frames is the one at work); with --requests (the responses served in the window, e.g. warm-ups and runs from the bench's
  * JSON) also microseconds per request.
  */
 import { readFileSync } from 'node:fs';
@@ -98,7 +100,14 @@ interface Summary {
   readonly byOwner: Map<string, number>;
   readonly selfByFunction: Map<string, number>;
   readonly totalByFunction: Map<string, number>;
+  readonly byOurFrame: Map<string, number>;
+  readonly writesByOurFrame: Map<string, number>;
 }
+
+/** Our compiled modules, as `npm start` runs them. */
+const OURS = /\/dist\//;
+/** Native writes to a socket or file: the kernel's share of answering, the same for any server. */
+const WRITE = new Set(['writev', 'writeString', 'writeBuffer', 'writeUtf8String']);
 
 function summarise(profile: Profile): Summary {
   const t = tree(profile);
@@ -106,6 +115,8 @@ function summarise(profile: Profile): Summary {
   const byOwner = new Map<string, number>();
   const selfByFunction = new Map<string, number>();
   const totalByFunction = new Map<string, number>();
+  const byOurFrame = new Map<string, number>();
+  const writesByOurFrame = new Map<string, number>();
   let busyUs = 0;
   let windowUs = 0;
   for (let i = first; i <= last; i++) {
@@ -121,8 +132,20 @@ function summarise(profile: Profile): Summary {
     for (const name of new Set(frames.map((f) => label(f.callFrame)))) {
       add(totalByFunction, name, us);
     }
+    const ours = frames.find((f) => OURS.test(f.callFrame.url));
+    const at = ours === undefined ? `(outside our code) ${owner(top)}` : label(ours.callFrame);
+    add(byOurFrame, at, us);
+    if (WRITE.has(top.functionName)) add(writesByOurFrame, at, us);
   }
-  return { busyUs, windowUs, byOwner, selfByFunction, totalByFunction };
+  return {
+    busyUs,
+    windowUs,
+    byOwner,
+    selfByFunction,
+    totalByFunction,
+    byOurFrame,
+    writesByOurFrame,
+  };
 }
 
 function print(
@@ -165,6 +188,20 @@ function main(): void {
   print(
     'Total time by function (callees included)',
     summary.totalByFunction,
+    summary,
+    top,
+    requests,
+  );
+  print(
+    'Time by the innermost frame of our code (hook, observer or handler at work)',
+    summary.byOurFrame,
+    summary,
+    top,
+    requests,
+  );
+  print(
+    '  of which native socket or file writes',
+    summary.writesByOurFrame,
     summary,
     top,
     requests,

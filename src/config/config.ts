@@ -81,7 +81,7 @@ export interface Config {
 }
 
 export const BUNDLED_RELEASE = fileURLToPath(
-  new URL('../../releases/salary-2026.11.7.jsonl.gz', import.meta.url),
+  new URL('../../releases/salary-2026.11.8.jsonl.gz', import.meta.url),
 );
 
 const RELEASE_NAME = /^salary-(\d+)\.(\d+)\.(\d+)\.jsonl(\.gz)?$/;
