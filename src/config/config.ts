@@ -30,6 +30,8 @@ export interface Config {
   readonly webhookConcurrency: number;
   /** How often this process queues due export occurrences and runs queued exports; 0: never. */
   readonly exportPollMs: number;
+  /** Export runs worked on at the same time by this process (one render thread each). */
+  readonly exportConcurrency: number;
   readonly logLevel: string;
   readonly accessLog: boolean;
   readonly planOverrides: PlanOverrides;
@@ -69,6 +71,8 @@ export interface Config {
   readonly communityUrl: string;
   /** How often this process looks for due notices; 0: no notice worker here. */
   readonly noticePollMs: number;
+  /** Notices sent at the same time by this process. */
+  readonly noticeConcurrency: number;
   /** How often an instance records its SLA heartbeat; 0: not at all (tests beat by hand). */
   readonly slaHeartbeatMs: number;
   /** How often a running export renews its 30-minute lease (the upload heartbeat). */
@@ -156,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     webhookPollMs: ms(e.WEBHOOK_POLL_SECONDS),
     webhookConcurrency: e.WEBHOOK_CONCURRENCY,
     exportPollMs: ms(e.EXPORT_POLL_SECONDS),
+    exportConcurrency: e.EXPORT_CONCURRENCY,
     logLevel: e.LOG_LEVEL,
     accessLog: e.ACCESS_LOG,
     planOverrides,
@@ -181,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     legalFiles: legalFilesOf(str, pathOf, problems),
     communityUrl: e.COMMUNITY_URL,
     noticePollMs: ms(e.NOTICE_POLL_SECONDS),
+    noticeConcurrency: e.NOTICE_CONCURRENCY,
     slaHeartbeatMs: e.SLA_HEARTBEAT_SECONDS * 1000,
     exportHeartbeatMs: ms(e.EXPORT_HEARTBEAT_SECONDS),
     seller: parseSeller(str, problems),

@@ -215,6 +215,7 @@ export const Environment = Type.Object({
     600,
     'how often each `serve` process looks for due e-mail notices; `0`: no notice worker in this process',
   ),
+  NOTICE_CONCURRENCY: integer(1, 1, 64, 'e-mail notices sent at once per process'),
   SLA_HEARTBEAT_SECONDS: integer(
     60,
     0,
@@ -226,6 +227,12 @@ export const Environment = Type.Object({
     0,
     600,
     'how often each `serve` process queues due export occurrences and runs queued exports; `0`: no export worker in this process',
+  ),
+  EXPORT_CONCURRENCY: integer(
+    1,
+    1,
+    16,
+    'export runs worked on at once per process, each file written in a worker thread of its own',
   ),
   EXPORT_HEARTBEAT_SECONDS: seconds(
     600,

@@ -554,11 +554,7 @@ export class OAuthCredentialResolver implements CredentialResolver {
   }
 
   /** Re-reads what changed; calls during a read get one more read after it. */
-  readonly #refresher = new Refresher(
-    () => this.#refresh(),
-    { warn: (obj, msg) => this.deps.logger.warn(obj, msg) },
-    'OAuth refresh failed; serving what is in memory',
-  );
+  readonly #refresher = new Refresher(() => this.#refresh());
 
   refresh(): Promise<void> {
     return this.#refresher.refresh();
@@ -591,14 +587,6 @@ export class OAuthCredentialResolver implements CredentialResolver {
       .sort()
       .at(-1);
     if (latest !== undefined && latest > this.#since) this.#since = latest;
-  }
-
-  watch(intervalMs: number): void {
-    this.#refresher.watch(intervalMs);
-  }
-
-  stop(): void {
-    this.#refresher.stop();
   }
 }
 

@@ -51,7 +51,6 @@ describe(
     after(async () => {
       await Promise.all(instances.map((i) => i.kill()));
       await deleteKeys(TEST_REDIS_URL, prefix);
-      s?.cache.stop();
       await pg?.cleanup();
     });
 

@@ -52,7 +52,6 @@ describe(
       await Promise.all(instances.map((i) => i.kill()));
       redis?.disconnect();
       await deleteKeys(TEST_REDIS_URL, prefix);
-      s?.cache.stop();
       await pg?.cleanup();
       rmSync(work, { recursive: true, force: true });
     });

@@ -82,7 +82,7 @@ describe('webhook delivery survives a crash (real processes, embedded database)'
           second.kill('SIGTERM');
           await once(second, 'exit');
         }
-        assert.match(log, /webhook deliveries resumed/);
+        assert.match(log, /"queue":"webhooks\.deliver","items":1,.*claims resumed/);
         const [killed, resumed] = receiver.received;
         assert.equal(killed!.headers['webhook-id'], eventId);
         assert.equal(resumed!.headers['webhook-id'], eventId);
