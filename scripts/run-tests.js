@@ -132,6 +132,10 @@ const run = spawn(
   process.execPath,
   [
     '--enable-source-maps',
+    // PGlite's PostgreSQL is WebAssembly. By default V8 compiles its hot functions again with
+    // TurboFan, in threads beside the test's, which a short-lived process pays for and rarely
+    // gets back: Liftoff's code alone saves about 0.5 to 1 s of CPU in each file that opens one.
+    '--liftoff-only',
     '--import',
     new URL('./test-file-exit.js', import.meta.url).href,
     '--test',
@@ -142,7 +146,15 @@ const run = spawn(
   {
     stdio: 'inherit',
     detached: true,
-    env: { ...process.env, SALARY_API_TEST_CLI: 'dist', SALARY_API_TEST_TIMINGS: timings },
+    env: {
+      ...process.env,
+      SALARY_API_TEST_CLI: 'dist',
+      SALARY_API_TEST_TIMINGS: timings,
+      // Node 22.1 and later keep the modules' compiled code here, so that each file's process
+      // (and each process it starts) compiles a module only the first time in the run; Node 20
+      // ignores it.
+      NODE_COMPILE_CACHE: join(compiled, '.compile-cache'),
+    },
   },
 );
 
