@@ -18,8 +18,8 @@ describe('examples in the API reference', () => {
   let t: TestApp;
   let doc: Doc;
   let key: string;
-  const get = async (url: string) => {
-    const res = await t.app.inject({ url, headers: { authorization: `Bearer ${key}` } });
+  const get = async (url: string, credential = key) => {
+    const res = await t.app.inject({ url, headers: { authorization: `Bearer ${credential}` } });
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
     return res.json<unknown>();
   };
@@ -62,6 +62,35 @@ describe('examples in the API reference', () => {
       assert.ok(jobs.data.some((j) => JSON.stringify(j) === JSON.stringify(job)));
     for (const level of example.levels)
       assert.ok(jobs.levels.some((l) => JSON.stringify(l) === JSON.stringify(level)));
+  });
+
+  it('shows the releases and their changes as the server answers them', async () => {
+    // When this server loaded a release is its own; the example shows the first sources only.
+    type Release = { loaded_at: string; sources: unknown[] } & Record<string, unknown>;
+    const same = (example: Release, served: Release, where: string) => {
+      const { sources } = example;
+      assert.deepEqual(
+        { ...example, loaded_at: '', sources: [] },
+        { ...served, loaded_at: '', sources: [] },
+        where,
+      );
+      assert.deepEqual(sources, served.sources.slice(0, sources.length), where);
+    };
+    const list = (await get('/api/v1/releases')) as { data: Release[] };
+    const example = exampleOf('/api/v1/releases') as { data: Release[] };
+    assert.equal(example.data.length, list.data.length);
+    example.data.forEach((r, i) => same(r, list.data[i]!, `release ${i}`));
+    same(
+      exampleOf('/api/v1/releases/{version}') as Release,
+      (await get('/api/v1/releases/2026.11.7')) as Release,
+      '2026.11.7',
+    );
+    // Two releases back: an Enterprise key, as the account of the account-side examples holds.
+    const changes = await get(
+      '/api/v1/releases/2026.11.7/changes?from=2026.11.5&country=DE&job=software-engineer&level=senior&year=2026',
+      (await accountOnPlan(t, 'enterprise')).apiKey!,
+    );
+    assert.deepEqual(exampleOf('/api/v1/releases/{version}/changes'), changes);
   });
 
   it('gives keys and webhooks examples with ids and secrets of the served form', () => {
