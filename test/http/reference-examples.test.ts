@@ -49,6 +49,13 @@ describe('examples in the API reference', () => {
     assert.deepEqual(exampleOf('/api/v1/salary/position'), served);
   });
 
+  it('shows the history as the server answers it (Developer: the current year and the one before)', async () => {
+    const served = await get(
+      '/api/v1/salary/history?country=DE&job=software-engineer&level=senior',
+    );
+    assert.deepEqual(exampleOf('/api/v1/salary/history'), served);
+  });
+
   it('shows countries and jobs taken from the served catalogues', async () => {
     const countries = (await get('/api/v1/countries')) as { data: unknown[] };
     for (const country of (exampleOf('/api/v1/countries') as { data: unknown[] }).data)

@@ -13392,6 +13392,71 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "country": "DE",
+           *           "job": "software-engineer",
+           *           "level": "senior",
+           *           "year": 2025,
+           *           "currency": "EUR",
+           *           "period": "annual",
+           *           "p25": 69168,
+           *           "median": 85011,
+           *           "p75": 104483,
+           *           "local_currency": "EUR",
+           *           "local_median": 85011,
+           *           "basis": "projected",
+           *           "projected": true,
+           *           "confidence": "high",
+           *           "confidence_note": "own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2025 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 6 %"
+           *         },
+           *         {
+           *           "country": "DE",
+           *           "job": "software-engineer",
+           *           "level": "senior",
+           *           "year": 2026,
+           *           "currency": "EUR",
+           *           "period": "annual",
+           *           "p25": 73175,
+           *           "median": 89936,
+           *           "p75": 110536,
+           *           "local_currency": "EUR",
+           *           "local_median": 89936,
+           *           "basis": "projected",
+           *           "projected": true,
+           *           "confidence": "high",
+           *           "confidence_note": "own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2026 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 6 %"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "count": 2,
+           *         "release": {
+           *           "version": "2026.11.7",
+           *           "created_at": "2026-11-29T05:30:00.000Z",
+           *           "current_year": 2026,
+           *           "last_published_year": 2024
+           *         },
+           *         "source": "Modelled from published statistics (Federal law; Statistik Austria, Verdienststrukturerhebung 2022; Conseil National du Travail; Statbel; Council of Ministers; National Statistical Institute of Bulgaria; Council of Ministers decrees under the Minimum Wage Law; Český statistický úřad; Czech Statistical Office; Government of the Czech Republic; Ministry of Labour and Social Affairs of the Czech Republic; Bundesagentur für Arbeit; Statistisches Bundesamt; Bundesregierung; Collective agreements: Vereinigung der kommunalen Arbeitgeberverbände; CEPOS; Danmarks Statistik, quoted by alt.dk; Danmarks Statistik figures quoted by bemlo.dk; Danmarks Statistik; European Central Bank; Government of Estonia; Government of Estonia / Ministry of Education and Research; Statistics Estonia; INE — Encuesta Anual de Estructura Salarial; INE; INE, Encuesta Cuatrienal de Estructura Salarial 2014; INE, Encuesta Cuatrienal de Estructura Salarial 2010; Instituto Nacional de Estadística; Gobierno de España; Council of the European Union; Eurostat; Eurostat, dataset nama_10_fte \"Average annual full-time adjusted salary per employee\"; Eurostat, Structure of Earnings Survey, dataset earn_ses_pub2s; Statistics Finland; Statutory grids fixed by decree; INSEE; Government decrees; Ministry of Labour; Ministry of Finance / Ministry of Health; Government of Croatia; KSH; Központi Statisztikai Hivatal; Government; Irish Nurses and Midwives Organisation; Minister for Enterprise/Employment by statutory order; Department of Education salary circulars, as republished by the Teachers' Union of Ireland; International Labour Organization, ILOSTAT, indicator EES_TEES_SEX_OCU_NB; ISTAT; Ragioneria Generale dello Stato; Government of Lithuania resolutions; Sodra; Užimtumo tarnyba; Statistics Lithuania / State Data Agency; Law; Central Statistical Bureau of Latvia; Cabinet of Ministers; Government of Malta — National Minimum Wage National Standard Order; CBS; Statistics Netherlands; Ministerie van Sociale Zaken en Werkgelegenheid; GUS; Statistics Poland; Główny Urząd Statystyczny; Minister Edukacji; Rada Ministrów; Fundação José Neves; Governo de Portugal, Decreto-Lei each year; Pordata; Parliament of Romania — Legea-cadru nr. 153/2017 privind salarizarea personalului plătit din fonduri publice, Anexa II; Government of Romania; Medlingsinstitutet; SCB wage structure statistics, republished by facket.net; Statistics Sweden; Ministrstvo za javno upravo; Statistični urad RS; Government of the Slovak Republic; Štatistický úrad SR); not survey microdata. Release 2026.11.7.",
+           *         "methodology_url": "/methodology",
+           *         "modelled": true,
+           *         "country": {
+           *           "code": "DE",
+           *           "name": "Germany"
+           *         },
+           *         "job": {
+           *           "slug": "software-engineer",
+           *           "title": "Software engineer",
+           *           "isco_code": "2512"
+           *         },
+           *         "years": [
+           *           2025,
+           *           2026
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               /**
