@@ -15,32 +15,16 @@ export const ACCOUNT_EXAMPLE = {
   email_verified_at: '2026-10-05T08:13:40.000Z',
 };
 
+/** POST /api/v1/email-verification: the account once its address is confirmed. */
+export const VERIFIED_ACCOUNT_EXAMPLE = { ...ACCOUNT_EXAMPLE, plan: 'free' };
+
 /** POST /api/v1/accounts: a new account on Free, its address not confirmed yet, and a session. */
 export const SIGN_UP_EXAMPLE = {
-  account: {
-    id: 'acct_C3gpUOQrK2Z9FLWA',
-    email: 'ada@example.com',
-    plan: 'free',
-    status: 'active',
-    allowlist: [],
-    created_at: '2026-10-05T08:12:09.000Z',
-    email_verified_at: null,
-  },
+  account: { ...VERIFIED_ACCOUNT_EXAMPLE, email_verified_at: null },
   session: {
     token: 'sess_wAupekkIgYuO9Khe-ab-yGfevL_SDMnaQKiwozgb39k',
     expires_at: '2026-11-04T08:12:09.000Z',
   },
-};
-
-/** POST /api/v1/email-verification: the account once its address is confirmed. */
-export const VERIFIED_ACCOUNT_EXAMPLE = {
-  id: 'acct_C3gpUOQrK2Z9FLWA',
-  email: 'ada@example.com',
-  plan: 'free',
-  status: 'active',
-  allowlist: [],
-  created_at: '2026-10-05T08:12:09.000Z',
-  email_verified_at: '2026-10-05T08:13:40.000Z',
 };
 
 /** POST /api/v1/account/email-verification: a new link mailed to an address not confirmed yet. */
@@ -61,13 +45,7 @@ export const TOTP_CHALLENGE_EXAMPLE = {
 
 /** GET /api/v1/account */
 export const ACCOUNT_VIEW_EXAMPLE = {
-  id: 'acct_C3gpUOQrK2Z9FLWA',
-  email: 'ada@example.com',
-  plan: 'enterprise',
-  status: 'active',
-  allowlist: [],
-  created_at: '2026-10-05T08:12:09.000Z',
-  email_verified_at: '2026-10-05T08:13:40.000Z',
+  ...ACCOUNT_EXAMPLE,
   support: {
     channel: 'dedicated account manager',
     response_target: '4 hours',
@@ -76,15 +54,7 @@ export const ACCOUNT_VIEW_EXAMPLE = {
 };
 
 /** PUT /api/v1/account/allowlist */
-export const ALLOWLIST_EXAMPLE = {
-  id: 'acct_C3gpUOQrK2Z9FLWA',
-  email: 'ada@example.com',
-  plan: 'enterprise',
-  status: 'active',
-  allowlist: ['203.0.113.0/24'],
-  created_at: '2026-10-05T08:12:09.000Z',
-  email_verified_at: '2026-10-05T08:13:40.000Z',
-};
+export const ALLOWLIST_EXAMPLE = { ...ACCOUNT_EXAMPLE, allowlist: ['203.0.113.0/24'] };
 
 /** POST /api/v1/account/password and /api/v1/password-reset/confirm. */
 export const SESSIONS_REVOKED_EXAMPLE = { sessions_revoked: 2 };

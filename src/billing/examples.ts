@@ -25,6 +25,14 @@ const VAT_NOTE =
 const CORE_MANDATE_TEXT =
   'By accepting this mandate, you authorise (A) Salary Data Europe B.V. (SEPA creditor identifier NL69ZZZ123456780000) to send instructions to your bank to debit your account and (B) your bank to debit your account in accordance with the instructions from Salary Data Europe B.V.. As part of your rights, you are entitled to a refund from your bank under the terms and conditions of your agreement with your bank. A refund must be claimed within 8 weeks starting from the date on which your account was debited. You are told the amount and date of each collection at least 5 days in advance, with the invoice.';
 
+/** An invoice once paid: nothing is left to transfer. */
+const paid = <T extends object>(invoice: T, paidAt: string) => ({
+  ...invoice,
+  status: 'paid',
+  paid_at: paidAt,
+  transfer: null,
+});
+
 /** GET /api/v1/subscription */
 export const SUBSCRIPTION_EXAMPLE = {
   plan: 'enterprise',
@@ -89,6 +97,52 @@ export const INVOICE_EXAMPLE = {
   },
 };
 
+/** The invoice of the upgrade to Business, open, as issued. */
+const UPGRADE_INVOICE = {
+  id: 'in_DpKc1Tq4gYBtHEHi',
+  number: 2,
+  status: 'open',
+  currency: 'EUR',
+  period_start: '2026-10-19T14:03:52.000Z',
+  period_end: '2026-11-05T08:24:45.000Z',
+  lines: [
+    {
+      kind: 'proration',
+      description: 'Upgrade from Developer to Business, rest of the period',
+      amount_cents: 8112,
+      period_start: '2026-10-19T14:03:52.000Z',
+      period_end: '2026-11-05T08:24:45.000Z',
+    },
+  ],
+  subtotal_cents: 8112,
+  vat: {
+    treatment: 'standard',
+    rate_percent: 19,
+    country: 'DE',
+    note: VAT_NOTE,
+    amount_cents: 1541,
+  },
+  total_cents: 9653,
+  balance_applied_cents: 0,
+  amount_due_cents: 9653,
+  created_at: '2026-10-19T14:03:52.000Z',
+  due_at: '2026-10-26T14:03:52.000Z',
+  paid_at: null,
+  seller: SELLER,
+  buyer: BUYER,
+  reference: 'RF472',
+  transfer: {
+    beneficiary: 'Salary Data Europe B.V.',
+    iban: 'NL91ABNA0417164300',
+    iban_display: 'NL91 ABNA 0417 1643 00',
+    bic: 'ABNANL2A',
+    reference: 'RF472',
+    amount_cents: 9653,
+    epc_qr:
+      'BCD\n002\n1\nSCT\nABNANL2A\nSalary Data Europe B.V.\nNL91ABNA0417164300\nEUR96.53\n\nRF472',
+  },
+};
+
 /** GET /api/v1/invoices: every invoice of the account, paid. */
 export const INVOICES_EXAMPLE = {
   data: [
@@ -127,41 +181,7 @@ export const INVOICES_EXAMPLE = {
       reference: 'RF741',
       transfer: null,
     },
-    {
-      id: 'in_DpKc1Tq4gYBtHEHi',
-      number: 2,
-      status: 'paid',
-      currency: 'EUR',
-      period_start: '2026-10-19T14:03:52.000Z',
-      period_end: '2026-11-05T08:24:45.000Z',
-      lines: [
-        {
-          kind: 'proration',
-          description: 'Upgrade from Developer to Business, rest of the period',
-          amount_cents: 8112,
-          period_start: '2026-10-19T14:03:52.000Z',
-          period_end: '2026-11-05T08:24:45.000Z',
-        },
-      ],
-      subtotal_cents: 8112,
-      vat: {
-        treatment: 'standard',
-        rate_percent: 19,
-        country: 'DE',
-        note: VAT_NOTE,
-        amount_cents: 1541,
-      },
-      total_cents: 9653,
-      balance_applied_cents: 0,
-      amount_due_cents: 9653,
-      created_at: '2026-10-19T14:03:52.000Z',
-      due_at: '2026-10-26T14:03:52.000Z',
-      paid_at: '2026-10-21T09:02:00.000Z',
-      seller: SELLER,
-      buyer: BUYER,
-      reference: 'RF472',
-      transfer: null,
-    },
+    paid(UPGRADE_INVOICE, '2026-10-21T09:02:00.000Z'),
     {
       id: 'in_AkBK5tNUuo5oQH7q',
       number: 3,
@@ -197,48 +217,7 @@ export const INVOICES_EXAMPLE = {
       reference: 'RF203',
       transfer: null,
     },
-    {
-      id: 'in_Snf-KIyEoCn9nta5',
-      number: 4,
-      status: 'paid',
-      currency: 'EUR',
-      period_start: '2026-11-02T10:00:00.000Z',
-      period_end: '2026-11-05T08:24:45.000Z',
-      lines: [
-        {
-          kind: 'proration',
-          description: 'Upgrade from Business to Enterprise, rest of the period',
-          amount_cents: 12313,
-          period_start: '2026-11-02T10:00:00.000Z',
-          period_end: '2026-11-05T08:24:45.000Z',
-        },
-        {
-          kind: 'renewal_adjustment',
-          description: 'Enterprise plan for the next period (19900 cents invoiced in advance)',
-          amount_cents: 130100,
-          period_start: '2026-11-05T08:24:45.000Z',
-          period_end: '2026-12-05T08:24:45.000Z',
-        },
-      ],
-      subtotal_cents: 142413,
-      vat: {
-        treatment: 'standard',
-        rate_percent: 19,
-        country: 'DE',
-        note: VAT_NOTE,
-        amount_cents: 27058,
-      },
-      total_cents: 169471,
-      balance_applied_cents: 0,
-      amount_due_cents: 169471,
-      created_at: '2026-11-02T10:00:00.000Z',
-      due_at: '2026-11-09T10:00:00.000Z',
-      paid_at: '2026-11-09T07:55:00.000Z',
-      seller: SELLER,
-      buyer: BUYER,
-      reference: 'RF904',
-      transfer: null,
-    },
+    paid(INVOICE_EXAMPLE, '2026-11-09T07:55:00.000Z'),
   ],
 };
 
@@ -253,65 +232,12 @@ export const PLAN_CHANGE_EXAMPLE = {
     cancel_at_period_end: false,
     balance_cents: 0,
   },
-  invoices: [
-    {
-      id: 'in_DpKc1Tq4gYBtHEHi',
-      number: 2,
-      status: 'open',
-      currency: 'EUR',
-      period_start: '2026-10-19T14:03:52.000Z',
-      period_end: '2026-11-05T08:24:45.000Z',
-      lines: [
-        {
-          kind: 'proration',
-          description: 'Upgrade from Developer to Business, rest of the period',
-          amount_cents: 8112,
-          period_start: '2026-10-19T14:03:52.000Z',
-          period_end: '2026-11-05T08:24:45.000Z',
-        },
-      ],
-      subtotal_cents: 8112,
-      vat: {
-        treatment: 'standard',
-        rate_percent: 19,
-        country: 'DE',
-        note: VAT_NOTE,
-        amount_cents: 1541,
-      },
-      total_cents: 9653,
-      balance_applied_cents: 0,
-      amount_due_cents: 9653,
-      created_at: '2026-10-19T14:03:52.000Z',
-      due_at: '2026-10-26T14:03:52.000Z',
-      paid_at: null,
-      seller: SELLER,
-      buyer: BUYER,
-      reference: 'RF472',
-      transfer: {
-        beneficiary: 'Salary Data Europe B.V.',
-        iban: 'NL91ABNA0417164300',
-        iban_display: 'NL91 ABNA 0417 1643 00',
-        bic: 'ABNANL2A',
-        reference: 'RF472',
-        amount_cents: 9653,
-        epc_qr:
-          'BCD\n002\n1\nSCT\nABNANL2A\nSalary Data Europe B.V.\nNL91ABNA0417164300\nEUR96.53\n\nRF472',
-      },
-    },
-  ],
+  invoices: [UPGRADE_INVOICE],
 };
 
 /** DELETE /api/v1/subscription: on Free from the end of the period; nothing invoiced. */
 export const CANCELLATION_EXAMPLE = {
-  subscription: {
-    plan: 'enterprise',
-    status: 'active',
-    current_period_start: '2026-11-05T08:24:45.000Z',
-    current_period_end: '2026-12-05T08:24:45.000Z',
-    pending_plan: 'free',
-    cancel_at_period_end: true,
-    balance_cents: 0,
-  },
+  subscription: { ...SUBSCRIPTION_EXAMPLE, pending_plan: 'free', cancel_at_period_end: true },
   invoices: [],
 };
 
@@ -340,16 +266,14 @@ export const MANDATE_EXAMPLE = {
 
 /** GET /api/v1/billing/mandate */
 export const MANDATE_STATE_EXAMPLE = {
-  ...{
-    offered: true,
-    terms: {
-      creditor_name: 'Salary Data Europe B.V.',
-      creditor_id: 'NL69ZZZ123456780000',
-      pre_notification_days: 5,
-      mandate_texts: {
-        core: CORE_MANDATE_TEXT,
-        b2b: 'By accepting this mandate, you authorise (A) Salary Data Europe B.V. (SEPA creditor identifier NL69ZZZ123456780000) to send instructions to your bank to debit your account and (B) your bank to debit your account in accordance with the instructions from Salary Data Europe B.V.. This mandate is only intended for business-to-business transactions. You are not entitled to a refund from your bank after your account has been debited, but you are entitled to request your bank not to debit your account up until the day on which the payment is due. Your bank must be told of this mandate before the first collection. You are told the amount and date of each collection at least 5 days in advance, with the invoice.',
-      },
+  offered: true,
+  terms: {
+    creditor_name: 'Salary Data Europe B.V.',
+    creditor_id: 'NL69ZZZ123456780000',
+    pre_notification_days: 5,
+    mandate_texts: {
+      core: CORE_MANDATE_TEXT,
+      b2b: 'By accepting this mandate, you authorise (A) Salary Data Europe B.V. (SEPA creditor identifier NL69ZZZ123456780000) to send instructions to your bank to debit your account and (B) your bank to debit your account in accordance with the instructions from Salary Data Europe B.V.. This mandate is only intended for business-to-business transactions. You are not entitled to a refund from your bank after your account has been debited, but you are entitled to request your bank not to debit your account up until the day on which the payment is due. Your bank must be told of this mandate before the first collection. You are told the amount and date of each collection at least 5 days in advance, with the invoice.',
     },
   },
   mandate: MANDATE_EXAMPLE,

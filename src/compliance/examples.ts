@@ -1,3 +1,5 @@
+import { SCOPES } from '../auth/index.js';
+
 /**
  * Examples in the API reference: the operator's SOC 2 report and the access review of the account
  * of the accounts feature's examples, generated on 22 November 2026 for the 90 days before.
@@ -58,24 +60,7 @@ export const ACCESS_REVIEW_EXAMPLE = {
       id: 'key_RTzmgcG1teoaSN97',
       name: 'staging',
       prefix: 'sk_test_PKCU',
-      scopes: [
-        'salary:read',
-        'bulk:read',
-        'usage:read',
-        'keys:read',
-        'keys:write',
-        'account:read',
-        'account:write',
-        'billing:read',
-        'billing:write',
-        'webhooks:read',
-        'webhooks:write',
-        'exports:read',
-        'exports:write',
-        'oauth:read',
-        'oauth:write',
-        'compliance:read',
-      ],
+      scopes: [...SCOPES],
       allowlist: [],
       status: 'active',
       created_at: '2026-11-03T09:30:11.000Z',

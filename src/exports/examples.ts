@@ -32,24 +32,8 @@ export const EXPORT_LIST_EXAMPLE = { data: [EXPORT_EXAMPLE] };
 
 /** PATCH /api/v1/exports/{id}: the format changed to Parquet. */
 export const CHANGED_EXPORT_EXAMPLE = {
-  id: 'exp_hNQQ4CDmOsT2N8NN',
-  name: 'Monthly DE archive',
-  schedule: '0 6 1 * *',
-  timezone: 'Europe/Berlin',
-  query: { kind: 'country', years: 'current', country: 'DE' },
+  ...EXPORT_EXAMPLE,
   format: 'parquet',
-  compression: 'gzip',
-  destination: {
-    type: 'sftp',
-    host: 'sftp.example.com',
-    port: 22,
-    username: 'salary-export',
-    auth: 'private_key',
-    host_key_sha256: 'SHA256:xYJcMoV73rhd95rDG4sLF1Z4p8sHczDcSIt+DfTwybk',
-    path: '/upload/salary',
-  },
-  next_run_at: '2026-12-01T05:00:00.000Z',
-  created_at: '2026-11-06T13:45:20.000Z',
   updated_at: '2026-11-22T10:15:00.000Z',
 };
 
@@ -76,20 +60,16 @@ export const QUEUED_RUN_EXAMPLE = {
 
 /** GET /api/v1/exports/runs/{run_id}: the same run, delivered. */
 export const RUN_EXAMPLE = {
-  id: 'run_1gtTkQLkS5t5n6MU',
-  export_id: 'exp_hNQQ4CDmOsT2N8NN',
-  trigger: 'manual',
+  ...QUEUED_RUN_EXAMPLE,
   status: 'succeeded',
-  scheduled_at: '2026-11-22T10:15:00.000Z',
-  started_at: '2026-11-22T10:15:00.000Z',
-  finished_at: '2026-11-22T10:15:00.000Z',
+  started_at: '2026-11-22T10:15:01.204Z',
+  finished_at: '2026-11-22T10:15:03.871Z',
   next_attempt_at: null,
   rows: 84,
   bytes: 822,
   sha256: 'c604937cf8df25af0501c08e194a45e16731a95aac8e235288f31097bfd74d0f',
   file_name: '/upload/salary/Monthly-DE-archive-2026-11-22.csv.gz',
   attempts: 1,
-  error: null,
 };
 
 /** GET /api/v1/exports/{id}/runs */

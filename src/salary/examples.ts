@@ -33,30 +33,28 @@ const CELL = {
 /** The `meta` of the lookup and the pay position: one record of the current year. */
 const META = { count: 1, ...RELEASE_META, ...CELL, year: 2026 };
 
-/** GET /api/v1/salary?country=DE&job=software-engineer&level=senior */
-export const LOOKUP_EXAMPLE = {
-  data: [
-    {
-      country: 'DE',
-      job: 'software-engineer',
-      level: 'senior',
-      year: 2026,
-      currency: 'EUR',
-      period: 'annual',
-      p25: 73175,
-      median: 89936,
-      p75: 110536,
-      local_currency: 'EUR',
-      local_median: 89936,
-      basis: 'projected',
-      projected: true,
-      confidence: 'high',
-      confidence_note:
-        'own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2026 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 6 %',
-    },
-  ],
-  meta: META,
+/** The record of the lookup: senior software engineers in Germany, current year. */
+const SENIOR_2026 = {
+  country: 'DE',
+  job: 'software-engineer',
+  level: 'senior',
+  year: 2026,
+  currency: 'EUR',
+  period: 'annual',
+  p25: 73175,
+  median: 89936,
+  p75: 110536,
+  local_currency: 'EUR',
+  local_median: 89936,
+  basis: 'projected',
+  projected: true,
+  confidence: 'high',
+  confidence_note:
+    'own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2026 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 6 %',
 };
+
+/** GET /api/v1/salary?country=DE&job=software-engineer&level=senior */
+export const LOOKUP_EXAMPLE = { data: [SENIOR_2026], meta: META };
 
 /** GET /api/v1/salary/position?country=DE&job=software-engineer&level=senior&salary=72000 */
 export const POSITION_EXAMPLE = {
@@ -95,41 +93,16 @@ export const POSITION_EXAMPLE = {
 export const HISTORY_EXAMPLE = {
   data: [
     {
-      country: 'DE',
-      job: 'software-engineer',
-      level: 'senior',
+      ...SENIOR_2026,
       year: 2025,
-      currency: 'EUR',
-      period: 'annual',
       p25: 69168,
       median: 85011,
       p75: 104483,
-      local_currency: 'EUR',
       local_median: 85011,
-      basis: 'projected',
-      projected: true,
-      confidence: 'high',
       confidence_note:
         'own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2025 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 6 %',
     },
-    {
-      country: 'DE',
-      job: 'software-engineer',
-      level: 'senior',
-      year: 2026,
-      currency: 'EUR',
-      period: 'annual',
-      p25: 73175,
-      median: 89936,
-      p75: 110536,
-      local_currency: 'EUR',
-      local_median: 89936,
-      basis: 'projected',
-      projected: true,
-      confidence: 'high',
-      confidence_note:
-        'own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2026 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 6 %',
-    },
+    SENIOR_2026,
   ],
   meta: { count: 2, ...RELEASE_META, ...CELL, years: [2025, 2026] },
 };
