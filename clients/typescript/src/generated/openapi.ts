@@ -2003,8 +2003,8 @@ export interface components {
      *       "trigger": "manual",
      *       "status": "succeeded",
      *       "scheduled_at": "2026-11-22T10:15:00.000Z",
-     *       "started_at": "2026-11-22T10:15:00.000Z",
-     *       "finished_at": "2026-11-22T10:15:00.000Z",
+     *       "started_at": "2026-11-22T10:15:01.204Z",
+     *       "finished_at": "2026-11-22T10:15:03.871Z",
      *       "next_attempt_at": null,
      *       "rows": 84,
      *       "bytes": 822,
@@ -3176,12 +3176,12 @@ export interface components {
      *       "last_status_code": 204,
      *       "last_error": null,
      *       "created_at": "2026-11-20T06:00:12.000Z",
-     *       "completed_at": "2026-11-20T06:00:12.000Z",
+     *       "completed_at": "2026-11-20T06:00:12.391Z",
      *       "attempt_log": [
      *         {
      *           "attempt": 1,
-     *           "started_at": "2026-11-20T06:00:12.000Z",
-     *           "duration_ms": 2,
+     *           "started_at": "2026-11-20T06:00:12.208Z",
+     *           "duration_ms": 183,
      *           "status_code": 204,
      *           "ok": true,
      *           "error": null
@@ -7069,21 +7069,21 @@ export interface operations {
            *           "path": "/api/v1/custom/de-engineering",
            *           "description": "Engineering pay in Germany",
            *           "query": {
-           *             "countries": [
-           *               "DE"
-           *             ],
            *             "jobs": [
            *               "software-engineer",
            *               "civil-engineer"
+           *             ],
+           *             "fields": [
+           *               "p10",
+           *               "p90"
            *             ],
            *             "levels": [
            *               "mid",
            *               "senior",
            *               "lead"
            *             ],
-           *             "fields": [
-           *               "p10",
-           *               "p90"
+           *             "countries": [
+           *               "DE"
            *             ]
            *           },
            *           "parameters": [
@@ -7236,20 +7236,20 @@ export interface operations {
            *       "path": "/api/v1/custom/de-engineering",
            *       "description": "Engineering pay in Germany",
            *       "query": {
-           *         "countries": [
-           *           "DE"
-           *         ],
            *         "jobs": [
            *           "software-engineer",
            *           "civil-engineer"
+           *         ],
+           *         "fields": [
+           *           "p10",
+           *           "p90"
            *         ],
            *         "levels": [
            *           "mid",
            *           "senior"
            *         ],
-           *         "fields": [
-           *           "p10",
-           *           "p90"
+           *         "countries": [
+           *           "DE"
            *         ]
            *       },
            *       "parameters": [
@@ -7408,21 +7408,21 @@ export interface operations {
            *       "path": "/api/v1/custom/de-engineering",
            *       "description": "Engineering pay in Germany",
            *       "query": {
-           *         "countries": [
-           *           "DE"
-           *         ],
            *         "jobs": [
            *           "software-engineer",
            *           "civil-engineer"
+           *         ],
+           *         "fields": [
+           *           "p10",
+           *           "p90"
            *         ],
            *         "levels": [
            *           "mid",
            *           "senior",
            *           "lead"
            *         ],
-           *         "fields": [
-           *           "p10",
-           *           "p90"
+           *         "countries": [
+           *           "DE"
            *         ]
            *       },
            *       "parameters": [
@@ -7594,21 +7594,21 @@ export interface operations {
            *       "path": "/api/v1/custom/de-engineering",
            *       "description": "Engineering pay in Germany",
            *       "query": {
-           *         "countries": [
-           *           "DE"
-           *         ],
            *         "jobs": [
            *           "software-engineer",
            *           "civil-engineer"
+           *         ],
+           *         "fields": [
+           *           "p10",
+           *           "p90"
            *         ],
            *         "levels": [
            *           "mid",
            *           "senior",
            *           "lead"
            *         ],
-           *         "fields": [
-           *           "p10",
-           *           "p90"
+           *         "countries": [
+           *           "DE"
            *         ]
            *       },
            *       "parameters": [
@@ -9620,8 +9620,8 @@ export interface operations {
            *           "trigger": "manual",
            *           "status": "succeeded",
            *           "scheduled_at": "2026-11-22T10:15:00.000Z",
-           *           "started_at": "2026-11-22T10:15:00.000Z",
-           *           "finished_at": "2026-11-22T10:15:00.000Z",
+           *           "started_at": "2026-11-22T10:15:01.204Z",
+           *           "finished_at": "2026-11-22T10:15:03.871Z",
            *           "next_attempt_at": null,
            *           "rows": 84,
            *           "bytes": 822,
@@ -15934,12 +15934,12 @@ export interface operations {
            *           "last_status_code": 204,
            *           "last_error": null,
            *           "created_at": "2026-11-20T06:00:12.000Z",
-           *           "completed_at": "2026-11-20T06:00:12.000Z",
+           *           "completed_at": "2026-11-20T06:00:12.391Z",
            *           "attempt_log": [
            *             {
            *               "attempt": 1,
-           *               "started_at": "2026-11-20T06:00:12.000Z",
-           *               "duration_ms": 2,
+           *               "started_at": "2026-11-20T06:00:12.208Z",
+           *               "duration_ms": 183,
            *               "status_code": 204,
            *               "ok": true,
            *               "error": null
@@ -16383,7 +16383,7 @@ export interface operations {
            * @example {
            *       "ok": true,
            *       "status_code": 204,
-           *       "duration_ms": 12,
+           *       "duration_ms": 164,
            *       "error": null
            *     }
            */
