@@ -20,7 +20,7 @@ function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
 const READY_EXAMPLE = {
   status: 'ready',
   checks: { database: 'ok', redis: 'ok', data: 'ok' },
-  release: '2026.11.7',
+  release: '2026.11.8',
 };
 
 /** GET /health: the process is alive. GET /ready: every dependency answers and data is loaded. */

@@ -27,20 +27,20 @@ const SOURCES = [
   },
 ];
 
-/** GET /api/v1/releases/2026.11.7 */
+/** GET /api/v1/releases/2026.11.8 */
 export const RELEASE_EXAMPLE = {
-  version: '2026.11.7',
+  version: '2026.11.8',
   active: true,
-  published_at: '2026-11-29T05:30:00.000Z',
-  loaded_at: '2026-11-29T07:26:09.352Z',
+  published_at: '2026-11-29T09:00:00.000Z',
+  loaded_at: '2026-11-29T09:11:31.370Z',
   first_year: 2014,
   current_year: 2026,
   last_published_year: 2024,
   methodology: METHODOLOGY,
   sources: SOURCES,
   counts: { records: 29484, countries: 27, jobs: 21, levels: 4, years: 13 },
-  previous_release: '2026.11.6',
-  changes_url: '/api/v1/releases/2026.11.7/changes?from=2026.11.6',
+  previous_release: '2026.11.7',
+  changes_url: '/api/v1/releases/2026.11.8/changes?from=2026.11.7',
 };
 
 /** GET /api/v1/releases */
@@ -49,67 +49,67 @@ export const RELEASE_LIST_EXAMPLE = {
     RELEASE_EXAMPLE,
     {
       ...RELEASE_EXAMPLE,
-      version: '2026.11.6',
+      version: '2026.11.7',
       active: false,
-      published_at: '2026-11-29T01:00:00.000Z',
-      loaded_at: '2026-11-29T07:26:08.481Z',
-      previous_release: '2026.11.5',
-      changes_url: '/api/v1/releases/2026.11.6/changes?from=2026.11.5',
+      published_at: '2026-11-29T05:30:00.000Z',
+      loaded_at: '2026-11-29T09:11:28.898Z',
+      previous_release: '2026.11.6',
+      changes_url: '/api/v1/releases/2026.11.7/changes?from=2026.11.6',
     },
     {
       ...RELEASE_EXAMPLE,
-      version: '2026.11.5',
+      version: '2026.11.6',
       active: false,
-      published_at: '2026-11-28T22:30:00.000Z',
-      loaded_at: '2026-11-29T07:26:07.566Z',
+      published_at: '2026-11-29T01:00:00.000Z',
+      loaded_at: '2026-11-29T09:11:26.361Z',
       previous_release: null,
       changes_url: null,
     },
   ],
 };
 
-/** GET /api/v1/releases/2026.11.7/changes?from=2026.11.5&country=DE&job=software-engineer&level=senior&year=2026 */
+/** GET /api/v1/releases/2026.11.8/changes?from=2026.11.7&country=DE&job=software-engineer&level=senior&year=2026 */
 export const CHANGES_EXAMPLE = {
-  release: '2026.11.7',
-  from: '2026.11.5',
+  release: '2026.11.8',
+  from: '2026.11.7',
   summary: {
     cells: 29484,
     changed: 1,
     added: 0,
     removed: 0,
-    beyond: { '1': 1, '5': 0, '10': 0 },
+    beyond: { '1': 0, '5': 0, '10': 0 },
     by_country: [
       {
         country: 'DE',
         changed: 1,
-        beyond_1: 1,
+        beyond_1: 0,
         beyond_5: 0,
         beyond_10: 0,
-        median_change_pct: 1.45,
+        median_change_pct: 0.01,
       },
     ],
     by_job: [
       {
         job: 'software-engineer',
         changed: 1,
-        beyond_1: 1,
+        beyond_1: 0,
         beyond_5: 0,
         beyond_10: 0,
-        median_change_pct: 1.45,
+        median_change_pct: 0.01,
       },
     ],
     by_reason: { new_source: 0, method: 0, fx: 0, revision: 1 },
   },
-  reasons: [{ reason: 'new_source', detail: '1 source(s) added, 0 dropped' }],
+  reasons: [],
   data: [
     {
       country: 'DE',
       job: 'software-engineer',
       level: 'senior',
       year: 2026,
-      old: { p10: 68492, p25: 77395, median: 88650, p75: 101543, p90: 114742, mean: 90464 },
-      new: { p10: 60778, p25: 73175, median: 89936, p75: 110536, p90: 133082, mean: 94240 },
-      change_pct: 1.45,
+      old: { p10: 60778, p25: 73175, median: 89936, p75: 110536, p90: 133082, mean: 94240 },
+      new: { p10: 60697, p25: 73127, median: 89945, p75: 110631, p90: 133287, mean: 94282 },
+      change_pct: 0.01,
       reasons: ['revision'],
     },
   ],

@@ -2411,10 +2411,10 @@ export interface components {
     };
     /**
      * @example {
-     *       "version": "2026.11.7",
+     *       "version": "2026.11.8",
      *       "active": true,
-     *       "published_at": "2026-11-29T05:30:00.000Z",
-     *       "loaded_at": "2026-11-29T07:26:09.352Z",
+     *       "published_at": "2026-11-29T09:00:00.000Z",
+     *       "loaded_at": "2026-11-29T09:11:31.370Z",
      *       "first_year": 2014,
      *       "current_year": 2026,
      *       "last_published_year": 2024,
@@ -2444,8 +2444,8 @@ export interface components {
      *         "levels": 4,
      *         "years": 13
      *       },
-     *       "previous_release": "2026.11.6",
-     *       "changes_url": "/api/v1/releases/2026.11.7/changes?from=2026.11.6"
+     *       "previous_release": "2026.11.7",
+     *       "changes_url": "/api/v1/releases/2026.11.8/changes?from=2026.11.7"
      *     }
      */
     Release: {
@@ -5700,7 +5700,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
@@ -5994,7 +5994,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
@@ -6282,7 +6282,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
@@ -7861,7 +7861,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
         year?: string;
@@ -8219,7 +8219,7 @@ export interface operations {
            *                   "pattern": "^[0-9]{4}\\.[0-9]{2}\\.[0-9]+$",
            *                   "maxLength": 20,
            *                   "examples": [
-           *                     "2026.11.5"
+           *                     "2026.11.7"
            *                   ],
            *                   "type": "string"
            *                 }
@@ -12346,10 +12346,47 @@ export interface operations {
            * @example {
            *       "data": [
            *         {
-           *           "version": "2026.11.7",
+           *           "version": "2026.11.8",
            *           "active": true,
+           *           "published_at": "2026-11-29T09:00:00.000Z",
+           *           "loaded_at": "2026-11-29T09:11:31.370Z",
+           *           "first_year": 2014,
+           *           "current_year": 2026,
+           *           "last_published_year": 2024,
+           *           "methodology": "Modelled figures, not survey microdata. Each country's mean full-time gross pay is Eurostat nama_10_fte for 2022-2024 (the Netherlands: CBS pay per job at a 38-hour week); other years follow the national statistical office's annual average earnings where published, else the Eurostat SES surveys, and are projected after the last published year. Each job's level comes from the national occupation tables of its country (converted through each table's own all-employee figure), pooled across countries for jobs a country does not publish, within the country's own SES 2022 occupation-group structure. Levels follow pay scales (physicians, nurses, teachers, care workers) or pay by years of service; the spread within a cell comes from published quantiles by occupation, scaled to each country's published decile ratio; no percentile is below the statutory minimum wage. A held-out set of published figures the fit never sees measures the error; confidence labels are calibrated on it (high: at most 10 % typical error, medium: 20 %). Every step, number and caveat: docs/data.md and docs/validation.md in the salary-api repository.",
+           *           "sources": [
+           *             {
+           *               "id": "at_lehrer_entlohnung_pd_2025",
+           *               "title": "Austria — teacher pay scales: Pädagogischer Dienst (pd) and old L1 scheme, amounts valid until 30 June 2026",
+           *               "publisher": "Federal law (Vertragsbedienstetengesetz 1948, Entlohnungsschema pd; Gehaltsgesetz 1956 § 55 for L1). Page read: branchenblatt.at overview (republication).",
+           *               "years": [
+           *                 2025
+           *               ]
+           *             },
+           *             {
+           *               "id": "at_statistik_austria_vse_oisco_2022",
+           *               "title": "Statistik Austria, Verdienststrukturerhebung 2022: median gross hourly earnings by ÖISCO-08 sub-major group",
+           *               "publisher": "Statistik Austria, Verdienststrukturerhebung 2022 (VSE, Austria's Structure of Earnings Survey 2022), open government data set OGD_veste403_Veste403_1 \"Bruttostundenverdienste nach Beruf\" (CC BY 4.0).",
+           *               "years": [
+           *                 2022
+           *               ]
+           *             }
+           *           ],
+           *           "counts": {
+           *             "records": 29484,
+           *             "countries": 27,
+           *             "jobs": 21,
+           *             "levels": 4,
+           *             "years": 13
+           *           },
+           *           "previous_release": "2026.11.7",
+           *           "changes_url": "/api/v1/releases/2026.11.8/changes?from=2026.11.7"
+           *         },
+           *         {
+           *           "version": "2026.11.7",
+           *           "active": false,
            *           "published_at": "2026-11-29T05:30:00.000Z",
-           *           "loaded_at": "2026-11-29T07:26:09.352Z",
+           *           "loaded_at": "2026-11-29T09:11:28.898Z",
            *           "first_year": 2014,
            *           "current_year": 2026,
            *           "last_published_year": 2024,
@@ -12386,44 +12423,7 @@ export interface operations {
            *           "version": "2026.11.6",
            *           "active": false,
            *           "published_at": "2026-11-29T01:00:00.000Z",
-           *           "loaded_at": "2026-11-29T07:26:08.481Z",
-           *           "first_year": 2014,
-           *           "current_year": 2026,
-           *           "last_published_year": 2024,
-           *           "methodology": "Modelled figures, not survey microdata. Each country's mean full-time gross pay is Eurostat nama_10_fte for 2022-2024 (the Netherlands: CBS pay per job at a 38-hour week); other years follow the national statistical office's annual average earnings where published, else the Eurostat SES surveys, and are projected after the last published year. Each job's level comes from the national occupation tables of its country (converted through each table's own all-employee figure), pooled across countries for jobs a country does not publish, within the country's own SES 2022 occupation-group structure. Levels follow pay scales (physicians, nurses, teachers, care workers) or pay by years of service; the spread within a cell comes from published quantiles by occupation, scaled to each country's published decile ratio; no percentile is below the statutory minimum wage. A held-out set of published figures the fit never sees measures the error; confidence labels are calibrated on it (high: at most 10 % typical error, medium: 20 %). Every step, number and caveat: docs/data.md and docs/validation.md in the salary-api repository.",
-           *           "sources": [
-           *             {
-           *               "id": "at_lehrer_entlohnung_pd_2025",
-           *               "title": "Austria — teacher pay scales: Pädagogischer Dienst (pd) and old L1 scheme, amounts valid until 30 June 2026",
-           *               "publisher": "Federal law (Vertragsbedienstetengesetz 1948, Entlohnungsschema pd; Gehaltsgesetz 1956 § 55 for L1). Page read: branchenblatt.at overview (republication).",
-           *               "years": [
-           *                 2025
-           *               ]
-           *             },
-           *             {
-           *               "id": "at_statistik_austria_vse_oisco_2022",
-           *               "title": "Statistik Austria, Verdienststrukturerhebung 2022: median gross hourly earnings by ÖISCO-08 sub-major group",
-           *               "publisher": "Statistik Austria, Verdienststrukturerhebung 2022 (VSE, Austria's Structure of Earnings Survey 2022), open government data set OGD_veste403_Veste403_1 \"Bruttostundenverdienste nach Beruf\" (CC BY 4.0).",
-           *               "years": [
-           *                 2022
-           *               ]
-           *             }
-           *           ],
-           *           "counts": {
-           *             "records": 29484,
-           *             "countries": 27,
-           *             "jobs": 21,
-           *             "levels": 4,
-           *             "years": 13
-           *           },
-           *           "previous_release": "2026.11.5",
-           *           "changes_url": "/api/v1/releases/2026.11.6/changes?from=2026.11.5"
-           *         },
-           *         {
-           *           "version": "2026.11.5",
-           *           "active": false,
-           *           "published_at": "2026-11-28T22:30:00.000Z",
-           *           "loaded_at": "2026-11-29T07:26:07.566Z",
+           *           "loaded_at": "2026-11-29T09:11:26.361Z",
            *           "first_year": 2014,
            *           "current_year": 2026,
            *           "last_published_year": 2024,
@@ -12553,10 +12553,10 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "version": "2026.11.7",
+           *       "version": "2026.11.8",
            *       "active": true,
-           *       "published_at": "2026-11-29T05:30:00.000Z",
-           *       "loaded_at": "2026-11-29T07:26:09.352Z",
+           *       "published_at": "2026-11-29T09:00:00.000Z",
+           *       "loaded_at": "2026-11-29T09:11:31.370Z",
            *       "first_year": 2014,
            *       "current_year": 2026,
            *       "last_published_year": 2024,
@@ -12586,8 +12586,8 @@ export interface operations {
            *         "levels": 4,
            *         "years": 13
            *       },
-           *       "previous_release": "2026.11.6",
-           *       "changes_url": "/api/v1/releases/2026.11.7/changes?from=2026.11.6"
+           *       "previous_release": "2026.11.7",
+           *       "changes_url": "/api/v1/releases/2026.11.8/changes?from=2026.11.7"
            *     }
            */
           'application/json': {
@@ -12785,15 +12785,15 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "release": "2026.11.7",
-           *       "from": "2026.11.5",
+           *       "release": "2026.11.8",
+           *       "from": "2026.11.7",
            *       "summary": {
            *         "cells": 29484,
            *         "changed": 1,
            *         "added": 0,
            *         "removed": 0,
            *         "beyond": {
-           *           "1": 1,
+           *           "1": 0,
            *           "5": 0,
            *           "10": 0
            *         },
@@ -12801,20 +12801,20 @@ export interface operations {
            *           {
            *             "country": "DE",
            *             "changed": 1,
-           *             "beyond_1": 1,
+           *             "beyond_1": 0,
            *             "beyond_5": 0,
            *             "beyond_10": 0,
-           *             "median_change_pct": 1.45
+           *             "median_change_pct": 0.01
            *           }
            *         ],
            *         "by_job": [
            *           {
            *             "job": "software-engineer",
            *             "changed": 1,
-           *             "beyond_1": 1,
+           *             "beyond_1": 0,
            *             "beyond_5": 0,
            *             "beyond_10": 0,
-           *             "median_change_pct": 1.45
+           *             "median_change_pct": 0.01
            *           }
            *         ],
            *         "by_reason": {
@@ -12824,12 +12824,7 @@ export interface operations {
            *           "revision": 1
            *         }
            *       },
-           *       "reasons": [
-           *         {
-           *           "reason": "new_source",
-           *           "detail": "1 source(s) added, 0 dropped"
-           *         }
-           *       ],
+           *       "reasons": [],
            *       "data": [
            *         {
            *           "country": "DE",
@@ -12837,14 +12832,6 @@ export interface operations {
            *           "level": "senior",
            *           "year": 2026,
            *           "old": {
-           *             "p10": 68492,
-           *             "p25": 77395,
-           *             "median": 88650,
-           *             "p75": 101543,
-           *             "p90": 114742,
-           *             "mean": 90464
-           *           },
-           *           "new": {
            *             "p10": 60778,
            *             "p25": 73175,
            *             "median": 89936,
@@ -12852,7 +12839,15 @@ export interface operations {
            *             "p90": 133082,
            *             "mean": 94240
            *           },
-           *           "change_pct": 1.45,
+           *           "new": {
+           *             "p10": 60697,
+           *             "p25": 73127,
+           *             "median": 89945,
+           *             "p75": 110631,
+           *             "p90": 133287,
+           *             "mean": 94282
+           *           },
+           *           "change_pct": 0.01,
            *           "reasons": [
            *             "revision"
            *           ]
@@ -13083,7 +13078,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
         /** @description Year of the figures; the dataset's current year when omitted. History depth depends on the plan. */
@@ -13376,7 +13371,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
       };
@@ -13402,15 +13397,15 @@ export interface operations {
            *           "year": 2025,
            *           "currency": "EUR",
            *           "period": "annual",
-           *           "p25": 69168,
-           *           "median": 85011,
-           *           "p75": 104483,
+           *           "p25": 69123,
+           *           "median": 85020,
+           *           "p75": 104573,
            *           "local_currency": "EUR",
-           *           "local_median": 85011,
+           *           "local_median": 85020,
            *           "basis": "projected",
            *           "projected": true,
            *           "confidence": "high",
-           *           "confidence_note": "own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2025 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 6 %"
+           *           "confidence_note": "own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2025 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 7 %"
            *         },
            *         {
            *           "country": "DE",
@@ -13419,26 +13414,26 @@ export interface operations {
            *           "year": 2026,
            *           "currency": "EUR",
            *           "period": "annual",
-           *           "p25": 73175,
-           *           "median": 89936,
-           *           "p75": 110536,
+           *           "p25": 73127,
+           *           "median": 89945,
+           *           "p75": 110631,
            *           "local_currency": "EUR",
-           *           "local_median": 89936,
+           *           "local_median": 89945,
            *           "basis": "projected",
            *           "projected": true,
            *           "confidence": "high",
-           *           "confidence_note": "own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2026 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 6 %"
+           *           "confidence_note": "own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2026 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 7 %"
            *         }
            *       ],
            *       "meta": {
            *         "count": 2,
            *         "release": {
-           *           "version": "2026.11.7",
-           *           "created_at": "2026-11-29T05:30:00.000Z",
+           *           "version": "2026.11.8",
+           *           "created_at": "2026-11-29T09:00:00.000Z",
            *           "current_year": 2026,
            *           "last_published_year": 2024
            *         },
-           *         "source": "Modelled from published statistics (Federal law; Statistik Austria, Verdienststrukturerhebung 2022; Conseil National du Travail; Statbel; Council of Ministers; National Statistical Institute of Bulgaria; Council of Ministers decrees under the Minimum Wage Law; Český statistický úřad; Czech Statistical Office; Government of the Czech Republic; Ministry of Labour and Social Affairs of the Czech Republic; Bundesagentur für Arbeit; Statistisches Bundesamt; Bundesregierung; Collective agreements: Vereinigung der kommunalen Arbeitgeberverbände; CEPOS; Danmarks Statistik, quoted by alt.dk; Danmarks Statistik figures quoted by bemlo.dk; Danmarks Statistik; European Central Bank; Government of Estonia; Government of Estonia / Ministry of Education and Research; Statistics Estonia; INE — Encuesta Anual de Estructura Salarial; INE; INE, Encuesta Cuatrienal de Estructura Salarial 2014; INE, Encuesta Cuatrienal de Estructura Salarial 2010; Instituto Nacional de Estadística; Gobierno de España; Council of the European Union; Eurostat; Eurostat, dataset nama_10_fte \"Average annual full-time adjusted salary per employee\"; Eurostat, Structure of Earnings Survey, dataset earn_ses_pub2s; Statistics Finland; Statutory grids fixed by decree; INSEE; Government decrees; Ministry of Labour; Ministry of Finance / Ministry of Health; Government of Croatia; KSH; Központi Statisztikai Hivatal; Government; Irish Nurses and Midwives Organisation; Minister for Enterprise/Employment by statutory order; Department of Education salary circulars, as republished by the Teachers' Union of Ireland; International Labour Organization, ILOSTAT, indicator EES_TEES_SEX_OCU_NB; ISTAT; Ragioneria Generale dello Stato; Government of Lithuania resolutions; Sodra; Užimtumo tarnyba; Statistics Lithuania / State Data Agency; Law; Central Statistical Bureau of Latvia; Cabinet of Ministers; Government of Malta — National Minimum Wage National Standard Order; CBS; Statistics Netherlands; Ministerie van Sociale Zaken en Werkgelegenheid; GUS; Statistics Poland; Główny Urząd Statystyczny; Minister Edukacji; Rada Ministrów; Fundação José Neves; Governo de Portugal, Decreto-Lei each year; Pordata; Parliament of Romania — Legea-cadru nr. 153/2017 privind salarizarea personalului plătit din fonduri publice, Anexa II; Government of Romania; Medlingsinstitutet; SCB wage structure statistics, republished by facket.net; Statistics Sweden; Ministrstvo za javno upravo; Statistični urad RS; Government of the Slovak Republic; Štatistický úrad SR); not survey microdata. Release 2026.11.7.",
+           *         "source": "Modelled from published statistics (Federal law; Statistik Austria, Verdienststrukturerhebung 2022; Conseil National du Travail; Statbel; Council of Ministers; National Statistical Institute of Bulgaria; Council of Ministers decrees under the Minimum Wage Law; Český statistický úřad; Czech Statistical Office; Government of the Czech Republic; Ministry of Labour and Social Affairs of the Czech Republic; Bundesagentur für Arbeit; Statistisches Bundesamt; Bundesregierung; Collective agreements: Vereinigung der kommunalen Arbeitgeberverbände; CEPOS; Danmarks Statistik, quoted by alt.dk; Danmarks Statistik figures quoted by bemlo.dk; Danmarks Statistik; European Central Bank; Government of Estonia; Government of Estonia / Ministry of Education and Research; Statistics Estonia; INE — Encuesta Anual de Estructura Salarial; INE; INE, Encuesta Cuatrienal de Estructura Salarial 2014; INE, Encuesta Cuatrienal de Estructura Salarial 2010; Instituto Nacional de Estadística; Gobierno de España; Council of the European Union; Eurostat; Eurostat, dataset nama_10_fte \"Average annual full-time adjusted salary per employee\"; Eurostat, Structure of Earnings Survey, dataset earn_ses_pub2s; Statistics Finland; Statutory grids fixed by decree; INSEE; Government decrees; Ministry of Labour; Ministry of Finance / Ministry of Health; Government of Croatia; KSH; Központi Statisztikai Hivatal; Government; Irish Nurses and Midwives Organisation; Minister for Enterprise/Employment by statutory order; Department of Education salary circulars, as republished by the Teachers' Union of Ireland; International Labour Organization, ILOSTAT, indicator EES_TEES_SEX_OCU_NB; ISTAT; Ragioneria Generale dello Stato; Government of Lithuania resolutions; Sodra; Užimtumo tarnyba; Statistics Lithuania / State Data Agency; Law; Central Statistical Bureau of Latvia; Cabinet of Ministers; Government of Malta — National Minimum Wage National Standard Order; CBS; Statistics Netherlands; Ministerie van Sociale Zaken en Werkgelegenheid; GUS; Statistics Poland; Główny Urząd Statystyczny; Minister Edukacji; Rada Ministrów; Fundação José Neves; Governo de Portugal, Decreto-Lei each year; Pordata; Parliament of Romania — Legea-cadru nr. 153/2017 privind salarizarea personalului plătit din fonduri publice, Anexa II; Government of Romania; Medlingsinstitutet; SCB wage structure statistics, republished by facket.net; Statistics Sweden; Ministrstvo za javno upravo; Statistični urad RS; Government of the Slovak Republic; Štatistický úrad SR); not survey microdata. Release 2026.11.8.",
            *         "methodology_url": "/methodology",
            *         "modelled": true,
            *         "country": {
@@ -16606,7 +16601,7 @@ export interface operations {
            *         "redis": "ok",
            *         "data": "ok"
            *       },
-           *       "release": "2026.11.7"
+           *       "release": "2026.11.8"
            *     }
            */
           'application/json': {
