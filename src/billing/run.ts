@@ -99,6 +99,9 @@ async function settleAccount(
   const invoices = await repo.listInvoices(tx, accountId);
   const advanceFor = (start: number) =>
     invoices.find((i) => i.renewalPlan !== null && i.periodStart === start && i.status !== 'void');
+  // No invoice is made out to an account that has not said who it is (docs/billing.md).
+  const buyerKnown = (await repo.findBillingDetails(tx, accountId)) !== undefined;
+  let held: 'grace' | 'ended' | undefined;
 
   // 1. Period ends: apply what was scheduled. What was invoiced for the new period (a renewal
   // invoiced in advance, upgrade adjustments) is settled against the price of the plan that
@@ -122,6 +125,12 @@ async function settleAccount(
       });
       advance.status = 'void';
       charged -= advance.subtotalCents;
+    }
+    if (charged < nextPrice && !buyerKnown) {
+      // The renewal cannot be invoiced: the period does not roll over. The plan is kept through
+      // the grace period; the account moves to Free at its end unless billing details come.
+      ({ sub, held } = await holdForBillingDetails(tx, plans, account, sub, now));
+      break;
     }
     if (charged > nextPrice) {
       // The excess comes off unpaid invoices first (a credit line on each); only what was
@@ -193,8 +202,9 @@ async function settleAccount(
     await repo.saveSubscription(tx, sub, now);
   }
 
-  // 2. The renewal invoice, a week ahead.
+  // 2. The renewal invoice, a week ahead (once the account has given its billing details).
   if (
+    buyerKnown &&
     sub.status !== 'canceled' &&
     !sub.cancelAtPeriodEnd &&
     now >= sub.periodEnd - ADVANCE_INVOICE_MS &&
@@ -260,6 +270,11 @@ async function settleAccount(
         new Date(now),
       );
     }
+  } else if (held === undefined && sub.status === 'past_due' && overdue.length === 0) {
+    // Nothing is overdue any more (a renewal held for billing details is invoiced now, or the
+    // bank collects what was overdue): the subscription is in good standing again.
+    sub = { ...sub, status: 'active', pastDueSince: null };
+    await repo.saveSubscription(tx, sub, now);
   }
 
   const plan: PlanId = sub.status === 'canceled' ? 'free' : sub.plan;
@@ -271,7 +286,11 @@ async function settleAccount(
     const revoked =
       maxKeys === null ? [] : await revokeKeysBeyond(tx, accountId, maxKeys, new Date(now));
     const reason =
-      sub.pastDueSince !== null && sub.status === 'canceled' ? 'payment_failed' : 'scheduled';
+      held === 'ended'
+        ? 'billing_details_missing'
+        : sub.pastDueSince !== null && sub.status === 'canceled'
+          ? 'payment_failed'
+          : 'scheduled';
     result.planChanges.push({ accountId, from: startPlan, to: plan, reason });
     await recordAudit(tx, {
       accountId,
@@ -291,4 +310,62 @@ async function settleAccount(
       );
   }
   return account;
+}
+
+/**
+ * A renewal that cannot be invoiced because the account has given no billing details: the
+ * subscription is past due from the period's end and keeps its plan through the grace period,
+ * then ends (the account moves to Free). Each step is audited and mailed once.
+ */
+async function holdForBillingDetails(
+  tx: Queryable,
+  plans: Plans,
+  account: AccountRow,
+  sub: repo.SubscriptionRow,
+  now: number,
+): Promise<{ sub: repo.SubscriptionRow; held: 'grace' | 'ended' }> {
+  const since = sub.pastDueSince ?? sub.periodEnd;
+  const at = new Date(now);
+  const planName = planOf(plans, account, sub.plan).name;
+  if (now >= since + GRACE_MS) {
+    const ended = { ...sub, status: 'canceled' as const, pastDueSince: since };
+    await repo.saveSubscription(tx, ended, now);
+    await recordAudit(tx, {
+      accountId: account.id,
+      actor: 'system',
+      action: 'subscriptions.ended_without_billing_details',
+      data: { plan: sub.plan },
+      at,
+    });
+    await enqueueNotice(
+      tx,
+      {
+        accountId: account.id,
+        kind: 'subscription.ended_without_billing_details',
+        data: { from_plan: planName },
+      },
+      at,
+    );
+    return { sub: ended, held: 'ended' };
+  }
+  if (sub.status === 'past_due') return { sub, held: 'grace' };
+  const waiting = { ...sub, status: 'past_due' as const, pastDueSince: since };
+  await repo.saveSubscription(tx, waiting, now);
+  await recordAudit(tx, {
+    accountId: account.id,
+    actor: 'system',
+    action: 'subscriptions.renewal_held',
+    data: { plan: sub.plan, reason: 'billing_details_missing' },
+    at,
+  });
+  await enqueueNotice(
+    tx,
+    {
+      accountId: account.id,
+      kind: 'billing_details.required',
+      data: { plan_name: planName, grace_ends_at: new Date(since + GRACE_MS).toISOString() },
+    },
+    at,
+  );
+  return { sub: waiting, held: 'grace' };
 }

@@ -62,6 +62,21 @@ export interface PublicSubscription {
   balance_cents: number;
 }
 
+/** A plan change as `preview` shows it before it is confirmed. */
+export interface ChangePreview {
+  kind: 'subscribe' | 'upgrade' | 'downgrade' | 'cancel';
+  /** `now`, or the end of the current period (ms). */
+  effective: 'now' | number;
+  /** The invoice the change issues now (none for a downgrade or a cancellation). */
+  lines: repo.InvoiceLine[];
+  netCents: number;
+  vat: VatDecision;
+  vatCents: number;
+  grossCents: number;
+  /** False while the account has given no billing details: no invoice can be issued. */
+  buyerKnown: boolean;
+}
+
 export function planOf(plans: Plans, account: AccountRow, id: PlanId = account.plan): Plan {
   return applyContract(plans[id], account.contract);
 }
@@ -167,6 +182,48 @@ export function createSubscriptionService(deps: BillingDeps) {
     );
   }
 
+  /**
+   * What an upgrade invoices now: the difference in price for the rest of the current period,
+   * and the top-up of a renewal already invoiced in advance to the new plan's price.
+   */
+  async function upgradeLines(
+    tx: Queryable,
+    account: AccountRow,
+    live: repo.SubscriptionRow,
+    next: Plan,
+    now: number,
+  ): Promise<repo.InvoiceLine[]> {
+    const lines: repo.InvoiceLine[] = [];
+    const charge = upgradeCharge(
+      priceOf(plans, { ...account, plan: live.plan }, live.plan),
+      next.priceCents ?? 0,
+      { start: live.periodStart, end: live.periodEnd },
+      now,
+    );
+    if (charge > 0)
+      lines.push({
+        kind: 'proration',
+        description: `Upgrade from ${plans[live.plan].name} to ${next.name}, rest of the period`,
+        amountCents: charge,
+        periodStart: now,
+        periodEnd: live.periodEnd,
+      });
+    const existing = await repo.listInvoices(tx, account.id);
+    const advance = existing.find(
+      (i) => i.renewalPlan !== null && i.periodStart === live.periodEnd && i.status !== 'void',
+    );
+    const alreadyCharged = chargedFor(existing, live.periodEnd);
+    if (advance !== undefined && alreadyCharged < (next.priceCents ?? 0))
+      lines.push({
+        kind: 'renewal_adjustment',
+        description: `${next.name} plan for the next period (${alreadyCharged} cents invoiced in advance)`,
+        amountCents: (next.priceCents ?? 0) - alreadyCharged,
+        periodStart: advance.periodStart,
+        periodEnd: advance.periodEnd,
+      });
+    return lines;
+  }
+
   /** One invoice of the account; another account's is as unknown as a missing one. */
   async function invoiceOf(accountId: string, invoiceId: string): Promise<repo.InvoiceRow> {
     const invoice = await repo.findInvoice(db, invoiceId, accountId);
@@ -215,6 +272,45 @@ export function createSubscriptionService(deps: BillingDeps) {
         grossCents: netCents + tax,
         buyerKnown: buyer !== null,
       };
+    },
+
+    /**
+     * What changing to `target` would do, before it is confirmed: its kind, when it takes
+     * effect, and the lines of the invoice it would issue now, priced as that invoice will be.
+     */
+    async preview(accountId: string, target: PlanId): Promise<ChangePreview> {
+      const account = await findAccount(db, accountId);
+      if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
+      const sub = await repo.findSubscription(db, accountId);
+      const live = sub !== undefined && sub.status !== 'canceled' ? sub : undefined;
+      const now = clock.now();
+      const next = planOf(plans, account, target);
+      const change: Pick<ChangePreview, 'kind' | 'effective' | 'lines'> =
+        live === undefined
+          ? {
+              kind: 'subscribe',
+              effective: 'now',
+              lines: [
+                {
+                  kind: 'subscription',
+                  description: `${next.name} plan`,
+                  amountCents: next.priceCents ?? 0,
+                  periodStart: now,
+                  periodEnd: addMonthsAnchored(now, 1),
+                },
+              ],
+            }
+          : target === 'free'
+            ? { kind: 'cancel', effective: live.periodEnd, lines: [] }
+            : next.rank > planOf(plans, account).rank
+              ? {
+                  kind: 'upgrade',
+                  effective: 'now',
+                  lines: await upgradeLines(db, account, live, next, now),
+                }
+              : { kind: 'downgrade', effective: live.periodEnd, lines: [] };
+      const net = change.lines.reduce((sum, line) => sum + line.amountCents, 0);
+      return { ...change, ...(await this.quote(accountId, net)) };
     },
 
     /** The account's invoices, oldest first. */
@@ -325,37 +421,7 @@ export function createSubscriptionService(deps: BillingDeps) {
           if (live.status === 'past_due')
             throw new AppError('CONFLICT', 'Settle the overdue invoice before upgrading.');
           const period = { start: live.periodStart, end: live.periodEnd };
-          const lines: repo.InvoiceLine[] = [];
-          const charge = upgradeCharge(
-            priceOf(plans, { ...account, plan: live.plan }, live.plan),
-            next.priceCents ?? 0,
-            period,
-            now,
-          );
-          if (charge > 0)
-            lines.push({
-              kind: 'proration',
-              description: `Upgrade from ${plans[live.plan].name} to ${next.name}, rest of the period`,
-              amountCents: charge,
-              periodStart: now,
-              periodEnd: period.end,
-            });
-          // A renewal already invoiced in advance is topped up to the new price now.
-          const existing = await repo.listInvoices(tx, accountId);
-          const advance = existing.find(
-            (i) =>
-              i.renewalPlan !== null && i.periodStart === live.periodEnd && i.status !== 'void',
-          );
-          const alreadyCharged = chargedFor(existing, live.periodEnd);
-          if (advance !== undefined && alreadyCharged < (next.priceCents ?? 0)) {
-            lines.push({
-              kind: 'renewal_adjustment',
-              description: `${next.name} plan for the next period (${alreadyCharged} cents invoiced in advance)`,
-              amountCents: (next.priceCents ?? 0) - alreadyCharged,
-              periodStart: advance.periodStart,
-              periodEnd: advance.periodEnd,
-            });
-          }
+          const lines = await upgradeLines(tx, account, live, next, now);
           if (lines.length > 0) {
             await assertBillingDetails(tx, accountId);
             invoices.push(

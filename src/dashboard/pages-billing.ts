@@ -6,12 +6,11 @@ import {
   formatRate,
   EU_VAT,
   MAX_ADDRESS_LINES,
-  upgradeCharge,
   type PublicBillingDetails,
   type PublicInvoice,
 } from '../billing/index.js';
 import { AppError } from '../errors/index.js';
-import type { Plan, PlanId } from '../plans/index.js';
+import type { PlanId } from '../plans/index.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
 import { Html, markup } from '../lib/html.js';
 import { asTyped } from './forms.js';
@@ -23,25 +22,23 @@ const SELF_SERVE: readonly PlanId[] = ['free', 'developer', 'business'];
 
 export const euros = money;
 
-export type ChangeKind = 'subscribe' | 'upgrade' | 'downgrade' | 'cancel';
-
-/** What a change costs now and when it takes effect, as the billing rules decide it. */
-export function changePreview(
-  current: Plan,
-  target: Plan,
-  period: { start: number; end: number } | null,
-  now: number,
-): { kind: ChangeKind; dueNowCents: number; effective: 'now' | number } {
-  const from = current.priceCents ?? 0;
-  const to = target.priceCents ?? 0;
-  if (period === null) return { kind: 'subscribe', dueNowCents: to, effective: 'now' };
-  if (target.id === 'free') return { kind: 'cancel', dueNowCents: 0, effective: period.end };
-  if (to > from)
-    return { kind: 'upgrade', dueNowCents: upgradeCharge(from, to, period, now), effective: 'now' };
-  return { kind: 'downgrade', dueNowCents: 0, effective: period.end };
-}
-
 type Quote = Awaited<ReturnType<DashboardTools['deps']['subscriptions']['quote']>>;
+type Line = Awaited<
+  ReturnType<DashboardTools['deps']['subscriptions']['preview']>
+>['lines'][number];
+
+/** The lines of the invoice a change issues now, as the invoice will list them. */
+function invoiceLines(lines: readonly Line[]): Html {
+  return markup`<table class="quote" id="change-lines">
+      <caption>The invoice this change issues now</caption>
+      <tbody>
+        ${lines.map(
+          (line) =>
+            markup`<tr><th scope="row">${line.description}</th><td class="num">${euros(line.amountCents)}</td></tr>`,
+        )}
+      </tbody>
+    </table>`;
+}
 
 /** What a change charges now as its invoice will say it: net, VAT and its reason, gross. */
 function quoteTable(q: Quote): Html {
@@ -466,15 +463,9 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
           text: `You are on the ${planName(id)} plan already; choose another.`,
         },
       });
-    const period =
-      sub.current_period_start === null || sub.current_period_end === null
-        ? null
-        : { start: Date.parse(sub.current_period_start), end: Date.parse(sub.current_period_end) };
     const next = deps.plans[id];
-    const preview = changePreview(principal.plan, next, period, deps.clock.now());
-    const refused =
-      preview.dueNowCents > 0 &&
-      (await deps.subscriptions.details.get(principal.accountId as string)) === null;
+    const preview = await deps.subscriptions.preview(principal.accountId as string, id);
+    const refused = preview.netCents > 0 && !preview.buyerKnown;
     const when =
       preview.effective === 'now'
         ? markup`now`
@@ -484,15 +475,15 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
         ${when}.
       </p>
       ${
-        preview.dueNowCents === 0
+        preview.netCents === 0
           ? markup`<p class="figure" id="due-now">Charged now: ${euros(0)}</p>`
-          : refused
-            ? markup`<p class="figure" id="due-net">Net: ${euros(preview.dueNowCents)}, plus VAT by your billing details</p>`
-            : quoteTable(
-                await deps.subscriptions.quote(principal.accountId as string, preview.dueNowCents),
-              )
+          : markup`${invoiceLines(preview.lines)}
+            ${
+              refused
+                ? markup`<p class="figure" id="due-net">Net: ${euros(preview.netCents)}, plus VAT by your billing details</p>`
+                : quoteTable(preview)
+            }`
       }
-      ${preview.kind === 'upgrade' ? markup`<p class="muted">The difference in price for the rest of the current period.</p>` : ''}
       ${
         refused
           ? markup`<p class="warn" id="details-needed">

@@ -110,6 +110,22 @@ export const TEMPLATES = {
       `Subscribe again at any time in the dashboard once the overdue invoice is settled: ${link('/dashboard/billing')}`,
     ],
   },
+  'billing_details.required': {
+    category: 'billing',
+    subject: () => 'Billing details needed to renew your subscription',
+    body: (d, link) => [
+      `Your ${str(d, 'plan_name')} subscription is due for renewal, and no invoice can be issued: the account has no billing details (the name, address and country invoices are made out to).`,
+      `Please add them by ${day(d, 'grace_ends_at')} on the Billing page: ${link('/dashboard/billing#billing-details')}. The renewal is then invoiced and the plan continues; until that date it stays as it is. Without billing details the account moves to the Free plan on that date and keys beyond the Free plan's limit are revoked.`,
+    ],
+  },
+  'subscription.ended_without_billing_details': {
+    category: 'billing',
+    subject: () => 'Your account moved to the Free plan',
+    body: (d, link) => [
+      `No billing details were given within the grace period, so the renewal could not be invoiced and the account moved from the ${str(d, 'from_plan')} plan to the Free plan.`,
+      `Add your billing details and subscribe again at any time in the dashboard: ${link('/dashboard/billing')}`,
+    ],
+  },
   'plan.change_scheduled': {
     category: 'billing',
     subject: (d) => `Plan change to ${str(d, 'to_plan')} scheduled`,

@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { COUNTRY_CODES } from '../catalog/index.js';
 import { JOB_SLUGS } from '../catalog/index.js';
-import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
+import { MEDIA_TYPES } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
-import type { ConsumeQuota, QuotaDeclaration } from '../http/quota.js';
+import type { QuotaDeclaration } from '../http/quota.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
-import type { Labelling } from './respond.js';
-import { createSalaryResponder } from './responder.js';
-import type { FileCache } from './file-cache.js';
+import type { SalaryResponder } from './responder.js';
 import {
   BulkArchiveQuerySchema,
   BulkCountriesQuerySchema,
@@ -16,20 +14,11 @@ import {
   SalaryQuerySchema,
   SalaryResponseSchema,
 } from './schemas.js';
-import type { DownloadGate } from '../http/download-gate.js';
-import type { SalaryService } from './service.js';
 import type { RouteAuth } from '../auth/index.js';
 
 export interface SalaryRoutesOptions {
-  salary: SalaryService;
-  consumeQuota: ConsumeQuota;
-  downloads: DownloadGate;
-  /** Writes large files in worker threads. */
-  renderer: RenderPool;
-  /** Large files already written, per release. */
-  files: FileCache;
-  /** A white-label account's labelling (null: this service's own). */
-  labelling?: (accountId: string | null) => Labelling | null;
+  /** Answers a selection in every format the plan allows (shared with the custom endpoints). */
+  responder: SalaryResponder;
 }
 
 /**
@@ -90,7 +79,7 @@ const suffix = (...parts: (string | number | undefined)[]): string =>
     .join('');
 
 export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = async (app, opts) => {
-  const responder = createSalaryResponder(opts);
+  const { responder } = opts;
   const serve: typeof responder.serve = (...args) => responder.serve(...args);
 
   app.get(

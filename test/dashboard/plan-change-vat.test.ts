@@ -86,6 +86,50 @@ describe('dashboard plan change: VAT on the confirmation', () => {
     });
   }
 
+  it('an upgrade after the renewal was invoiced lists both lines its invoice will carry', async () => {
+    const a = await accountOnPlan(t, 'developer');
+    for (const invoice of await t.services.subscriptions.invoices(a.accountId))
+      await t.services.subscriptions.markPaid(invoice.id, 'operator');
+    // Six days before the period ends: the renewal is invoiced in advance.
+    t.clock.advance(24 * 24 * 60 * 60 * 1000);
+    await t.services.billing();
+    const client = new DashboardClient(t);
+    await client.signIn(a.email);
+    const billing = await client.get('/dashboard/billing');
+    const preview = await client.post(
+      '/dashboard/billing/plan',
+      { plan: 'business' },
+      billing.body,
+    );
+    assert.equal(preview.statusCode, 200, preview.body);
+    const shown = [
+      ...(/id="change-lines">([\s\S]*?)<\/table>/.exec(preview.body)?.[1] ?? '').matchAll(
+        /<th scope="row">([^<]+)<\/th><td class="num">€([\d,.]+)</g,
+      ),
+    ].map((m) => [m[1], m[2]]);
+    assert.equal(shown.length, 2, preview.body);
+    const gross = /id="due-now">€([\d,.]+)</.exec(preview.body)?.[1];
+    const done = await client.post(
+      '/dashboard/billing/plan/confirm',
+      { plan: 'business' },
+      preview.body,
+    );
+    assert.equal(done.statusCode, 303, done.body);
+    const invoices = await t.app.inject({
+      url: '/api/v1/invoices',
+      headers: { authorization: `Bearer ${a.session}` },
+    });
+    const invoice = invoices.json().data.at(-1);
+    assert.deepEqual(
+      shown,
+      invoice.lines.map((l: { description: string; amount_cents: number }) => [
+        l.description,
+        (l.amount_cents / 100).toFixed(2),
+      ]),
+    );
+    assert.equal(gross, (invoice.total_cents / 100).toFixed(2));
+  });
+
   it('without billing details, says what is missing and offers no confirmation', async () => {
     const a = await accountOnPlan(t, 'free');
     const { preview } = await developerPreview(a.email);

@@ -67,7 +67,6 @@ describe('Redis restarted under load', { skip }, () => {
   after(async () => {
     await Promise.all(instances.map((i) => i.kill()));
     await redisServer?.stop();
-    s?.cache.stop();
     await pg?.cleanup();
   });
 
@@ -155,7 +154,6 @@ describe('PostgreSQL restarted under load', { skip }, () => {
   });
   after(async () => {
     await instance?.kill();
-    s?.cache.stop();
     await db?.close().catch(() => undefined);
     await server?.destroy();
     await deleteKeys(TEST_REDIS_URL, prefix);

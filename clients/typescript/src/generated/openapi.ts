@@ -4185,7 +4185,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
@@ -4479,7 +4479,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
@@ -4767,7 +4767,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
         /** @description A year, or `all` for every year the plan reaches; the current year when omitted. */
@@ -6194,7 +6194,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
         year?: string;
@@ -10246,7 +10246,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
         /** @description Year of the figures; the dataset's current year when omitted. History depth depends on the plan. */
@@ -10539,7 +10539,7 @@ export interface operations {
         level?: 'junior' | 'mid' | 'senior' | 'lead';
         /**
          * @description Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.
-         * @example 2026.11.5
+         * @example 2026.11.7
          */
         release?: string;
       };
