@@ -174,7 +174,7 @@ describe('PostgreSQL restarted under load', { skip }, () => {
     assert.ok(write.headers.get('retry-after') !== null);
     assert.equal((await call(instance.url, '/ready')).status, 503);
     // A usage flush (every second here) fails meanwhile.
-    await until(() => /usage flush failed/.test(instance.log()), 10_000, 50);
+    await until(() => /usage\.flush failed/.test(instance.log()), 10_000, 50);
 
     await server.start();
     await until(
