@@ -159,6 +159,5 @@ console.log(
 
 await admin.end();
 await Promise.all(instances.map((i) => i.kill()));
-s.cache.stop();
 await proxy.cut();
 await db.cleanup();

@@ -13,7 +13,7 @@ import pino from 'pino';
 import { operatorPrincipal } from '../src/billing/index.js';
 import { loadConfig } from '../src/config/index.js';
 import { systemClock } from '../src/lib/clock.js';
-import { createServer } from '../src/main/wire.js';
+import { startServer } from '../src/main/serve.js';
 import { migrate, openPglite } from '../src/store/index.js';
 
 const runsArg = process.argv.indexOf('--runs');
@@ -28,12 +28,13 @@ async function main(): Promise<void> {
   const db = await openPglite(dir);
   await migrate(db);
   const config = loadConfig({ LOG_LEVEL: 'silent', ACCESS_LOG: 'false' });
-  const server = await createServer(config, {
+  const server = await startServer(config, {
     clock: systemClock,
     db,
     logger: pino({ level: 'silent' }),
   });
-  const { services } = server;
+  const services = server.core.accounts;
+  const app = server.api!.app;
   const { account } = await services.accounts.signUp(
     { email: 'bench@example.com', password: 'a long enough passphrase' },
     '127.0.0.1',
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
     const times: number[] = [];
     for (let i = 0; i < runs + 3; i++) {
       const start = performance.now();
-      const res = await server.app.inject({ url, headers });
+      const res = await app.inject({ url, headers });
       const ms = performance.now() - start;
       if (res.statusCode !== 200)
         throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);

@@ -122,7 +122,7 @@ const ROWS_DEFAULT: readonly Row[] = [
   // An older kept release: read from the database once, then from the cache of older releases.
   {
     label: 'DE lookup pinned to the previous release, Enterprise key',
-    path: `${DE}&release=2026.11.5`,
+    path: `${DE}&release=2026.11.7`,
     key: 'enterprise',
   },
   {

@@ -30,8 +30,8 @@ import { floorCell } from './release-model/floor.js';
 import { buildModel, type Model } from './release-model/model.js';
 import { sourceList } from './release-model/source-files.js';
 
-export const RELEASE_VERSION = '2026.11.7';
-export const CREATED_AT = '2026-11-29T05:30:00Z';
+export const RELEASE_VERSION = '2026.11.8';
+export const CREATED_AT = '2026-11-29T09:00:00Z';
 export const FIRST_YEAR = 2014;
 export const LAST_PUBLISHED_YEAR = 2024;
 export const CURRENT_YEAR = 2026;
@@ -228,7 +228,7 @@ export function writeRelease(sourcesDir: string, outPath: string): Release {
 
 /** The release this one is compared with on the held-out set (kept in releases/). */
 export const PREVIOUS_RELEASE = fileURLToPath(
-  new URL('../releases/salary-2026.11.6.jsonl.gz', import.meta.url),
+  new URL('../releases/salary-2026.11.7.jsonl.gz', import.meta.url),
 );
 
 /** A release file's header and records. */

@@ -17,6 +17,13 @@ export interface TotalLink {
   readonly bonuses?: RegExp;
 }
 
+export interface SectorShare {
+  readonly source: string;
+  readonly refPeriod: string;
+  /** The sector's row in that table. */
+  readonly sector: RegExp;
+}
+
 export interface EvidenceTable {
   readonly source: string;
   /** Short name used in confidence notes and the validation tables. */
@@ -25,6 +32,12 @@ export interface EvidenceTable {
   readonly total?: (row: PayRow) => TotalLink | undefined;
   /** The table covers one sector (public hospitals, municipalities): broader evidence. */
   readonly sector?: boolean;
+  /**
+   * Where a sector table is converted through its own sector's total: that sector's figure over
+   * the economy's, as one table publishes both (same survey, statistic and pay concept), so the
+   * sector's total stands for its share of the economy's figure rather than for all of it.
+   */
+  readonly sectorShare?: SectorShare;
   /** Further variance for a concept the conversion can only approximate. */
   readonly extraVariance?: number;
   /** Rows of another breakdown than the whole occupation that stand for it all the same. */
@@ -158,6 +171,12 @@ export const EVIDENCE_TABLES: readonly EvidenceTable[] = Object.freeze<EvidenceT
     source: 'fi_tilastokeskus_kuntasektorin_palkat_2022',
     label: 'Statistics Finland, municipal sector 2022',
     sector: true,
+    // The municipal median against the economy's: Statistics Finland's 2020 table (Kunnat).
+    sectorShare: {
+      source: 'fi_tilastokeskus_suoluk_kokonaisansiot_ammatti_2020',
+      refPeriod: '2020-10',
+      sector: /^Kunnat$/,
+    },
   },
   // France: INSEE, net monthly pay per full-time equivalent, private sector.
   {

@@ -2,7 +2,7 @@ import { COUNTRIES } from '../../src/catalog/countries.js';
 import { JOBS } from '../../src/catalog/jobs.js';
 import { median } from './math.js';
 import type { PayRow } from './pay-rows.js';
-import { EVIDENCE_TABLES, type EvidenceTable } from './evidence-tables.js';
+import { EVIDENCE_TABLES, type EvidenceTable, type SectorShare } from './evidence-tables.js';
 
 /**
  * Step 2: every published row of a catalogue job, put in the served concept (docs/data.md §5.1).
@@ -41,6 +41,8 @@ export interface Evidence {
   readonly skipped: readonly { readonly row: PayRow; readonly reason: string }[];
   /** ISO → economy median / mean ratio used to convert median totals, and where it came from. */
   readonly medianRatio: ReadonlyMap<string, { ratio: number; from: string }>;
+  /** Sector table → its sector's figure over the economy's, and the rows it came from. */
+  readonly sectorShares: ReadonlyMap<string, { share: number; from: string }>;
 }
 
 /** Base variance of a row as evidence of a job, by how closely the row matches it. */
@@ -94,6 +96,7 @@ export function buildEvidence(
   lnMeanAt: (country: string, time: number) => number,
 ): Evidence {
   const medianRatio = medianRatios(rows);
+  const sectorShares = new Map<string, { share: number; from: string }>();
   const out: JobRow[] = [];
   const skipped: { row: PayRow; reason: string }[] = [];
   const bySource = new Map<string, PayRow[]>();
@@ -126,7 +129,11 @@ export function buildEvidence(
       }
       // The total stands for the economy's mean, or for its median when it is one.
       const rho = total.statistic === 'median' ? (medianRatio.get(r.country)?.ratio ?? NaN) : 1;
-      const lnFactor = lnMeanAt(total.country, total.time) + Math.log(rho) - Math.log(total.value);
+      const sector = table.sectorShare && sectorShareOf(table.sectorShare, r, rows);
+      if (sector) sectorShares.set(`${table.source} ${r.statistic}`, sector);
+      const share = sector?.share ?? 1;
+      const lnFactor =
+        lnMeanAt(total.country, total.time) + Math.log(rho * share) - Math.log(total.value);
       let variance =
         r.iscoLevel >= 4
           ? ROW_VARIANCE.exact
@@ -136,7 +143,7 @@ export function buildEvidence(
       if (r.conceptGap !== '') variance += ROW_VARIANCE.gap;
       if (table.sector) variance += ROW_VARIANCE.sector;
       if (r.payBasis === 'all') variance += ROW_VARIANCE.partTime;
-      if (total.source !== r.source || Math.abs(total.time - r.time) > 1)
+      if (total.source !== r.source || Math.abs(total.time - r.time) > 1 || sector)
         variance += ROW_VARIANCE.linkedTotal;
       variance += table.extraVariance ?? 0;
       const kind: 'unit' | 'broad' = r.iscoLevel >= 3 && !table.sector ? 'unit' : 'broad';
@@ -161,7 +168,7 @@ export function buildEvidence(
       }
     }
   }
-  return { rows: out, skipped, medianRatio };
+  return { rows: out, skipped, medianRatio, sectorShares };
 }
 
 /**
@@ -225,6 +232,33 @@ function findTotal(table: EvidenceTable, r: PayRow, rows: readonly PayRow[]): Pa
   const sameCoverage = candidates.filter((t) => t.coverage === r.coverage);
   const pick = sameCoverage.length === 1 ? sameCoverage : candidates;
   return pick.length === 1 ? pick[0] : undefined;
+}
+
+/** A sector's figure over the economy's, in the row's statistic, from the table that has both. */
+function sectorShareOf(
+  link: SectorShare,
+  r: PayRow,
+  rows: readonly PayRow[],
+): { share: number; from: string } {
+  const ofTable = rows.filter(
+    (t) =>
+      t.source === link.source &&
+      t.refPeriod === link.refPeriod &&
+      t.statistic === r.statistic &&
+      t.period === r.period &&
+      plain(t),
+  );
+  const sector = ofTable.filter((t) => link.sector.test(t.rowLabel));
+  const economy = ofTable.filter(isTotal);
+  const [s, e] = [sector[0], economy[0]];
+  if (sector.length !== 1 || economy.length !== 1 || !s || !e)
+    throw new Error(
+      `${link.source} ${link.refPeriod}: a sector share needs one sector row and one total`,
+    );
+  return {
+    share: s.value / e.value,
+    from: `${link.source} ${link.refPeriod}: ${s.rowLabel} ${s.value} / ${e.rowLabel} ${e.value}`,
+  };
 }
 
 /** Whether a row is evidence of a job as the fit reads it (same rules as buildEvidence). */

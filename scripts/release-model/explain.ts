@@ -134,10 +134,10 @@ export function explain(model: Model, confidence: Confidence): string {
   out.push('\n## Confidence calibration');
   out.push(
     `class errors: ${Object.entries(confidence.classError)
-      .map(
-        ([k, v]) =>
-          `${k} ${pct(v)} (n=${confidence.classCount[k as keyof typeof confidence.classCount]})`,
-      )
+      .map(([k, v]) => {
+        const cls = k as keyof typeof confidence.classCount;
+        return `${k} ${pct(v)} (measured ${pct(confidence.classMeasured[cls])}, n=${confidence.classCount[cls]})`;
+      })
       .join(', ')}; time errors: ${Object.entries(confidence.timeError)
       .map(([k, v]) => `${k} ${pct(v)}`)
       .join(', ')}`,
@@ -148,6 +148,8 @@ export function explain(model: Model, confidence: Confidence): string {
   out.push(
     `\n## Evidence rows: ${model.fitRows.length} fitted, ${model.heldOutRows.length} held out, ${model.evidence.skipped.length} left out`,
   );
+  for (const [table, s] of model.evidence.sectorShares)
+    out.push(`- sector share: ${table} × ${f(s.share, 3)} (${s.from})`);
   for (const s of model.evidence.skipped)
     out.push(
       `- left out: ${s.row.source} ${s.row.refPeriod} ${s.row.rowLabel} (${s.row.jobs.join(', ')}): ${s.reason}`,

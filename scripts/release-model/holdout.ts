@@ -63,7 +63,7 @@ export const HELD_OUT_TABLES: readonly { readonly source: string; readonly why: 
 export const HELD_OUT = new Set(HELD_OUT_TABLES.map((t) => t.source));
 
 /**
- * Held-out figures the previous release (2026.11.6) was itself fitted on: its error on them would
+ * Held-out figures the previous release (2026.11.7) was itself fitted on: its error on them would
  * not be out of sample, so the comparison with it leaves them out. It was built with this same
  * held-out set, so there are none.
  */

@@ -68,6 +68,9 @@ export function sourceList(dir: string, model: Model): ReleaseSource[] {
     );
     if (r.total.source !== r.row.source)
       add(r.total.source, 'all-employee figure that converts an occupation table');
+    const share = r.table.sectorShare;
+    if (share)
+      add(share.source, 'a sector’s median over the economy’s, placing a one-sector table');
   }
   for (const s of SCALE_PAIRS)
     add(s.source, `seniority levels of ${s.job.replace('-', ' ')}s (pay scale)`);

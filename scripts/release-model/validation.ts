@@ -1,7 +1,13 @@
 import { COUNTRIES } from '../../src/catalog/countries.js';
 import { JOBS, LEVELS } from '../../src/catalog/jobs.js';
 import type { ReleaseHeader, ReleaseRecord } from '../../src/releases/format.js';
-import type { Confidence, ConfidenceLabel, EvidenceClass } from './confidence.js';
+import {
+  CLASS_PRIOR_PREDICTIONS,
+  EVIDENCE_CLASSES,
+  type Confidence,
+  type ConfidenceLabel,
+  type EvidenceClass,
+} from './confidence.js';
 import { eurPerModelUnit } from './currency.js';
 import type { JobRow } from './evidence.js';
 import { median, mixtureMean, mixtureQuantile, type LogNormal } from './math.js';
@@ -64,6 +70,15 @@ export interface LabelError {
   readonly records: number;
 }
 
+/** A kind of evidence: the typical error its notes claim, as measured, and on the held-out set. */
+export interface EvidenceError {
+  readonly evidence: EvidenceClass;
+  /** The error the notes use: the measured one shrunk towards the class below. */
+  readonly claimed: number;
+  readonly measured: { readonly n: number; readonly error: number };
+  readonly heldOut: { readonly n: number; readonly error: number };
+}
+
 export interface ValidationReport {
   readonly heldOut: readonly FigureCheck[];
   readonly heldOutError: number;
@@ -84,6 +99,7 @@ export interface ValidationReport {
   readonly loco: readonly { job: string; n: number; error: number }[];
   readonly locoOverall: { readonly n: number; readonly error: number };
   readonly labels: readonly LabelError[];
+  readonly evidence: readonly EvidenceError[];
   readonly minimumWage: {
     readonly checked: number;
     readonly below: readonly string[];
@@ -286,6 +302,16 @@ export function validateRelease(
     };
   });
 
+  const evidence: EvidenceError[] = EVIDENCE_CLASSES.map((cls) => {
+    const h = heldOut.filter((x) => x.evidence === cls).map((x) => x.error);
+    return {
+      evidence: cls,
+      claimed: confidence.classError[cls],
+      measured: { n: confidence.classCount[cls], error: confidence.classMeasured[cls] },
+      heldOut: { n: h.length, error: mae(h) },
+    };
+  });
+
   // Minimum wages: every percentile of every full-time record at or above the year's floor.
   const below: string[] = [];
   let checked = 0;
@@ -398,6 +424,7 @@ export function validateRelease(
     loco,
     locoOverall: { n: confidence.loco.length, error: mae(confidence.loco.map((p) => p.error)) },
     labels,
+    evidence,
     minimumWage: { checked, below, flat },
     deciles,
     seniority,
@@ -429,6 +456,12 @@ export function validationLines(report: ValidationReport): string[] {
       (l) =>
         `  ${l.label}: held-out ${abs(l.heldOut.error)} (n=${l.heldOut.n}), before ${abs(l.heldOutBefore.error)} (n=${l.heldOutBefore.n}), leave-one-country-out ${abs(l.loco.error)} (n=${l.loco.n}), records ${l.records}`,
     ),
+    `  by evidence: ${report.evidence
+      .map(
+        (e) =>
+          `${e.evidence} ${abs(e.heldOut.error)} (n=${e.heldOut.n}; claimed ${abs(e.claimed)}, measured ${abs(e.measured.error)} on ${e.measured.n})`,
+      )
+      .join(', ')}`,
     `table rows used: ${report.tableRows.length} as ${report.jobFigures.length} job figures, within ${100 * ROW_TOLERANCE} %: ${within}, worst ${abs(worstRow)}`,
     `leave one country out: ${abs(report.locoOverall.error)} over ${report.locoOverall.n} rows`,
     `minimum wage: ${report.minimumWage.checked} records checked, ${report.minimumWage.below.length} below, flat while rising: ${report.minimumWage.flat.length}`,
@@ -471,6 +504,25 @@ export function validationMarkdown(header: ReleaseHeader, report: ValidationRepo
         `${abs(l.heldOutBefore.error)} (${l.heldOutBefore.n})`,
         `${abs(l.loco.error)} (${l.loco.n})`,
         `${l.records.toLocaleString('en-GB')} (${((100 * l.records) / total).toFixed(1)} %)`,
+      ]),
+    ),
+    '',
+    `By kind of evidence: the typical error a record’s note states for its cell (before the error of its year is added) and the held-out error of the figures of cells of that kind. Own-unit and own-broad are measured by leaving one table out, pooled by leaving one country out; the two measured on few predictions are shrunk towards the kind below with ${CLASS_PRIOR_PREDICTIONS} predictions’ worth of weight and never stated above it. A pooled cell states its own job’s error, from that job’s rows left out country by country; the row here is the class as a whole.`,
+    '',
+    table(
+      [
+        'evidence',
+        'typical error stated',
+        'measured out of sample (predictions)',
+        'held-out figures',
+        'held-out median abs error',
+      ],
+      report.evidence.map((e) => [
+        e.evidence,
+        abs(e.claimed),
+        `${abs(e.measured.error)} (${e.measured.n})`,
+        String(e.heldOut.n),
+        abs(e.heldOut.error),
       ]),
     ),
     '',

@@ -1,4 +1,4 @@
 export { BackupFormatError, decodeBackup, type Manifest } from './format.js';
 export { RestoreRefused, pgliteDirOf, restoreBackup } from './restore.js';
-export { backupOnce, startBackupSchedule } from './schedule.js';
+export { backupJob, backupOnce } from './schedule.js';
 export { backupName, pruneBackups, writeBackup } from './snapshot.js';

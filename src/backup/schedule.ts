@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { join } from 'node:path';
 import type { Clock } from '../lib/clock.js';
+import type { Job } from '../lib/job.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../metrics/index.js';
 import type { Db } from '../store/index.js';
@@ -42,10 +43,19 @@ export async function backupOnce(deps: Omit<BackupScheduleDeps, 'schedule'>): Pr
   }
 }
 
-/** Snapshots on the cron schedule (never two at once); returns the stop function. */
-export function startBackupSchedule(deps: BackupScheduleDeps): () => void {
-  const job = new Cron(deps.schedule, { timezone: 'UTC', protect: true }, async () => {
-    await backupOnce(deps);
-  });
-  return () => job.stop();
+/** The `backup.snapshot` job: snapshots on the cron schedule, never two at once. */
+export function backupJob(deps: BackupScheduleDeps): Job {
+  let cron: Cron | undefined;
+  return {
+    name: 'backup.snapshot',
+    start() {
+      cron ??= new Cron(deps.schedule, { timezone: 'UTC', protect: true }, async () => {
+        await backupOnce(deps);
+      });
+    },
+    async stop() {
+      cron?.stop();
+      cron = undefined;
+    },
+  };
 }

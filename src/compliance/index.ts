@@ -20,3 +20,4 @@ export { PdfPool } from './pdf-pool.js';
 export { complianceRoutes, complianceSchemas } from './routes.js';
 export { reviewCsv, reviewReport } from './review-render.js';
 export type { DocumentRow } from './repo.js';
+export { createCompliance, type ComplianceParts } from './parts.js';

@@ -1,5 +1,4 @@
 import { Refresher } from '../lib/refresher.js';
-import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/index.js';
 import { endpointsChangedSince, liveEndpoints, type CustomEndpointRow } from './repo.js';
 
@@ -17,7 +16,7 @@ export class CustomEndpointRegistry {
   readonly #slugById = new Map<string, { accountId: string; slug: string }>();
   #since = new Date(0).toISOString();
 
-  constructor(private readonly deps: { db: Db; logger: Logger }) {}
+  constructor(private readonly deps: { db: Db }) {}
 
   async load(): Promise<void> {
     for (const row of await liveEndpoints(this.deps.db)) this.apply(row);
@@ -61,11 +60,7 @@ export class CustomEndpointRegistry {
   }
 
   /** Reads what changed; a call during a read is answered by one more read after it. */
-  readonly #refresher = new Refresher(
-    () => this.#refresh(),
-    { warn: (obj, msg) => this.deps.logger.warn(obj, msg) },
-    'custom endpoint refresh failed; serving cached',
-  );
+  readonly #refresher = new Refresher(() => this.#refresh());
 
   refresh(): Promise<void> {
     return this.#refresher.refresh();
@@ -74,13 +69,5 @@ export class CustomEndpointRegistry {
   async #refresh(): Promise<void> {
     const since = new Date(Date.parse(this.#since) - OVERLAP_MS).toISOString();
     for (const row of await endpointsChangedSince(this.deps.db, since)) this.apply(row);
-  }
-
-  watch(intervalMs: number): void {
-    this.#refresher.watch(intervalMs);
-  }
-
-  stop(): void {
-    this.#refresher.stop();
   }
 }

@@ -417,7 +417,7 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
           actorOf(principal),
           request.ip,
         );
-        clearCookie(request, reply, SESSION_COOKIE);
+        clearCookie(reply, SESSION_COOKIE);
         const content = markup`<p>
             The account <code>${result.account_id}</code> was deleted ${time(result.deleted_at)}.
             Its API keys and sessions no longer work.

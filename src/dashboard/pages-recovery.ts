@@ -21,9 +21,6 @@ import { markup, type Html } from '../lib/html.js';
 import { csrfField } from './session.js';
 import { BASE, publicPage, type Flash } from './layout.js';
 
-/** The public pages of a mailed link: forgotten password, new password, e-mail confirmation. */
-export const RECOVERY_PATHS = ['/forgot-password', '/reset-password', '/verify-email'] as const;
-
 const FORGOT: Record<string, FieldLabel> = {
   email: { id: 'email', label: 'E-mail address of the account' },
 };

@@ -4,7 +4,7 @@ import { type DashboardTools } from './context.js';
 import { type FieldLabel, FormState, lengthProblem, Problems, submit, text } from './forms.js';
 import { markup } from '../lib/html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
-import { clearCookie, parseCookies, csrfField } from './session.js';
+import { clearCookie, csrfField } from './session.js';
 
 /** The challenge between a correct password and the code (a short-lived token, no session). */
 export const CHALLENGE_COOKIE = 'salary_2fa';
@@ -20,7 +20,7 @@ export function codeStep(
 ): void {
   const { deps } = tools;
   const challengeOf = (request: FastifyRequest): string | undefined => {
-    const value = parseCookies(request.headers.cookie).get(CHALLENGE_COOKIE);
+    const value = request.cookies[CHALLENGE_COOKIE];
     return value !== undefined && /^tfa_[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
   };
 
@@ -69,7 +69,7 @@ export function codeStep(
           .add('code', lengthProblem(code, TotpCodeBodySchema.properties.code))
           .throwAny();
         const session = await deps.accounts.logInWithCode({ challenge, code }, request.ip);
-        clearCookie(request, reply, CHALLENGE_COOKIE);
+        clearCookie(reply, CHALLENGE_COOKIE);
         return startSession(request, reply, session.token);
       },
     );

@@ -23,7 +23,6 @@ export {
   ExportScheduleSchema,
   ExportTimezoneSchema,
 } from './routes.js';
-export { releaseAllRunClaims } from './repo.js';
 export { createDownloadLinks, type DownloadLinks } from './download-link.js';
 export { findExportFile, purgeExpiredExportFiles, type ExportFile } from './files-repo.js';
 export { EXPORT_FORMATS, type DestinationInput, type ExportQuery } from './types.js';

@@ -1,4 +1,5 @@
 import {
+  claimRows,
   claimSql,
   extendLease,
   jsonColumn,
@@ -369,45 +370,58 @@ export function extendRunLease(
   return extendLease(db, RUNS, id, holder, leaseUntil);
 }
 
+/** A run by its id alone (the worker's, which holds a claim on it or on its notice). */
+export async function runById(db: Queryable, id: string): Promise<RunRow | undefined> {
+  const rows = await db.query<RunDbRow>(`SELECT ${RUN_COLUMNS} FROM export_runs WHERE id = $1`, [
+    id,
+  ]);
+  const r = rows[0];
+  return r === undefined ? undefined : toRun(r);
+}
+
+/**
+ * The `exports.notify-failure` queue's table: a webhook destination's `export.failed`, one per
+ * failed run (keyed by the run), pending until the destination accepts it or it is given up.
+ */
+const FAILURE_NOTICES: QueueTable = { table: 'export_failure_notices', open: ['pending'] };
+
 /** Queues `export.failed` for a webhook destination (in the transaction that fails the run). */
 export async function scheduleFailureNotice(db: Queryable, runId: string, at: Date): Promise<void> {
   await db.query(
-    'UPDATE export_runs SET failure_notice_at = $2, failure_notice_attempts = 0 WHERE id = $1',
+    `INSERT INTO export_failure_notices (id, next_attempt_at, updated_at) VALUES ($1, $2, $2)
+     ON CONFLICT (id) DO NOTHING`,
     [runId, at.toISOString()],
   );
 }
 
-/**
- * Claims one due `export.failed` notice until `leaseUntil` (its due time moves there, so no
- * other instance sends it meanwhile), counting the attempt; the run and the attempt's number.
- */
-export async function claimFailureNotice(
+/** Claims up to `limit` due `export.failed` notices (their run ids) for `holder`. */
+export function claimFailureNotices(
   db: Queryable,
+  holder: string,
   now: Date,
   leaseUntil: Date,
-): Promise<{ run: RunRow; attempt: number } | undefined> {
-  const rows = await db.query<RunDbRow & { failure_notice_attempts: number }>(
-    `UPDATE export_runs SET failure_notice_at = $2, failure_notice_attempts = failure_notice_attempts + 1
-     WHERE id = (
-       SELECT id FROM export_runs WHERE failure_notice_at <= $1
-       ORDER BY failure_notice_at LIMIT 1
-       FOR UPDATE SKIP LOCKED
-     )
-     RETURNING ${RUN_COLUMNS}, failure_notice_attempts`,
-    [now.toISOString(), leaseUntil.toISOString()],
-  );
-  const r = rows[0];
-  return r === undefined ? undefined : { run: toRun(r), attempt: r.failure_notice_attempts };
+  limit: number,
+): Promise<{ id: string; attempts: number }[]> {
+  return claimRows(db, FAILURE_NOTICES, holder, now, leaseUntil, limit);
 }
 
-/** After an attempt: the next one's time, or null (delivered, or given up). */
-export async function settleFailureNotice(
+/**
+ * After an attempt, while `holder` holds the notice: due again at `next`, or ended (`sent`, or
+ * given up); false when the claim was lost.
+ */
+export function settleFailureNotice(
   db: Queryable,
   runId: string,
+  holder: string,
   next: Date | null,
-): Promise<void> {
-  await db.query('UPDATE export_runs SET failure_notice_at = $2 WHERE id = $1', [
-    runId,
-    next?.toISOString() ?? null,
-  ]);
+  sent: boolean,
+  at: Date,
+): Promise<boolean> {
+  const status = next !== null ? 'pending' : sent ? 'sent' : 'failed';
+  return settleClaimed(db, FAILURE_NOTICES, runId, holder, { status, next_attempt_at: next }, at);
+}
+
+/** Embedded mode, at start: notices left claimed by a process that stopped are due again now. */
+export function releaseAllFailureNoticeClaims(db: Queryable): Promise<number> {
+  return releaseClaims(db, FAILURE_NOTICES);
 }

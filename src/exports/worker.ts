@@ -1,6 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import { prefixedId } from '../lib/ids.js';
-import { backoffDelay, createQueue } from '../lib/queue.js';
+import { backoffDelay, createQueue, type Queue } from '../lib/queue.js';
 import type { Logger } from '../lib/logger.js';
 import { enqueueNotice } from '../notices/index.js';
 import type { Db, Queryable } from '../store/index.js';
@@ -23,13 +23,11 @@ export const QUOTA_EXCEEDED = 'quota_exceeded';
 /** An `export.failed` being sent is not sent by another instance for this long (15 s deadline). */
 const FAILURE_NOTICE_LEASE_MS = 5 * 60_000;
 
-export interface ExportWorker {
-  readonly id: string;
-  /** Queues the due occurrences, then claims and runs due runs until none is left. */
-  runOnce(): Promise<number>;
-  start(intervalMs: number): void;
-  stop(graceMs?: number): Promise<void>;
-}
+/**
+ * The `exports.run` queue: `runOnce` queues the due occurrences, claims and runs due runs until
+ * none is left, then sends the due `export.failed` notices of webhook destinations.
+ */
+export type ExportWorker = Queue;
 
 /**
  * The `exports.run` job. Each scheduled occurrence becomes one run row (unique per export and
@@ -92,9 +90,9 @@ export function createExportWorker(deps: {
     try {
       // A scheduled run spends the quota once, at its first attempt (a manual one did when asked).
       if (run.trigger === 'schedule' && run.attempts === 1) {
-        const charge = await runner.charge(e);
-        if (!charge.allowed)
-          throw new DeliveryError(`${QUOTA_EXCEEDED}: ${charge.error.detail}`, false);
+        const spent = await runner.spend(e);
+        if (!spent.allowed)
+          throw new DeliveryError(`${QUOTA_EXCEEDED}: ${spent.error.detail}`, false);
       }
       done = await runner.deliver(e, run);
       outcome = {
@@ -160,40 +158,50 @@ export function createExportWorker(deps: {
   }
 
   /**
-   * Sends the due `export.failed` notices to webhook destinations: a refused one is sent again
+   * Sends one due `export.failed` notice to its webhook destination: a refused one is sent again
    * after the runs' delays (1, 5, 15 and 40 minutes: five attempts over about an hour), with the
    * same `webhook-id` each time, then given up.
    */
-  async function sendFailureNotices(): Promise<void> {
-    while (!queue.stopping) {
-      const now = clock.now();
-      const claimed = await repo.claimFailureNotice(
-        db,
-        new Date(now),
-        new Date(now + FAILURE_NOTICE_LEASE_MS),
-      );
-      if (claimed === undefined) return;
-      const { run, attempt } = claimed;
-      const e = await repo.findExport(db, run.exportId);
-      let next: Date | null = null;
-      if (e !== undefined) {
-        try {
-          await runner.announceFailure(e, run, run.error ?? 'unknown');
-        } catch (error) {
-          const delay =
-            error instanceof DeliveryError && !error.retry
-              ? null
-              : backoffDelay(RUN_RETRY_DELAYS_MS, attempt);
-          if (delay !== null) next = new Date(clock.now() + delay);
-          logger.info(
-            { run: run.id, attempt, err: (error as Error).message, retry: next !== null },
-            'export.failed not accepted by the webhook destination',
-          );
-        }
+  async function notifyFailure(notice: { id: string; attempts: number }, id: string) {
+    const run = await repo.runById(db, notice.id);
+    if (run === undefined) return; // its export was deleted: the notice went with it
+    const e = await repo.findExport(db, run.exportId);
+    let next: Date | null = null;
+    let sent = false;
+    if (e !== undefined) {
+      try {
+        await runner.announceFailure(e, run, run.error ?? 'unknown');
+        sent = true;
+      } catch (error) {
+        const delay =
+          error instanceof DeliveryError && !error.retry
+            ? null
+            : backoffDelay(RUN_RETRY_DELAYS_MS, notice.attempts);
+        if (delay !== null) next = new Date(clock.now() + delay);
+        logger.info(
+          {
+            run: run.id,
+            attempt: notice.attempts,
+            err: (error as Error).message,
+            retry: next !== null,
+          },
+          'export.failed not accepted by the webhook destination',
+        );
       }
-      await repo.settleFailureNotice(db, run.id, next);
     }
+    await repo.settleFailureNotice(db, run.id, id, next, sent, new Date(clock.now()));
   }
+
+  const failureNotices = createQueue<{ id: string; attempts: number }>({
+    name: 'exports.notify-failure',
+    concurrency: 1,
+    leaseMs: FAILURE_NOTICE_LEASE_MS,
+    clock,
+    logger,
+    claim: (holder, now, leaseUntil, limit) =>
+      repo.claimFailureNotices(db, holder, now, leaseUntil, limit),
+    handle: notifyFailure,
+  });
 
   const queue = createQueue<repo.RunRow>({
     name: 'exports.run',
@@ -213,7 +221,21 @@ export function createExportWorker(deps: {
       // Every instance may do it: the delete is the same.
       await purgeExpiredExportFiles(db, new Date(clock.now()));
     },
-    after: sendFailureNotices,
+    // The failure notices of the runs just ended go out in the same pass.
+    after: async () => {
+      await failureNotices.runOnce();
+    },
+    releaseClaims: async () =>
+      (await repo.releaseAllRunClaims(db)) + (await repo.releaseAllFailureNoticeClaims(db)),
   });
-  return queue;
+  return {
+    ...queue,
+    get stopping() {
+      return queue.stopping;
+    },
+    async stop(graceMs?: number) {
+      await queue.stop(graceMs);
+      await failureNotices.stop(graceMs);
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../lib/logger.js';
+import type { ResponseObserver } from './responses.js';
 
 /**
  * One answered request. Bytes that never became a request (see clientErrorHandler) have no
@@ -88,4 +89,18 @@ export class AccessLog {
     clearInterval(this.#timer);
     this.flush();
   }
+}
+
+/** Writes every answered request's line: a response observer (`responses.ts`). */
+export function accessLogObserver(log: AccessLog): ResponseObserver {
+  return (a) =>
+    log.write({
+      requestId: a.requestId,
+      method: a.method,
+      url: a.url,
+      status: a.status,
+      ms: a.elapsedMs,
+      ip: a.ip,
+      accountId: a.principal?.accountId ?? null,
+    });
 }

@@ -263,11 +263,7 @@ export class CredentialCache implements CredentialResolver, CredentialSink {
 
   #refreshes = 0;
 
-  readonly #refresher = new Refresher(
-    () => this.#refresh(),
-    { warn: (obj, msg) => this.deps.logger.warn(obj, msg) },
-    'credential refresh failed; serving cached keys',
-  );
+  readonly #refresher = new Refresher(() => this.#refresh());
 
   /**
    * Reads what changed since the last read. Calls during a read are answered by one more read
@@ -301,14 +297,6 @@ export class CredentialCache implements CredentialResolver, CredentialSink {
       .at(-1);
     if (latest !== undefined && latest > this.#since) this.#since = latest;
     this.#sweepSessions(this.deps.clock.now());
-  }
-
-  watch(intervalMs: number): void {
-    this.#refresher.watch(intervalMs);
-  }
-
-  stop(): void {
-    this.#refresher.stop();
   }
 
   #principalOf(entry: KeyEntry): Principal | undefined {

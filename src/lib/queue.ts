@@ -34,6 +34,8 @@ export interface QueueOptions<T extends QueueItem> {
   /** Work of the pass before claiming (queueing what became due) and after (side outboxes). */
   before?(): Promise<void>;
   after?(): Promise<void>;
+  /** Makes every claimed item due again at once; returns how many (see `resumeClaims`). */
+  releaseClaims?(): Promise<number>;
 }
 
 export interface Queue {
@@ -47,6 +49,11 @@ export interface Queue {
   readonly start: (intervalMs: number) => void;
   /** Stops polling and waits (up to `graceMs`) for the items in work. */
   readonly stop: (graceMs?: number) => Promise<void>;
+  /**
+   * At the start of the only process on its database (the embedded one): items a stopped
+   * process left claimed are due again now, not once their lease lapses.
+   */
+  readonly resumeClaims: () => Promise<number>;
 }
 
 /**
@@ -142,5 +149,10 @@ export function createQueue<T extends QueueItem>(options: QueueOptions<T>): Queu
     runOnce: poller.runOnce,
     start: poller.start,
     stop: poller.stop,
+    async resumeClaims() {
+      const released = (await options.releaseClaims?.()) ?? 0;
+      if (released > 0) logger.info({ queue: name, items: released }, `${name}: claims resumed`);
+      return released;
+    },
   };
 }

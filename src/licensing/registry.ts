@@ -1,4 +1,3 @@
-import type { Logger } from '../lib/logger.js';
 import type { Labelling } from '../salary/index.js';
 import type { Db } from '../store/index.js';
 import { allHosts, allLicenses, type LicenseRow } from './repo.js';
@@ -12,9 +11,8 @@ export class LicenseRegistry {
   #licenses = new Map<string, LicenseRow>();
   #labels = new Map<string, Labelling>();
   #hosts = new Map<string, string>();
-  #timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: { db: Db; logger: Logger }) {}
+  constructor(private readonly deps: { db: Db }) {}
 
   async refresh(): Promise<void> {
     const [licenses, hosts] = await Promise.all([
@@ -35,10 +33,18 @@ export class LicenseRegistry {
   }
 
   /** A white-label account's labelling; null for everyone else (this service's own). */
-  labelling(accountId: string | null): Labelling | null {
+  readonly labelling = (accountId: string | null): Labelling | null => {
     if (accountId === null || this.#labels.size === 0) return null;
     return this.#labels.get(accountId) ?? null;
-  }
+  };
+
+  /** The licensee an account's own documents (its OpenAPI document) are titled for, if any. */
+  readonly titleOf = (accountId: string): { licensee: string; whiteLabel: boolean } | null => {
+    const license = this.#licenses.get(accountId);
+    return license === undefined
+      ? null
+      : { licensee: license.licensee, whiteLabel: license.whiteLabel };
+  };
 
   /** A host name mapped to the account (the first in name order), if any. */
   hostOf(accountId: string): string | undefined {
@@ -53,21 +59,6 @@ export class LicenseRegistry {
     if (host === undefined || this.#hosts.size === 0) return undefined;
     const accountId = this.#hosts.get(normalHost(host));
     return accountId === undefined ? undefined : this.#licenses.get(accountId);
-  }
-
-  watch(intervalMs: number): void {
-    this.stop();
-    this.#timer = setInterval(() => {
-      this.refresh().catch((error: unknown) =>
-        this.deps.logger.warn({ err: error }, 'licence refresh failed; serving cached'),
-      );
-    }, intervalMs);
-    this.#timer.unref();
-  }
-
-  stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
   }
 }
 

@@ -1,196 +1,234 @@
 import { buildApp } from '../app/build-app.js';
-import { createAccessReviews, createComplianceDocuments, PdfPool } from '../compliance/index.js';
+import { createCompliance } from '../compliance/index.js';
 import { CustomEndpointRegistry, createCustomEndpointService } from '../custom-endpoints/index.js';
+import { RenderPool } from '../formats/index.js';
+import { AccessLog, accessLogObserver } from '../http/access-log.js';
+import { DownloadGate } from '../http/download-gate.js';
+import { routeQuotaSpender, quotaSpender } from '../http/quota.js';
 import { databaseCheck, redisCheck } from '../http/readiness-checks.js';
 import { touchKeys } from '../keys/index.js';
-import { createSecretBox } from '../lib/secret-box.js';
-import { RedisRateLimiter, MemoryRateLimiter } from '../limits/index.js';
+import { closing, intervalJob, type Job } from '../lib/job.js';
+import { MemoryRateLimiter } from '../limits/index.js';
 import { MCP_PATH } from '../mcp/index.js';
 import { metricsApp, registerSources } from '../metrics/index.js';
-import {
-  createOAuthClientService,
-  createOAuthTokenService,
-  DpopNonces,
-  DpopProofs,
-  memoryReplayGuard,
-  OAuthTokenAuthority,
-  redisReplayGuard,
-} from '../oauth/index.js';
+import { startOAuth } from '../oauth/index.js';
+import { createPayPositionService, createSalaryResponder, FileCache } from '../salary/index.js';
 import { Heartbeat } from '../sla/index.js';
 import { pingDatabase } from '../store/index.js';
 import { createSupportService } from '../support/index.js';
-import {
-  AddressCounts,
-  admittedFromUsage,
-  createUsageService,
-  seedFromUsage,
-  UsageRecorder,
-} from '../usage/index.js';
+import { createUsage, QuotaEndpoints, usageObserver } from '../usage/index.js';
 import { outboxState } from '../webhooks/index.js';
 import type { Core } from './core.js';
 import { listenText } from './startup-line.js';
 
 /**
- * The API role: the HTTP application and what answering requests needs in memory (credentials,
- * OAuth clients and keys, custom endpoints), the usage and SLA counts flushed in batches, the
- * heartbeat, the metrics port.
+ * The API role: what answering requests needs beside the core (OAuth, custom endpoints, usage,
+ * compliance, the salary responder, the metrics' sources), the HTTP application over it, and its
+ * jobs in this order: the credential, OAuth and custom-endpoint re-reads, the usage and SLA
+ * flushes, the heartbeat, the pools the routes use, and the server itself. Stopped in reverse:
+ * the server closes first (its in-flight requests finished), then the last counts are written.
  */
 export async function createApi(core: Core) {
-  const { config, clock, logger, db, shared, limiter, services, plans, metrics } = core;
-  const { cache } = services;
-  const oauth = new OAuthTokenAuthority({
-    db,
-    clock,
-    box: createSecretBox(core.secretKey, 'oauth-signing-keys'),
-    logger,
-    issuer: core.issuer,
-    resources: [
-      { uri: `${core.issuer}/api/v1`, path: '/api/v1' },
-      { uri: `${core.issuer}${MCP_PATH}`, path: MCP_PATH },
-    ],
-    lifetimeS: config.oauthTokenTtlSeconds,
-    account: (id) => cache.account(id),
-    fallback: cache,
-    // DPoP proofs: a proof's jti is refused again on every instance when Redis is shared.
-    dpop: new DpopProofs({
-      clock,
-      issuer: core.issuer,
-      nonces: new DpopNonces(core.secretKey, config.dpopNonce),
-      replay:
-        shared === undefined
-          ? memoryReplayGuard()
-          : redisReplayGuard(shared.redis, config.redisKeyPrefix),
-    }),
-    ...(services.announce === undefined ? {} : { onChange: services.announce }),
-  });
-  await oauth.load();
-  oauth.watch(config.credentialRefreshMs);
-  cache.watch(config.credentialRefreshMs);
-  // Custom endpoints (Enterprise): in memory, re-read when announced.
-  const customEndpointRegistry = new CustomEndpointRegistry({ db, logger });
-  await customEndpointRegistry.load();
-  customEndpointRegistry.watch(config.credentialRefreshMs);
-  core.onTopic('credentials', () => oauth.refresh());
-  core.onTopic('enterprise', () => customEndpointRegistry.refresh());
+  const { config, clock, logger, db, plans, secretKey, issuer, metrics } = core.base;
+  const { limiter, redis, changes } = core.shared;
+  const { cache } = core.accounts;
 
-  // Without Redis, anonymous callers' counts are kept in the database too (across a restart).
-  const addressCounts =
-    limiter instanceof MemoryRateLimiter
-      ? new AddressCounts({ clock, limiter, secretKey: core.secretKey })
-      : undefined;
-  const recorder = new UsageRecorder(
-    db,
-    logger,
-    (target) => touchKeys(target, cache.takeLastUsed()),
-    addressCounts,
-  );
-  recorder.start(config.usageFlushMs);
-  // Shared counters lost with a Redis restart are rebuilt from the usage instances wrote,
-  // weighted by the costs the routes declare (filled as buildApp registers them).
-  const { quotaEndpoints } = core;
-  if (limiter instanceof RedisRateLimiter)
-    limiter.reconcileWith(admittedFromUsage(db, recorder, quotaEndpoints));
-  core.sla.counter.start(config.usageFlushMs);
-  const heartbeat = new Heartbeat({
+  const oauth = await startOAuth({
     db,
     clock,
     logger,
-    instanceId: core.slaHolder,
-    countersInProcess: limiter instanceof MemoryRateLimiter,
-  });
-  if (config.slaHeartbeatMs > 0) heartbeat.start(config.slaHeartbeatMs);
-
-  if (metrics !== undefined) {
-    registerSources(metrics, {
-      release: () => core.data.index?.release.version,
-      credentials: () => cache.stats(),
-      outbox: () => outboxState(db, new Date(clock.now())),
-      usageFlushLagMs: () => Date.now() - recorder.flushedAt,
-      database: () => pingDatabase(db),
-      ...(shared === undefined ? {} : { redis: () => shared.redis.ping() }),
-    });
-  }
-  const pdf = new PdfPool();
-  const compliance = {
-    documents: createComplianceDocuments({ db, clock, plans, pdf }),
-    reviews: createAccessReviews({ db, clock, plans }),
-    pdf,
-  };
-
-  const app = await buildApp({
-    quotaEndpoints,
-    config,
-    clock,
     plans,
     limiter,
-    credentials: oauth,
-    data: core.data,
-    salary: core.salary,
-    releaseCatalog: core.releaseCatalog,
-    readiness:
-      shared === undefined ? [databaseCheck(db)] : [databaseCheck(db), redisCheck(shared.redis)],
-    logger,
-    db,
-    accounts: services.accounts,
-    cache,
-    keys: services.keys,
-    subscriptions: services.subscriptions,
-    usage: createUsageService({ db, clock, limiter, recorder, plans }),
-    recorder,
-    webhooks: core.webhooks,
-    support: createSupportService({
-      db,
-      clock,
-      plans,
-      limiter,
-      supportEmail: config.supportEmail,
-      communityUrl: config.communityUrl,
-    }),
-    exports: core.exports,
-    oauthClients: createOAuthClientService({ db, clock, plans, authority: oauth }),
-    oauthTokens: createOAuthTokenService({
-      db,
-      clock,
-      limiter,
-      authority: oauth,
-      lifetimeS: config.oauthTokenTtlSeconds,
-    }),
-    oauthAuthority: oauth,
-    secretKey: core.secretKey,
-    customEndpoints: createCustomEndpointService({
+    secretKey,
+    issuer,
+    resourcePaths: ['/api/v1', MCP_PATH],
+    lifetimeS: config.oauthTokenTtlSeconds,
+    dpopNonce: config.dpopNonce,
+    ...(redis === undefined
+      ? {}
+      : { redis: { redis: redis.redis, prefix: config.redisKeyPrefix } }),
+    account: (id) => cache.account(id),
+    fallback: cache,
+    ...(core.accounts.announcer === undefined
+      ? {}
+      : { onChange: core.accounts.announcer.announce }),
+  });
+  const customEndpointRegistry = new CustomEndpointRegistry({ db });
+  await customEndpointRegistry.load();
+  const customEndpoints = {
+    registry: customEndpointRegistry,
+    service: createCustomEndpointService({
       db,
       clock,
       plans,
       registry: customEndpointRegistry,
-      ...(shared === undefined ? {} : { announce: () => void shared.bus.publish('enterprise') }),
+      ...(redis === undefined ? {} : { announce: () => void redis.bus.publish('enterprise') }),
     }),
-    customEndpointRegistry,
-    licenses: core.licenses,
-    ...(metrics === undefined ? {} : { metrics }),
+  };
+  changes.on('credentials', () => oauth.authority.refresh());
+  changes.on('enterprise', () => customEndpointRegistry.refresh());
+
+  // Each route's declared quota cost, filled as buildApp registers the routes.
+  const quotaEndpoints = new QuotaEndpoints();
+  const usage = createUsage({
+    db,
+    clock,
+    logger,
+    limiter,
+    plans,
+    secretKey,
+    quotaEndpoints,
+    alsoOnFlush: (target) => touchKeys(target, cache.takeLastUsed()),
+  });
+  const heartbeat = new Heartbeat({
+    db,
+    clock,
+    logger,
+    instanceId: core.sla.instanceId,
+    countersInProcess: limiter instanceof MemoryRateLimiter,
+  });
+  const compliance = createCompliance({ db, clock, plans });
+  const accessLog = config.accessLog ? new AccessLog(logger) : undefined;
+  const spendQuota = quotaSpender(
+    limiter,
+    clock,
+    metrics && ((plan, outcome) => metrics.limitDecision(plan, outcome)),
+  );
+  const spendRouteQuota = routeQuotaSpender(spendQuota);
+  const downloads = new DownloadGate();
+  const renderer = new RenderPool();
+  if (metrics !== undefined)
+    registerSources(metrics, {
+      release: () => core.data.store.index?.release.version,
+      credentials: () => cache.stats(),
+      outbox: () => outboxState(db, new Date(clock.now())),
+      usageFlushLagMs: () => Date.now() - usage.recorder.flushedAt,
+      database: () => pingDatabase(db),
+      ...(redis === undefined ? {} : { redis: () => redis.redis.ping() }),
+    });
+
+  const app = await buildApp({
+    config,
+    clock,
+    logger,
+    plans,
+    kit: {
+      credentials: oauth.authority,
+      quotaEndpoints,
+      // Every answer is counted in usage and the SLA, the request metrics, the access line.
+      observers: [
+        usageObserver(usage.recorder, core.sla.counter),
+        ...(metrics === undefined ? [] : [metrics.answered]),
+        ...(accessLog === undefined ? [] : [accessLogObserver(accessLog)]),
+      ],
+      downloads,
+      secretKey,
+      idempotency: {
+        db,
+        afterRollback: () => {
+          cache
+            .load()
+            .catch((error: unknown) =>
+              logger.warn({ err: error }, 'credential reload after a rollback failed'),
+            );
+          customEndpointRegistry
+            .reload()
+            .catch((error: unknown) =>
+              logger.warn({ err: error }, 'custom endpoint reload after a rollback failed'),
+            );
+        },
+      },
+      spendQuota,
+      spendRouteQuota,
+      limiter,
+      readiness:
+        redis === undefined ? [databaseCheck(db)] : [databaseCheck(db), redisCheck(redis.redis)],
+      accessLog,
+    },
+    data: {
+      store: core.data.store,
+      salary: core.data.salary,
+      positions: createPayPositionService({ salary: core.data.salary, plans }),
+      responder: createSalaryResponder({
+        salary: core.data.salary,
+        spendRouteQuota,
+        downloads,
+        renderer,
+        files: new FileCache(),
+        labelling: core.licenses.labelling,
+      }),
+      releases: core.data.catalog,
+    },
+    accounts: {
+      accounts: core.accounts.accounts,
+      cache,
+      keys: core.accounts.keys,
+      subscriptions: core.accounts.subscriptions,
+      support: createSupportService({
+        db,
+        clock,
+        plans,
+        limiter,
+        supportEmail: config.supportEmail,
+        communityUrl: config.communityUrl,
+      }),
+      usage,
+    },
+    oauth,
+    webhooks: core.webhooks.service,
+    exports: core.exports.service,
+    enterprise: { customEndpoints, compliance, licenses: core.licenses },
     sla: core.sla,
-    compliance,
+    metrics,
   });
   const metricsOnOwnPort =
     metrics === undefined || config.metricsPort === undefined
       ? undefined
       : metricsApp(metrics, config.metricsToken);
-  // The routes are registered (their quota costs known): an in-process limiter starts from what
-  // today's usage already spent, not from zero.
-  if (limiter instanceof MemoryRateLimiter) {
-    const seeded = await seedFromUsage(db, quotaEndpoints, limiter, clock.now());
-    if (seeded > 0) logger.info({ accounts: seeded }, "limit counters raised to today's usage");
-    const addresses = await addressCounts?.seed(db);
-    if (addresses !== undefined && addresses > 0)
-      logger.info({ addresses }, 'anonymous limit counters kept from before the restart');
-  }
+  await usage.restoreLimits();
+
+  const jobs: Job[] = [
+    intervalJob('keys.refresh', config.credentialRefreshMs, () => cache.refresh(), logger),
+    intervalJob(
+      'oauth.refresh',
+      config.credentialRefreshMs,
+      () => oauth.authority.refresh(),
+      logger,
+    ),
+    intervalJob(
+      'custom-endpoints.refresh',
+      config.credentialRefreshMs,
+      () => customEndpointRegistry.refresh(),
+      logger,
+    ),
+    intervalJob('usage.flush', config.usageFlushMs, () => usage.recorder.flush(), logger, {
+      atStop: () => usage.recorder.flush(),
+    }),
+    intervalJob('sla.flush', config.usageFlushMs, () => core.sla.counter.flush(), logger, {
+      atStop: () => core.sla.counter.flush(),
+    }),
+    intervalJob('sla.heartbeat', config.slaHeartbeatMs, () => heartbeat.beat(), logger, {
+      atStart: true,
+      atStop: () => heartbeat.write().catch(() => undefined),
+    }),
+    closing('compliance.pdf', () => compliance.pdf.close()),
+    closing('salary.renderer', () => renderer.close()),
+    closing('http.access-log', () => accessLog?.stop()),
+    // Refuses new requests, lets those in flight finish, closes the server.
+    closing('http.serve', async () => {
+      app.shutdown.refuse(app);
+      await metricsOnOwnPort?.close();
+      await app.close();
+    }),
+  ];
 
   return {
     app,
-    recorder,
-    oauth,
+    oauth: oauth.authority,
+    usage,
     heartbeat,
     quotaEndpoints,
-    customEndpointRegistry,
+    jobs,
     async listen(): Promise<string> {
       const address = await app.listen({
         port: config.port,
@@ -205,20 +243,6 @@ export async function createApi(core: Core) {
     },
     /** The first step of a graceful stop: requests already sent are read and answered. */
     drain: () => app.shutdown.drain(),
-    /** Refuses new requests, closes the server, then writes the counts it still holds. */
-    async close(): Promise<void> {
-      heartbeat.stop();
-      core.sla.counter.stop();
-      customEndpointRegistry.stop();
-      oauth.stop();
-      recorder.stop();
-      app.shutdown.refuse(app);
-      await metricsOnOwnPort?.close();
-      await app.close();
-      await recorder.flush();
-      await core.sla.counter.flush();
-      await heartbeat.write().catch(() => undefined);
-    },
   };
 }
 

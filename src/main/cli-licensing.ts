@@ -39,7 +39,7 @@ export async function licenseCommand(
   try {
     const account = await findAccountByEmail(db, normalizeEmail(flags.email));
     if (account === undefined) throw new CliUsageError(`there is no account ${flags.email}`);
-    const registry = new LicenseRegistry({ db, logger });
+    const registry = new LicenseRegistry({ db });
     const licenses = createLicenseService({
       db,
       clock: systemClock,

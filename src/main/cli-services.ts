@@ -1,11 +1,8 @@
-import { bankTransferCollector } from '../billing/index.js';
 import type { Config } from '../config/index.js';
-import { CredentialCache } from '../keys/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import { resolvePlans } from '../plans/index.js';
 import type { ChangeBus, Db } from '../store/index.js';
-import { serviceSet } from './setup.js';
+import { accountServices } from './account-services.js';
 
 /**
  * The account, key and billing services an operator command uses, over one database. Unlike the
@@ -17,20 +14,16 @@ export function commandServices(
   deps: { clock: Clock; logger: Logger; db: Db; bus: ChangeBus },
 ) {
   const { clock, logger, db, bus } = deps;
-  const plans = resolvePlans(config.planOverrides);
   let announced = false;
-  const cache = new CredentialCache({
-    db,
-    clock,
-    plans,
-    logger,
-    onChange: () => {
-      announced = true;
-    },
-  });
   return {
-    plans,
-    ...serviceSet(config, { clock, logger, db, plans, cache, collector: bankTransferCollector }),
+    ...accountServices(config, {
+      clock,
+      logger,
+      db,
+      onChange: () => {
+        announced = true;
+      },
+    }),
     /** Tells the running instances once that credentials changed, if they did. */
     async announce(): Promise<void> {
       if (announced) await bus.publish('credentials');

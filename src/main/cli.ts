@@ -207,26 +207,21 @@ function splitRoleNeeds(config: Config, role: 'api' | 'worker'): void {
 }
 
 async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<number> {
-  const [
-    { createRole, createServer },
-    { createLogger },
-    { openConfiguredDatabase },
-    { systemClock },
-  ] = await Promise.all([
-    import('./wire.js'),
-    import('./logger.js'),
-    import('./cli-database.js'),
-    import('../lib/clock.js'),
-  ]);
+  const [{ startServer }, { createLogger }, { openConfiguredDatabase }, { systemClock }] =
+    await Promise.all([
+      import('./serve.js'),
+      import('./logger.js'),
+      import('./cli-database.js'),
+      import('../lib/clock.js'),
+    ]);
   const logger = createLogger(config, true);
+  for (const warning of config.warnings) logger.warn(warning);
   if (role === 'api' && config.publicBaseUrl === undefined)
     logger.warn(
       'PUBLIC_BASE_URL is not set: this API instance names itself by its own address, so OAuth tokens it issues are refused by API instances on other addresses, and links and OpenAPI servers differ between them; set it to the address clients use',
     );
   const db = await openConfiguredDatabase(config, logger, 'server');
-  const deps = { clock: systemClock, logger, db };
-  const server =
-    role === 'all' ? await createServer(config, deps) : await createRole(config, deps, role);
+  const server = await startServer(config, { clock: systemClock, logger, db }, role);
   // The API's start-up line is Fastify's own listening line (startup-line.ts).
   await server.listen();
   if (role === 'worker') logger.info({ role, database: db.kind }, 'salary API worker running');

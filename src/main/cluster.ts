@@ -3,7 +3,7 @@ import { releaseFilesFor, type Config } from '../config/index.js';
 import { systemClock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { createReleaseService, ensureRelease } from '../releases/index.js';
-import { openMigratedDatabase } from './setup.js';
+import { openConfiguredDatabase } from './cli-database.js';
 
 export class WorkersError extends Error {}
 
@@ -27,7 +27,7 @@ const RESTART_DELAY_MS = 1000;
 export async function runPrimary(config: Config, workers: number, logger: Logger): Promise<number> {
   const problem = workersProblem(config);
   if (problem !== undefined) throw new WorkersError(problem);
-  const db = await openMigratedDatabase(config, logger);
+  const db = await openConfiguredDatabase(config, logger, 'server');
   try {
     await ensureRelease(
       createReleaseService({ db, clock: systemClock }),

@@ -3,17 +3,17 @@ import type { PaymentCollector } from '../billing/index.js';
 import { baseUrlOf, releaseFilesFor, resolveSecretKey, type Config } from '../config/index.js';
 import { createDownloadLinks, createExportService } from '../exports/index.js';
 import type { Clock } from '../lib/clock.js';
-import { holderId } from '../lib/ids.js';
+import { closing, intervalJob, type Job } from '../lib/job.js';
 import { createSecretBox } from '../lib/secret-box.js';
 import { LicenseRegistry } from '../licensing/index.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { Metrics } from '../metrics/index.js';
 import { dataUpdateAnnouncer, type MailTransport } from '../notices/index.js';
+import type { Plan, PlanId } from '../plans/index.js';
 import { createReleaseCatalog, createReleaseService, ensureRelease } from '../releases/index.js';
 import { createSalaryService, SalaryDataStore } from '../salary/index.js';
-import { createSlaService, createStatusService, SlaCounter } from '../sla/index.js';
-import type { Db } from '../store/index.js';
-import { QuotaEndpoints } from '../usage/index.js';
+import { createSla } from '../sla/index.js';
+import { ChangeHandlers, openSharedRedis, type Db, type SharedRedis } from '../store/index.js';
 import {
   accountEventPublisher,
   createHttpSender,
@@ -21,7 +21,7 @@ import {
   serviceEventPublisher,
   type WebhookSender,
 } from '../webhooks/index.js';
-import { createServices, openShared } from './setup.js';
+import { startAccountServices } from './account-services.js';
 
 /** What a server process is given; tests pass their own clock, database and outside parts. */
 export interface ProcessDeps {
@@ -36,156 +36,161 @@ export interface ProcessDeps {
   mailTransport?: MailTransport;
 }
 
+/** What every part of a process is built over. */
+export interface Base {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: pino.Logger;
+  readonly db: Db;
+  readonly plans: Readonly<Record<PlanId, Plan>>;
+  /** SECRET_KEY, resolved: the keys of every secret box and signature derive from it. */
+  readonly secretKey: string;
+  /** This service's public base URL: links in mails and files, the OAuth issuer. */
+  readonly issuer: string;
+  /** Request counts and the rest, with METRICS_TOKEN or METRICS_PORT. */
+  readonly metrics: Metrics | undefined;
+}
+
+/** What the instances sharing a database share beside it. */
+export interface Shared {
+  readonly limiter: RateLimiter;
+  /** Redis and the change bus on it, with REDIS_URL. */
+  readonly redis: SharedRedis | undefined;
+  /** What this process re-reads when another instance announces a change. */
+  readonly changes: ChangeHandlers;
+}
+
 /** Licences change by the operator's hand and are announced; the poll is only the backstop. */
 const LICENSE_POLL_MS = 10_000;
 
-type TopicHandler = () => Promise<unknown> | void;
-
 /**
- * What both roles (API and worker) of a process stand on: the shared store and limiter, the
- * account services, licences, the data release (loaded when the bundled one is newer) in
- * memory, webhooks, exports and the SLA's services.
+ * What both roles (API and worker) of a process stand on, built in this order: the shared
+ * store and limiter, the account services (credentials loaded), licences, webhooks, the data
+ * release (loaded when the bundled one is newer) in memory, exports and the SLA. Its jobs poll
+ * the release and the licences and, stopped in reverse, close what it opened.
  */
 export async function createCore(config: Config, deps: ProcessDeps) {
   const { clock, logger, db } = deps;
-  const shared = config.redisUrl === undefined ? undefined : await openShared(config, logger);
+  const redis =
+    config.redisUrl === undefined
+      ? undefined
+      : await openSharedRedis(
+          config.redisUrl,
+          {
+            name: 'salary-api',
+            prefix: config.redisKeyPrefix,
+            commandTimeoutMs: config.redisTimeoutMs,
+            unreachable: 'Redis not reachable at start: limits are per instance until it answers',
+          },
+          logger,
+        );
   const limiter =
     deps.limiter ??
-    (shared === undefined
+    (redis === undefined
       ? new MemoryRateLimiter()
-      : new RedisRateLimiter(shared.redis, { prefix: config.redisKeyPrefix, logger }));
-  const services = await createServices(config, {
-    ...deps,
-    limiter,
-    ...(shared === undefined ? {} : { bus: shared.bus }),
-  });
-  const { plans } = services;
-  // Data licences and licensees' host names: in memory, re-read when announced.
-  const licenses = new LicenseRegistry({ db, logger });
-  await licenses.refresh();
-  licenses.watch(LICENSE_POLL_MS);
-  const labelling = (accountId: string) => licenses.labelling(accountId);
-  const metrics =
-    config.metricsToken === undefined && config.metricsPort === undefined
-      ? undefined
-      : new Metrics();
-  const secretKey = resolveSecretKey(config);
-  const webhookBox = createSecretBox(secretKey, 'webhook-secrets');
-  const sender =
-    deps.webhookSender ?? createHttpSender({ allowPrivate: config.webhookAllowPrivateTargets });
-  const webhooks = createWebhookService({
-    db,
-    clock,
-    plans,
-    box: webhookBox,
-    sender,
-    allowPrivateTargets: config.webhookAllowPrivateTargets,
-    limiter,
-    labelling,
-  });
-  const releases = createReleaseService({
-    db,
-    clock,
-    onEvent: webhooks.publish,
-    announce: dataUpdateAnnouncer(Object.values(plans)),
-  });
-  await ensureRelease(releases, releaseFilesFor(config.releaseFile), logger);
-  const data = new SalaryDataStore(releases, logger);
-  await data.refresh();
-  data.watch(config.releasePollMs);
-  const salary = createSalaryService({ data, plans });
-  const releaseCatalog = createReleaseCatalog({ releases, plans });
-  const issuer = baseUrlOf(config);
-  const exportBox = createSecretBox(secretKey, 'export-destinations');
-  const exportLinks = createDownloadLinks(secretKey, issuer);
-  // Each route's declared quota cost, filled as the API role registers its routes.
-  const quotaEndpoints = new QuotaEndpoints();
-  const exports = createExportService({
-    db,
-    clock,
-    box: exportBox,
-    plans,
-    allowPrivateTargets: config.webhookAllowPrivateTargets,
-    sender,
-    links: exportLinks,
-    limiter,
-  });
-  // Uptime SLA (docs/sla.md): per-interval counts flushed like usage, the month close.
-  const slaCounter = new SlaCounter(db, logger);
-  const slaHolder = holderId();
-  const sla = {
-    counter: slaCounter,
-    service: createSlaService({
-      db,
-      clock,
-      plans,
-      logger,
-      publish: accountEventPublisher(plans, clock),
-      counter: slaCounter,
-      holder: slaHolder,
-    }),
-    status: createStatusService({ db, clock, publish: serviceEventPublisher(plans, clock) }),
-  };
+      : new RedisRateLimiter(redis.redis, { prefix: config.redisKeyPrefix, logger }));
+  const changes = new ChangeHandlers(logger);
+  await redis?.bus.subscribe(changes.dispatch);
+  const shared: Shared = { limiter, redis, changes };
 
-  // Another instance changed a key, plan or allowlist, or the CLI loaded a release: each role
-  // looks at once at what it keeps in memory (the polls are only the backstop).
-  const handlers = new Map<string, TopicHandler[]>();
-  const onTopic = (topic: string, handler: TopicHandler): void => {
-    handlers.set(topic, [...(handlers.get(topic) ?? []), handler]);
-  };
-  onTopic('release', () => data.refresh());
-  onTopic('credentials', () => services.cache.refresh());
-  onTopic('enterprise', () => licenses.refresh());
-  const listen = async (): Promise<void> => {
-    await shared?.bus.subscribe((topic) => {
-      for (const handler of handlers.get(topic) ?? []) {
-        Promise.resolve(handler()).catch((error: unknown) =>
-          logger.warn({ err: error, topic }, 'refresh after a change failed; the poll retries'),
-        );
-      }
-    });
-  };
-
-  return {
+  const accounts = await startAccountServices(config, {
+    clock,
+    logger,
+    db,
+    limiter,
+    ...(deps.collector === undefined ? {} : { collector: deps.collector }),
+    ...(redis === undefined ? {} : { bus: redis.bus }),
+  });
+  const { plans } = accounts;
+  const base: Base = {
     config,
     clock,
     logger,
     db,
-    shared,
-    limiter,
-    services,
     plans,
-    licenses,
-    labelling,
-    metrics,
-    secretKey,
-    issuer,
-    webhookBox,
-    sender,
-    webhooks,
-    releases,
-    releaseCatalog,
-    data,
-    salary,
-    exportBox,
-    exportLinks,
-    exports,
-    quotaEndpoints,
-    sla,
-    slaHolder,
-    onTopic,
-    /** Subscribes to the change bus once every role has said what it refreshes. */
-    listen,
-    /** Stops the watchers and closes the shared store and limiter (after both roles stopped). */
-    async close() {
-      data.stop();
-      licenses.stop();
-      services.cache.stop();
-      await limiter.close();
-      await services.flushChanges();
-      await shared?.close();
-    },
+    secretKey: resolveSecretKey(config),
+    issuer: baseUrlOf(config),
+    metrics:
+      config.metricsToken === undefined && config.metricsPort === undefined
+        ? undefined
+        : new Metrics(),
   };
+  const licenses = new LicenseRegistry({ db });
+  await licenses.refresh();
+
+  const allowPrivateTargets = config.outboundAllowPrivateTargets;
+  const sender = deps.webhookSender ?? createHttpSender({ allowPrivate: allowPrivateTargets });
+  const webhookBox = createSecretBox(base.secretKey, 'webhook-secrets');
+  const webhooks = {
+    box: webhookBox,
+    sender,
+    service: createWebhookService({
+      db,
+      clock,
+      plans,
+      box: webhookBox,
+      sender,
+      allowPrivateTargets,
+      limiter,
+      labelling: licenses.labelling,
+    }),
+  };
+
+  const releases = createReleaseService({
+    db,
+    clock,
+    onEvent: webhooks.service.publish,
+    announce: dataUpdateAnnouncer(Object.values(plans)),
+  });
+  await ensureRelease(releases, releaseFilesFor(config.releaseFile), logger);
+  const store = new SalaryDataStore(releases, logger);
+  await store.refresh();
+  const data = {
+    releases,
+    catalog: createReleaseCatalog({ releases, plans }),
+    store,
+    salary: createSalaryService({ data: store, plans }),
+  };
+
+  const exportBox = createSecretBox(base.secretKey, 'export-destinations');
+  const exportLinks = createDownloadLinks(base.secretKey, base.issuer);
+  const exports = {
+    box: exportBox,
+    links: exportLinks,
+    service: createExportService({
+      db,
+      clock,
+      box: exportBox,
+      plans,
+      allowPrivateTargets,
+      sender,
+      links: exportLinks,
+      limiter,
+    }),
+  };
+  const sla = createSla({
+    db,
+    clock,
+    logger,
+    plans,
+    publishAccount: accountEventPublisher(plans, clock),
+    publishService: serviceEventPublisher(plans, clock),
+  });
+
+  // Another instance changed a key, plan or allowlist, or the CLI loaded a release: each role
+  // looks at once at what it keeps in memory (the polls are only the backstop).
+  changes.on('release', () => store.refresh());
+  changes.on('credentials', () => accounts.cache.refresh());
+  changes.on('enterprise', () => licenses.refresh());
+
+  const jobs: Job[] = [
+    closing('store.redis', () => redis?.close()),
+    closing('keys.announce', () => accounts.announcer?.flush()),
+    closing('limits.limiter', () => limiter.close()),
+    intervalJob('releases.poll', config.releasePollMs, () => store.refresh(), logger),
+    intervalJob('licensing.refresh', LICENSE_POLL_MS, () => licenses.refresh(), logger),
+  ];
+  return { base, shared, accounts, licenses, data, webhooks, exports, sla, jobs };
 }
 
 export type Core = Awaited<ReturnType<typeof createCore>>;

@@ -1,114 +1,86 @@
-import { startBackupSchedule } from '../backup/index.js';
-import { createExportWorker, createRunner, releaseAllRunClaims } from '../exports/index.js';
+import { backupJob } from '../backup/index.js';
+import { createExportWorker, createRunner } from '../exports/index.js';
 import { RenderPool } from '../formats/index.js';
 import { purgeIdempotencyKeys } from '../http/idempotency.js';
 import { queueGraceNotices } from '../keys/index.js';
-import { intervalJob, startJobs, type Job } from '../lib/job.js';
-import {
-  createNoticeWorker,
-  logTransport,
-  releaseAllNoticeClaims,
-  smtpTransport,
-} from '../notices/index.js';
-import { accountEventPublisher, createWebhookWorker, releaseAllClaims } from '../webhooks/index.js';
 import { createActionTokens } from '../lib/action-tokens.js';
+import { closing, intervalJob, pollerJob, type Job } from '../lib/job.js';
+import { createNoticeWorker, mailTransport } from '../notices/index.js';
+import { accountEventPublisher, createWebhookWorker } from '../webhooks/index.js';
 import type { Core, ProcessDeps } from './core.js';
 
-/** A poller of a feature (webhook, notice, export worker) as a job. */
-function pollerJob(
-  name: string,
-  everyMs: number,
-  poller: { start(ms: number): void; stop(): Promise<void> },
-): Job {
-  return { name, start: () => poller.start(everyMs), stop: () => poller.stop() };
-}
-
 /**
- * The worker role: everything that runs on a schedule rather than per request. Each is a job
- * (`feature.verb`) started in order and stopped in reverse; claims in the database let every
- * instance run them, each piece of work once.
+ * The worker role: everything that runs on a schedule rather than per request, each a job
+ * (`feature.verb`) started in this order and stopped in the reverse one: the three queues
+ * (webhook deliveries, notices, export runs), the billing cycle, the idempotency purge, the
+ * grace notices of rotated keys, the SLA's month close and the embedded database's backups.
+ * Claims in the database let every instance run them, each piece of work once.
  */
 export async function createWorker(core: Core, deps: Pick<ProcessDeps, 'mailTransport'>) {
-  const { config, clock, logger, db, metrics, plans } = core;
+  const { config, clock, logger, db, metrics, plans } = core.base;
   const webhookWorker = createWebhookWorker({
     db,
     clock,
-    box: core.webhookBox,
-    sender: core.sender,
+    box: core.webhooks.box,
+    sender: core.webhooks.sender,
     logger,
     concurrency: config.webhookConcurrency,
-    labelling: core.labelling,
-    ...(metrics === undefined
-      ? {}
-      : {
-          onAttempt: (ok: boolean) => metrics.webhookAttempts.inc({ result: ok ? 'ok' : 'failed' }),
-        }),
+    labelling: core.licenses.labelling,
+    ...(metrics === undefined ? {} : { onAttempt: metrics.webhookAttempted }),
   });
-  const transport =
-    deps.mailTransport ??
-    (config.smtpUrl === undefined ? logTransport(logger) : smtpTransport(config.smtpUrl));
+  const transport = deps.mailTransport ?? mailTransport(config.smtpUrl, logger);
   const notices = createNoticeWorker({
     db,
     clock,
     transport,
     from: config.mailFrom,
-    baseUrl: core.issuer,
+    baseUrl: core.base.issuer,
     logger,
-    actionTokens: createActionTokens(core.secretKey),
+    actionTokens: createActionTokens(core.base.secretKey),
+    concurrency: config.noticeConcurrency,
   });
-  // Export files are written in a worker thread of their own (runs go one at a time), so an
+  // Export files are written in worker threads of their own (one per run at once), so an
   // export never holds the main thread that serves lookups.
-  const exportRenderer = new RenderPool(1);
+  const exportRenderer = new RenderPool(config.exportConcurrency);
   const exportWorker = createExportWorker({
     db,
     clock,
     logger,
     publish: accountEventPublisher(plans, clock),
     heartbeatMs: config.exportHeartbeatMs,
+    concurrency: config.exportConcurrency,
     runner: createRunner({
       db,
       clock,
-      box: core.exportBox,
-      salary: core.salary,
+      box: core.exports.box,
+      salary: core.data.salary,
       plans,
-      allowPrivateTargets: config.webhookAllowPrivateTargets,
-      labelling: core.labelling,
-      sender: core.sender,
-      links: core.exportLinks,
+      allowPrivateTargets: config.outboundAllowPrivateTargets,
+      labelling: core.licenses.labelling,
+      sender: core.webhooks.sender,
+      links: core.exports.links,
       pool: exportRenderer,
-      limiter: core.limiter,
+      limiter: core.shared.limiter,
     }),
-    ...(metrics === undefined
-      ? {}
-      : {
-          onAttempt: (result, destination, seconds) => {
-            metrics.exportRuns.inc({ result, destination });
-            metrics.exportRunSeconds.observe({ destination }, seconds);
-          },
-        }),
+    ...(metrics === undefined ? {} : { onAttempt: metrics.exportAttempted }),
   });
-  if (config.databaseUrl === undefined && db.kind === 'pglite') {
-    // Embedded mode: this process holds the data directory's lock, so claims in the tables are
-    // left from a process that stopped mid-work; they are due again now, not after the lease.
-    const deliveries = await releaseAllClaims(db);
-    if (deliveries > 0) logger.info({ deliveries }, 'webhook deliveries resumed');
-    const runs = await releaseAllRunClaims(db);
-    if (runs > 0) logger.info({ runs }, 'export runs resumed');
-    const released = await releaseAllNoticeClaims(db);
-    if (released > 0) logger.info({ notices: released }, 'notices resumed');
-  }
+  // The embedded database belongs to this process alone: claims left in its outboxes are those
+  // of a process that stopped mid-work, due again now rather than after their lease.
+  if (config.databaseUrl === undefined && db.kind === 'pglite')
+    for (const queue of [webhookWorker, notices, exportWorker]) await queue.resumeClaims();
   // A release brings webhook deliveries (written with it): sent now, not at the next poll.
-  if (config.webhookPollMs > 0) core.onTopic('release', () => webhookWorker.runOnce());
+  if (config.webhookPollMs > 0) core.shared.changes.on('release', () => webhookWorker.runOnce());
+  if (config.backupDir !== undefined && db.snapshot === undefined)
+    logger.warn({}, 'BACKUP_DIR is ignored on PostgreSQL: back it up with pg_dump');
 
   const every = config.billingIntervalMs;
-  const jobs: Job[] = [];
-  if (config.webhookPollMs > 0)
-    jobs.push(pollerJob('webhooks.deliver', config.webhookPollMs, webhookWorker));
-  if (config.noticePollMs > 0) jobs.push(pollerJob('notices.send', config.noticePollMs, notices));
-  if (config.exportPollMs > 0)
-    jobs.push(pollerJob('exports.run', config.exportPollMs, exportWorker));
-  jobs.push(
-    intervalJob('billing.cycle', every, () => core.services.billing(every), logger),
+  const jobs: Job[] = [
+    closing('notices.transport', () => transport.close()),
+    closing('exports.renderer', () => exportRenderer.close()),
+    pollerJob('webhooks.deliver', config.webhookPollMs, webhookWorker),
+    pollerJob('notices.send', config.noticePollMs, notices),
+    pollerJob('exports.run', config.exportPollMs, exportWorker),
+    intervalJob('billing.cycle', every, () => core.accounts.billing(every), logger),
     // Idempotency rows past their 24 hours; every instance may do it, the delete is the same.
     intervalJob('idempotency.purge', every, () => purgeIdempotencyKeys(db, clock.now()), logger),
     // Rotated keys about to stop working, still in use: their accounts are told once.
@@ -119,49 +91,21 @@ export async function createWorker(core: Core, deps: Pick<ProcessDeps, 'mailTran
       logger,
     ),
     intervalJob('sla.close-month', every, () => core.sla.service.closeMonth(), logger),
-  );
-  if (config.backupDir !== undefined && db.snapshot !== undefined) {
-    const backupDir = config.backupDir;
-    let stopBackups: (() => void) | undefined;
-    jobs.push({
-      name: 'backup.snapshot',
-      start: () => {
-        stopBackups = startBackupSchedule({
-          db,
-          clock,
-          logger,
-          dir: backupDir,
-          schedule: config.backupSchedule,
-          keep: config.backupKeep,
-          release: () => core.data.index?.release.version ?? null,
-          metrics,
-        });
-      },
-      stop: async () => stopBackups?.(),
-    });
-  }
-  if (config.backupDir !== undefined && db.snapshot === undefined)
-    logger.warn({}, 'BACKUP_DIR is ignored on PostgreSQL: back it up with pg_dump');
-
-  let stopJobs: (() => Promise<void>) | undefined;
-  return {
-    webhookWorker,
-    notices,
-    exportWorker,
-    jobs,
-    start(): void {
-      stopJobs ??= startJobs(jobs, logger);
-    },
-    /** Stops every job (reverse order), then what they used. */
-    async stop(): Promise<void> {
-      await stopJobs?.();
-      await webhookWorker.stop();
-      await notices.stop();
-      await exportWorker.stop();
-      transport.close();
-      await exportRenderer.close();
-    },
-  };
+  ];
+  if (config.backupDir !== undefined && db.snapshot !== undefined)
+    jobs.push(
+      backupJob({
+        db,
+        clock,
+        logger,
+        dir: config.backupDir,
+        schedule: config.backupSchedule,
+        keep: config.backupKeep,
+        release: () => core.data.store.index?.release.version ?? null,
+        metrics,
+      }),
+    );
+  return { webhookWorker, notices, exportWorker, jobs };
 }
 
 export type Worker = Awaited<ReturnType<typeof createWorker>>;

@@ -39,8 +39,8 @@ export interface McpRoutesOptions {
   baseUrl: string;
   /** PUBLIC_BASE_URL, when set: its origin and host are this server's own. */
   publicBaseUrl: string | undefined;
-  /** Whether the server listens on a loopback address (then the Host is checked too). */
-  loopback: boolean;
+  /** The address the server listens on (HOST): on a loopback address the Host is checked too. */
+  listenHost: string;
   /** Counts protocol messages per address. */
   limiter: RateLimiter;
   /** The OAuth authorization server's issuer. */
@@ -175,12 +175,7 @@ async function spendMessages(
   ).length;
   if (count === 0) return undefined;
   const now = opts.clock.now();
-  const decision = await opts.limiter.consume(
-    `mcp:${addressBucket(ip)}`,
-    [MCP_MESSAGES],
-    now,
-    count,
-  );
+  const decision = await opts.limiter.spend(`mcp:${addressBucket(ip)}`, [MCP_MESSAGES], now, count);
   const headers = rateLimitHeaders(decision, now);
   if (!decision.allowed)
     throw new AppError(
@@ -203,7 +198,7 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
  */
 function foreignCaller(request: FastifyRequest, opts: McpRoutesOptions): string | undefined {
   const publicUrl = opts.publicBaseUrl === undefined ? undefined : new URL(opts.publicBaseUrl);
-  if (opts.loopback) {
+  if (isLoopback(opts.listenHost)) {
     const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
     if (!LOOPBACK_NAMES.has(host) && host !== publicUrl?.hostname)
       return `This server listens on a loopback address and answers /mcp for its own names only; the Host ${JSON.stringify(host)} is not one of them.`;
@@ -227,3 +222,7 @@ function webRequest(request: FastifyRequest): Request {
 }
 
 const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}

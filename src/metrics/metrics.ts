@@ -140,6 +140,29 @@ export class Metrics {
     this.#limits.inc({ plan, decision });
   }
 
+  /** One answered request, as the response observers see it (`http/responses.ts`). */
+  readonly answered = (a: {
+    method: string;
+    route: string;
+    status: number;
+    elapsedMs: number;
+  }): void => this.requests(a.method, a.route)(a.status, a.elapsedMs / 1000);
+
+  /** One webhook delivery attempt and whether the endpoint accepted it. */
+  readonly webhookAttempted = (ok: boolean): void => {
+    this.webhookAttempts.inc({ result: ok ? 'ok' : 'failed' });
+  };
+
+  /** One export run attempt: its outcome, destination and seconds taken. */
+  readonly exportAttempted = (
+    result: 'succeeded' | 'retry' | 'failed',
+    destination: 'sftp' | 'webhook',
+    seconds: number,
+  ): void => {
+    this.exportRuns.inc({ result, destination });
+    this.exportRunSeconds.observe({ destination }, seconds);
+  };
+
   /** A round trip timed at each scrape into the round-trip histogram; failures counted. */
   addProbe(target: string, probe: () => Promise<unknown>): void {
     this.#probes.push(async () => {

@@ -42,7 +42,7 @@ export function dataUpdateAnnouncer(plans: readonly Plan[]) {
     enqueueNoticeForPlans(tx, { kind: 'data.updated', data: { ...event }, plans: reaching }, at);
 }
 
-export { listNotices, releaseAllNoticeClaims, type NoticeRow } from './repo.js';
+export { listNotices, type NoticeRow } from './repo.js';
 export { NOTICE_KINDS, TEMPLATES, renderNotice, type NoticeKind } from './templates.js';
 export {
   createNoticeWorker,
@@ -53,6 +53,7 @@ export {
 } from './worker.js';
 export {
   logTransport,
+  mailTransport,
   smtpTransport,
   verifySmtp,
   SMTP_TIMEOUT_MS,

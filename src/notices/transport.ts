@@ -76,6 +76,11 @@ export function logTransport(logger: Logger): MailTransport {
   };
 }
 
+/** Where notices go: SMTP_URL's server, or the log without one. */
+export function mailTransport(smtpUrl: string | undefined, logger: Logger): MailTransport {
+  return smtpUrl === undefined ? logTransport(logger) : smtpTransport(smtpUrl);
+}
+
 /**
  * Checks that the SMTP server of `url` answers: connects, greets (EHLO), starts TLS when
  * offered and logs in when the URL has credentials. Resolves, or rejects with the reason.

@@ -1,6 +1,6 @@
 import type { ActionTokens } from '../lib/action-tokens.js';
 import type { Clock } from '../lib/clock.js';
-import { backoffDelay, createQueue } from '../lib/queue.js';
+import { backoffDelay, createQueue, type Queue } from '../lib/queue.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/index.js';
 import * as repo from './repo.js';
@@ -26,13 +26,8 @@ export const NOTICE_RETRY_DELAYS_MS = [
 /** A claim outlives the longest SMTP conversation (three 15 s limits) by a wide margin. */
 export const NOTICE_LEASE_MS = 8 * SMTP_TIMEOUT_MS;
 
-export interface NoticeWorker {
-  readonly id: string;
-  /** Claims and sends due notices until none is due; returns how many were attempted. */
-  runOnce(): Promise<number>;
-  start(intervalMs: number): void;
-  stop(graceMs?: number): Promise<void>;
-}
+/** The `notices.send` queue: `runOnce` claims and sends due notices until none is due. */
+export type NoticeWorker = Queue;
 
 /** Who a claimed notice goes to; empty when nobody should get it (opted out, no account). */
 export function recipientsOf(n: repo.ClaimedNotice): string[] {
@@ -123,6 +118,7 @@ export function createNoticeWorker(deps: {
     logger,
     claim: (holder, now, leaseUntil, limit) => repo.claimDue(db, holder, now, leaseUntil, limit),
     handle: deliver,
+    releaseClaims: () => repo.releaseAllNoticeClaims(db),
   });
   return queue;
 }

@@ -16,7 +16,6 @@ export class SalaryDataStore {
   #index: SalaryIndex | undefined;
   #kept: readonly ReleaseRow[] = [];
   #keptKey = '';
-  #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<boolean> | undefined;
   readonly #vintages = new Map<number, Promise<SalaryIndex>>();
 
@@ -83,21 +82,5 @@ export class SalaryDataStore {
       this.#vintages.delete(oldest);
     }
     return index;
-  }
-
-  /** Polls every `intervalMs`; a failing database keeps the current index serving. */
-  watch(intervalMs: number): void {
-    this.stop();
-    this.#timer = setInterval(() => {
-      this.refresh().catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'release refresh failed; serving the loaded release'),
-      );
-    }, intervalMs);
-    this.#timer.unref();
-  }
-
-  stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
   }
 }

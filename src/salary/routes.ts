@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { COUNTRY_CODES } from '../catalog/index.js';
 import { JOB_SLUGS } from '../catalog/index.js';
-import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
+import { MEDIA_TYPES } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
-import type { ConsumeQuota, QuotaDeclaration } from '../http/quota.js';
+import type { QuotaDeclaration } from '../http/quota.js';
+import { HISTORY_EXAMPLE } from './examples.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
-import type { Labelling } from './respond.js';
-import { createSalaryResponder } from './responder.js';
-import type { FileCache } from './file-cache.js';
+import type { SalaryResponder } from './responder.js';
 import {
   BulkArchiveQuerySchema,
   BulkCountriesQuerySchema,
@@ -16,36 +15,28 @@ import {
   SalaryQuerySchema,
   SalaryResponseSchema,
 } from './schemas.js';
-import type { DownloadGate } from '../http/download-gate.js';
-import type { SalaryService } from './service.js';
 import type { RouteAuth } from '../auth/index.js';
 
 export interface SalaryRoutesOptions {
-  salary: SalaryService;
-  consumeQuota: ConsumeQuota;
-  downloads: DownloadGate;
-  /** Writes large files in worker threads. */
-  renderer: RenderPool;
-  /** Large files already written, per release. */
-  files: FileCache;
-  /** A white-label account's labelling (null: this service's own). */
-  labelling?: (accountId: string | null) => Labelling | null;
+  /** Answers a selection in every format the plan allows (shared with the custom endpoints). */
+  responder: SalaryResponder;
 }
 
 /**
  * The responses of a route answering salary figures in every format a plan may have: the
  * salary routes', the custom endpoints' and the pay position's (their own 200 description and,
- * for the position, its own JSON body).
+ * for the position, its own JSON body; for the history, its own example).
  */
 export function salaryResponses<S extends object = typeof SalaryResponseSchema>(
   description: string,
   json: S = SalaryResponseSchema as unknown as S,
+  example?: unknown,
 ) {
   return {
     200: {
       description,
       content: {
-        'application/json': { schema: json },
+        'application/json': { schema: json, ...(example === undefined ? {} : { example }) },
         ...Object.fromEntries(
           (['csv', 'xlsx', 'xml', 'parquet'] as const).map((f) => [
             MEDIA_TYPES[f],
@@ -63,9 +54,9 @@ export function salaryResponses<S extends object = typeof SalaryResponseSchema>(
   };
 }
 
-const okResponse = salaryResponses(
-  'The figures: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.',
-);
+const FIGURES =
+  'The figures: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.';
+const okResponse = salaryResponses(FIGURES);
 export const LOOKUP_AUTH = { access: 'data', scope: 'salary:read' } as const satisfies RouteAuth;
 const BULK_AUTH = { access: 'data', scope: 'bulk:read' } as const satisfies RouteAuth;
 /**
@@ -90,7 +81,7 @@ const suffix = (...parts: (string | number | undefined)[]): string =>
     .join('');
 
 export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = async (app, opts) => {
-  const responder = createSalaryResponder(opts);
+  const { responder } = opts;
   const serve: typeof responder.serve = (...args) => responder.serve(...args);
 
   app.get(
@@ -128,7 +119,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         description:
           'Every year from the earliest the plan reaches to the current year: Free the current year, Developer 1 year back, Business 3, Enterprise the full archive from 2014.',
         querystring: HistoryQuerySchema,
-        response: okResponse,
+        response: salaryResponses(FIGURES, SalaryResponseSchema, HISTORY_EXAMPLE),
       },
       config,
     },

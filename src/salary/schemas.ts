@@ -39,7 +39,7 @@ const release = Type.String({
   maxLength: 20,
   description:
     'Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.',
-  examples: ['2026.11.5'],
+  examples: ['2026.11.7'],
 });
 const asOf = Type.String({
   format: 'date',

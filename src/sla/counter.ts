@@ -1,4 +1,3 @@
-import type { Logger } from '../lib/logger.js';
 import type { Db } from '../store/index.js';
 import { intervalStart, statusClass, type IntervalCounts } from './measure.js';
 import { addCounts, type CountRow } from './repo.js';
@@ -10,13 +9,9 @@ import { addCounts, type CountRow } from './repo.js';
  */
 export class SlaCounter {
   #counts = new Map<string, Map<number, IntervalCounts>>();
-  #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
 
-  constructor(
-    private readonly db: Db,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   /** One answered request; `ms` is the server's own time on it (30 s or more counts as failed). */
   count(accountId: string | null, status: number, at: number, ms = 0): void {
@@ -65,20 +60,5 @@ export class SlaCounter {
       }
       throw error;
     }
-  }
-
-  start(intervalMs: number): void {
-    this.stop();
-    this.#timer = setInterval(() => {
-      this.flush().catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'SLA count flush failed; kept for the next one'),
-      );
-    }, intervalMs);
-    this.#timer.unref();
-  }
-
-  stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
   }
 }

@@ -19,7 +19,6 @@ const MAX_BUFFERED = 24 * 12;
  */
 export class Heartbeat {
   #pending = new Map<number, Beat>();
-  #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
   readonly #startedAt: number;
   #otherSeen = false;
@@ -97,24 +96,5 @@ export class Heartbeat {
       { otherInstance: other },
       'another instance serves this database, and REDIS_URL is not set: each instance counts quotas in its own memory, so an account can spend its limits once per instance; set REDIS_URL on every instance',
     );
-  }
-
-  start(everyMs: number): void {
-    this.stop();
-    const tick = () =>
-      this.beat().catch((error: unknown) =>
-        this.deps.logger.warn(
-          { err: error, buffered: this.buffered },
-          'heartbeat not written; kept and written with the next one',
-        ),
-      );
-    void tick();
-    this.#timer = setInterval(() => void tick(), everyMs);
-    this.#timer.unref();
-  }
-
-  stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
   }
 }

@@ -10,6 +10,7 @@ export interface SlaParts {
 }
 
 export { SlaCounter } from './counter.js';
+export { createSla } from './parts.js';
 export { Heartbeat } from './heartbeat.js';
 export { createSlaService, CLOSE_DELAY_MS, type SlaService, type CloseResult } from './service.js';
 export {

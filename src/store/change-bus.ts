@@ -101,6 +101,42 @@ export class RedisChangeBus implements ChangeBus {
   }
 }
 
+/** A Redis connection shared by a process and the change bus on it. */
+export interface SharedRedis {
+  readonly redis: Redis;
+  readonly bus: RedisChangeBus;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to Redis at `url` and opens the change bus on it. The process goes on when Redis
+ * does not answer yet (`unreachable` says what that means for it); the connection keeps trying.
+ */
+export async function openSharedRedis(
+  url: string,
+  options: { name: string; prefix: string; commandTimeoutMs?: number; unreachable: string },
+  logger?: Logger,
+): Promise<SharedRedis> {
+  const redis = openRedis(url, {
+    name: options.name,
+    ...(options.commandTimeoutMs === undefined
+      ? {}
+      : { commandTimeoutMs: options.commandTimeoutMs }),
+  });
+  await redisReady(redis).catch((error: unknown) =>
+    logger?.warn({ err: error }, options.unreachable),
+  );
+  const bus = new RedisChangeBus(redis, url, options.prefix, logger);
+  return {
+    redis,
+    bus,
+    async close() {
+      await bus.close();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
 /** Opens the bus a one-shot command (CLI) publishes on; local without REDIS_URL. */
 export async function openPublishingBus(
   redisUrl: string | undefined,
@@ -108,19 +144,63 @@ export async function openPublishingBus(
   logger?: Logger,
 ): Promise<{ bus: ChangeBus; close(): Promise<void> }> {
   if (redisUrl === undefined) return { bus: new LocalChangeBus(), close: () => Promise.resolve() };
-  const redis = openRedis(redisUrl, { name: 'salary-api:cli' });
-  await redisReady(redis).catch((error: unknown) =>
-    logger?.warn(
-      { err: error },
-      'Redis not reachable; running instances see the change at their next poll',
-    ),
+  return openSharedRedis(
+    redisUrl,
+    {
+      name: 'salary-api:cli',
+      prefix,
+      unreachable: 'Redis not reachable; running instances see the change at their next poll',
+    },
+    logger,
   );
-  const bus = new RedisChangeBus(redis, redisUrl, prefix, logger);
+}
+
+/**
+ * What this process does when a topic is announced: each part that keeps something in memory
+ * adds its re-read (`on`), and `dispatch` (the bus's subscriber) runs every re-read of the topic;
+ * a failed one is logged, and the periodic poll is the backstop.
+ */
+export class ChangeHandlers {
+  readonly #handlers = new Map<ChangeTopic, (() => Promise<unknown> | void)[]>();
+
+  constructor(private readonly logger: Logger) {}
+
+  on(topic: ChangeTopic, handler: () => Promise<unknown> | void): void {
+    this.#handlers.set(topic, [...(this.#handlers.get(topic) ?? []), handler]);
+  }
+
+  readonly dispatch = (topic: ChangeTopic): void => {
+    for (const handler of this.#handlers.get(topic) ?? []) {
+      Promise.resolve()
+        .then(handler)
+        .catch((error: unknown) =>
+          this.logger.warn(
+            { err: error, topic },
+            'refresh after a change failed; the poll retries',
+          ),
+        );
+    }
+  };
+}
+
+/**
+ * Announces `topic` on `bus` once per tick, however many changes one operation made (a plan
+ * change touches an account and several keys); `flush` waits for the announcement under way.
+ */
+export function coalescedAnnouncer(
+  bus: ChangeBus,
+  topic: ChangeTopic,
+): { announce: () => void; flush: () => Promise<void> } {
+  let announcing: Promise<void> | undefined;
   return {
-    bus,
-    async close() {
-      await bus.close();
-      await redis.quit().catch(() => redis.disconnect());
+    announce: () => {
+      announcing ??= Promise.resolve().then(() => {
+        announcing = undefined;
+        return bus.publish(topic);
+      });
+    },
+    flush: async () => {
+      await announcing;
     },
   };
 }

@@ -64,10 +64,14 @@ export async function openDatabase(
 }
 export { openRedis, redisReady, type Redis } from './redis.js';
 export {
+  ChangeHandlers,
+  coalescedAnnouncer,
   LocalChangeBus,
   RedisChangeBus,
   openPublishingBus,
+  openSharedRedis,
   type ChangeBus,
+  type SharedRedis,
   type ChangeTopic,
 } from './change-bus.js';
 export { runClaimed, type JobClaim } from './leases.js';

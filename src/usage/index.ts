@@ -4,3 +4,5 @@ export { createUsageService, type UsageQuota, type UsageService } from './servic
 export type { UsageColumn, UsageRow } from './repo.js';
 export { usageRoutes } from './routes.js';
 export { AddressCounts } from './address-counts.js';
+export { createUsage, type UsageParts } from './parts.js';
+export { usageObserver } from './observer.js';

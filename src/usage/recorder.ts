@@ -1,4 +1,3 @@
-import type { Logger } from '../lib/logger.js';
 import { HOUR_MS, windowStart } from '../limits/index.js';
 import type { Db } from '../store/index.js';
 import type { AddressCounts } from './address-counts.js';
@@ -47,12 +46,10 @@ function* rowsOf(accountId: string, byKey: ByKey): Generator<UsageRow> {
  */
 export class UsageRecorder {
   #counts: Counts = new Map();
-  #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
 
   constructor(
     private readonly db: Db,
-    private readonly logger: Logger,
     /** Also written with each flush (e.g. keys' last-used times). */
     private readonly alsoOnFlush: (db: Db) => Promise<void> = async () => undefined,
     /** The anonymous callers' limit counts, written in the usage's transaction. */
@@ -113,20 +110,5 @@ export class UsageRecorder {
       this.#inFlight = [];
       throw error;
     }
-  }
-
-  start(intervalMs: number): void {
-    this.stop();
-    this.#timer = setInterval(() => {
-      this.flush().catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'usage flush failed; kept for the next one'),
-      );
-    }, intervalMs);
-    this.#timer.unref();
-  }
-
-  stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
   }
 }

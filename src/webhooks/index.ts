@@ -19,7 +19,7 @@ export {
 } from './sender.js';
 export { addressRefusal, checkTargetUrl, targetHostRefusal } from './address-guard.js';
 export { RETRY_DELAYS_MS, MAX_ATTEMPTS, DISABLE_AFTER_FAILING_MS } from './backoff.js';
-export { outboxState, releaseAllClaims } from './repo.js';
+export { outboxState } from './repo.js';
 export { webhookRoutes, webhookSchemas, WebhookUrlSchema } from './routes.js';
 // Webhook-destination exports sign and send their own events through the same pieces.
 export { payloadOf } from './service.js';

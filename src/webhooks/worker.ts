@@ -1,6 +1,6 @@
 import { recordAudit } from '../audit/index.js';
 import type { Clock } from '../lib/clock.js';
-import { createQueue } from '../lib/queue.js';
+import { createQueue, type Queue } from '../lib/queue.js';
 import type { Logger } from '../lib/logger.js';
 import { enqueueNotice } from '../notices/index.js';
 import type { SecretBox } from '../lib/secret-box.js';
@@ -15,15 +15,8 @@ import { signedHeaders } from './signature.js';
 /** A claim outlives the longest send (15 s) by a wide margin, so it is never taken over early. */
 export const LEASE_MS = 4 * SEND_TIMEOUT_MS;
 
-export interface WebhookWorker {
-  readonly id: string;
-  /** Claims and sends due deliveries until none is due; returns how many were attempted. */
-  runOnce(): Promise<number>;
-  /** Runs `runOnce` every `intervalMs` until `stop`. */
-  start(intervalMs: number): void;
-  /** Stops polling and waits (up to `graceMs`) for sends in flight to be recorded. */
-  stop(graceMs?: number): Promise<void>;
-}
+/** The `webhooks.deliver` queue: `runOnce` claims and sends due deliveries until none is due. */
+export type WebhookWorker = Queue;
 
 /**
  * The `webhooks.deliver` job: claims due deliveries from the outbox (each claimed by one
@@ -169,6 +162,7 @@ export function createWebhookWorker(deps: {
     logger,
     claim: (holder, now, leaseUntil, limit) => repo.claimDue(db, holder, now, leaseUntil, limit),
     handle: deliver,
+    releaseClaims: () => repo.releaseAllClaims(db),
   });
   return queue;
 }

@@ -12,7 +12,13 @@ import {
   readRelease,
   withValidationSection,
 } from '../../scripts/build-release.js';
-import { HIGH_MAX_ERROR, MEDIUM_MAX_ERROR } from '../../scripts/release-model/confidence.js';
+import {
+  CLASS_PRIOR_PREDICTIONS,
+  EVIDENCE_CLASSES,
+  HIGH_MAX_ERROR,
+  MEDIUM_MAX_ERROR,
+  classErrors,
+} from '../../scripts/release-model/confidence.js';
 import { EVIDENCE_TABLES } from '../../scripts/release-model/evidence-tables.js';
 import { HELD_OUT } from '../../scripts/release-model/holdout.js';
 import {
@@ -62,6 +68,35 @@ describe('the bundled release against published figures the fit never saw', () =
     }
   });
 
+  it('shrinks a class measured on few predictions towards the class below, and never states it less sure', () => {
+    const k = CLASS_PRIOR_PREDICTIONS;
+    const few = classErrors({ 'own-unit': 0.02, 'own-broad': 0.06, pooled: 0.1 }, { 'own-unit': 10, 'own-broad': 30, pooled: 150 });
+    const broad = (30 * 0.06 + k * 0.1) / (30 + k);
+    assert.ok(Math.abs(few['own-broad'] - broad) < 1e-12, String(few['own-broad']));
+    assert.ok(Math.abs(few['own-unit'] - (10 * 0.02 + k * broad) / (10 + k)) < 1e-12, String(few['own-unit']));
+    assert.equal(few.pooled, 0.1);
+    // A class measured worse than the class below states the class below's error.
+    const worse = classErrors({ 'own-unit': 0.12, 'own-broad': 0.15, pooled: 0.1 }, { 'own-unit': 40, 'own-broad': 9, pooled: 150 });
+    assert.deepEqual(worse, { 'own-unit': 0.1, 'own-broad': 0.1, pooled: 0.1 });
+    // Without predictions a class takes the class below's error; with many, nearly its own.
+    const none = classErrors({ 'own-unit': NaN, 'own-broad': NaN, pooled: 0.1 }, { 'own-unit': 0, 'own-broad': 0, pooled: 150 });
+    assert.deepEqual(none, { 'own-unit': 0.1, 'own-broad': 0.1, pooled: 0.1 });
+    const many = classErrors({ 'own-unit': 0.03, 'own-broad': 0.1, pooled: 0.1 }, { 'own-unit': 2000, 'own-broad': 100, pooled: 150 });
+    assert.ok(many['own-unit'] < 0.031, String(many['own-unit']));
+
+    // The bundled release states what the rule gives for its own measurements.
+    const stated = classErrors(confidence.classMeasured, confidence.classCount);
+    for (const cls of EVIDENCE_CLASSES) assert.equal(confidence.classError[cls], stated[cls], cls);
+    assert.ok(confidence.classError['own-unit'] <= confidence.classError['own-broad']);
+    assert.ok(confidence.classError['own-broad'] <= confidence.classError.pooled);
+    assert.ok(confidence.classCount['own-unit'] < 2 * k, 'own-unit is measured on few predictions');
+    assert.ok(confidence.classError['own-unit'] > confidence.classMeasured['own-unit'] + 0.01, 'own-unit is not shrunk');
+    const unit = records.find((r) => confidence.classOf(r.country, r.job) === 'own-unit' && confidence.timeOf(r.country, r.year) === 'published');
+    assert.ok(unit);
+    const typical = Math.round(100 * confidence.combined('own-unit', 'published'));
+    assert.match(unit.confidence_note, new RegExp(`typical error ${typical} %$`));
+  });
+
   it('counts distance from a published mean: a series year, then one and two projected years', () => {
     for (const c of COUNTRIES) {
       const last = model.series.lastPublishedYear.get(c.code) ?? NaN;
@@ -105,6 +140,28 @@ describe('the bundled release against the tables it was fitted on', () => {
     assert.ok(Math.abs((figures[0]?.error ?? 0) - (96 / 90 - 1)) < 1e-9);
     assert.equal(figures[1]?.row, '2512');
     assert.ok(report.jobFigures.length < report.tableRows.length, 'the bundled release has split jobs');
+  });
+
+  it('converts a table of one sector through that sector’s place in the economy, as the economy’s own table publishes it', () => {
+    const linked = EVIDENCE_TABLES.filter((t) => t.sectorShare);
+    assert.ok(linked.some((t) => t.source === 'fi_tilastokeskus_kuntasektorin_palkat_2022'));
+    for (const t of linked) {
+      const link = t.sectorShare!;
+      const of = model.rows.filter((r) => r.source === link.source && r.refPeriod === link.refPeriod && r.statistic === 'median');
+      const sector = of.find((r) => link.sector.test(r.rowLabel));
+      const economy = of.find((r) => r.jobs.includes('total'));
+      assert.ok(sector && economy, t.source);
+      const rows = model.evidence.rows.filter((r) => r.table === t);
+      assert.ok(rows.length > 0, t.source);
+      for (const r of rows) {
+        const rho = model.evidence.medianRatio.get(r.row.country)?.ratio ?? NaN;
+        const ownTotalOnly = model.series.lnMeanAt(r.total.country, r.total.time) + Math.log(rho) - Math.log(r.total.value);
+        assert.ok(Math.abs(r.lnFactor - ownTotalOnly - Math.log(sector.value / economy.value)) < 1e-12, r.id);
+      }
+    }
+    // Finland's municipalities sit below the economy's median (2,960 against 3,217 in 2020).
+    const fi = model.evidence.sectorShares.get('fi_tilastokeskus_kuntasektorin_palkat_2022 median');
+    assert.ok(fi && Math.abs(fi.share - 2960 / 3217) < 1e-12, JSON.stringify(fi));
   });
 
   it('maps every row it uses to its job’s ISCO-08 definition', () => {

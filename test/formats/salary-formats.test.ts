@@ -177,7 +177,7 @@ describe('the full archive in every file format: complete, read back, written on
   it('XML', async () => {
     const res = await archive('xml');
     const doc = new XMLParser({ ignoreAttributes: false }).parse(res.body);
-    assert.equal(doc.salaries['@_release'], '2026.11.7');
+    assert.equal(doc.salaries['@_release'], '2026.11.8');
     expectArchive(doc.salaries.salary);
   });
 

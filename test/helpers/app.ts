@@ -3,8 +3,12 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { setPasswordHashCost } from '../../src/lib/crypto.js';
+import type { Job } from '../../src/lib/job.js';
 import type { RateLimiter } from '../../src/limits/index.js';
-import { createServer } from '../../src/main/wire.js';
+import type { Api } from '../../src/main/api.js';
+import type { Core } from '../../src/main/core.js';
+import { startServer } from '../../src/main/serve.js';
+import type { Worker } from '../../src/main/worker.js';
 import type { Db } from '../../src/store/index.js';
 import type { WebhookSender } from '../../src/webhooks/index.js';
 import { memoryPglite } from './db.js';
@@ -18,19 +22,21 @@ setPasswordHashCost(1024);
 
 export interface TestApp {
   app: FastifyInstance;
-  services: Awaited<ReturnType<typeof createServer>>['services'];
-  recorder: Awaited<ReturnType<typeof createServer>>['recorder'];
-  webhooks: Awaited<ReturnType<typeof createServer>>['webhooks'];
-  worker: Awaited<ReturnType<typeof createServer>>['worker'];
-  notices: Awaited<ReturnType<typeof createServer>>['notices'];
-  exportWorker: Awaited<ReturnType<typeof createServer>>['exportWorker'];
-  releases: Awaited<ReturnType<typeof createServer>>['releases'];
-  data: Awaited<ReturnType<typeof createServer>>['data'];
-  oauth: Awaited<ReturnType<typeof createServer>>['oauth'];
-  sla: Awaited<ReturnType<typeof createServer>>['sla'];
-  heartbeat: Awaited<ReturnType<typeof createServer>>['heartbeat'];
-  licenses: Awaited<ReturnType<typeof createServer>>['licenses'];
-  quotaEndpoints: Awaited<ReturnType<typeof createServer>>['quotaEndpoints'];
+  services: Core['accounts'];
+  recorder: Api['usage']['recorder'];
+  webhooks: Core['webhooks']['service'];
+  worker: Worker['webhookWorker'];
+  notices: Worker['notices'];
+  exportWorker: Worker['exportWorker'];
+  releases: Core['data']['releases'];
+  data: Core['data']['store'];
+  oauth: Api['oauth'];
+  sla: Core['sla'];
+  heartbeat: Api['heartbeat'];
+  licenses: Core['licenses'];
+  quotaEndpoints: Api['quotaEndpoints'];
+  /** Every job of the process by name (a test may pause one: stop, then start again). */
+  job(name: string): Job;
   clock: ManualClock;
   db: Db;
   /** Listens as `serve` does: the API on PORT and HOST, the metrics on METRICS_PORT when set. */
@@ -63,39 +69,47 @@ export async function buildTestApp(
     ACCESS_LOG: 'false',
     SECRET_KEY: TEST_SECRET_KEY,
     // Tests run the webhook worker by hand (`worker.runOnce()`) after moving the clock.
-    WEBHOOK_POLL_MS: '0',
+    WEBHOOK_POLL_SECONDS: '0',
     // And the notice worker (`notices.runOnce()`).
-    NOTICE_POLL_MS: '0',
-    EXPORT_POLL_MS: '0',
+    NOTICE_POLL_SECONDS: '0',
+    EXPORT_POLL_SECONDS: '0',
     ...options.env,
   });
-  const server = await createServer(config, {
+  const server = await startServer(config, {
     clock,
     db,
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.webhookSender === undefined ? {} : { webhookSender: options.webhookSender }),
     ...(options.limiter === undefined ? {} : { limiter: options.limiter }),
   });
-  options.routes?.(server.app, clock);
-  await server.app.ready();
+  const { core, api, worker } = server;
+  if (api === undefined || worker === undefined) throw new Error('role all runs both roles');
+  options.routes?.(api.app, clock);
+  await api.app.ready();
+  const jobs = [...core.jobs, ...api.jobs, ...worker.jobs];
   return {
-    app: server.app,
-    services: server.services,
-    recorder: server.recorder,
-    webhooks: server.webhooks,
-    worker: server.worker,
-    notices: server.notices,
-    exportWorker: server.exportWorker,
-    releases: server.releases,
-    data: server.data,
-    oauth: server.oauth,
-    sla: server.sla,
-    heartbeat: server.heartbeat,
-    licenses: server.licenses,
-    quotaEndpoints: server.quotaEndpoints,
+    app: api.app,
+    services: core.accounts,
+    recorder: api.usage.recorder,
+    webhooks: core.webhooks.service,
+    worker: worker.webhookWorker,
+    notices: worker.notices,
+    exportWorker: worker.exportWorker,
+    releases: core.data.releases,
+    data: core.data.store,
+    oauth: api.oauth,
+    sla: core.sla,
+    heartbeat: api.heartbeat,
+    licenses: core.licenses,
+    quotaEndpoints: api.quotaEndpoints,
+    job(name) {
+      const job = jobs.find((j) => j.name === name);
+      if (job === undefined) throw new Error(`no job ${name}`);
+      return job;
+    },
     clock,
     db,
-    listen: () => server.listen(),
+    listen: () => api.listen(),
     async close() {
       await server.close();
       await owned?.cleanup();

@@ -49,7 +49,7 @@ describe('catalogue, operations and API description', () => {
     assert.deepEqual((await t.app.inject('/health')).json(), { status: 'ok' });
     const ready = (await t.app.inject('/ready')).json();
     assert.equal(ready.status, 'ready');
-    assert.equal(ready.release, '2026.11.7');
+    assert.equal(ready.release, '2026.11.8');
   });
 
   it('serves the methodology as Markdown', async () => {

@@ -64,7 +64,7 @@ describe('custom response schemas (Enterprise)', () => {
     assert.equal(json.data[0].Land, 'SE');
     assert.equal(json.data[0].Beruf, 'Electrician');
     assert.ok(json.data[0].Median_local > json.data[0].Median_EUR * 9, 'SEK');
-    assert.equal(json.meta.release.version, '2026.11.7');
+    assert.equal(json.meta.release.version, '2026.11.8');
     const csv: Record<string, string>[] = parse(
       (await call('GET', `${url}&format=csv`, ent.apiKey!)).body,
       { columns: true },

@@ -42,7 +42,6 @@ describe('Idempotency-Key across a crash', { skip }, () => {
   });
   after(async () => {
     await Promise.all([first, second].map((i) => i?.kill()));
-    s?.cache.stop();
     await db?.cleanup();
   });
 

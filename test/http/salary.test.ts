@@ -43,7 +43,7 @@ describe('GET /api/v1/salary (Free, no credential)', () => {
     assert.ok(record.p25 < record.median && record.median < record.p75);
     assert.equal(record.projected, true);
     assert.equal(record.basis, 'projected');
-    assert.equal(body.meta.release.version, '2026.11.7');
+    assert.equal(body.meta.release.version, '2026.11.8');
     assert.equal(body.meta.modelled, true);
     assert.match(body.meta.source, /Eurostat/);
     assert.equal(body.meta.methodology_url, '/methodology');
@@ -298,15 +298,15 @@ describe('GET /api/v1/salary, the same query again', () => {
 
   it('answers from the release loaded since', async () => {
     const query = 'country=AT&job=nurse&level=lead';
-    assert.equal((await get(query)).json().meta.release.version, '2026.11.7');
-    await t.releases.load(await changedRelease('2026.11.7-answer-test'));
+    assert.equal((await get(query)).json().meta.release.version, '2026.11.8');
+    await t.releases.load(await changedRelease('2026.11.8-answer-test'));
     // The server takes up a release loaded elsewhere at its next poll (a second here).
     let version = '';
     for (const deadline = Date.now() + 5_000; Date.now() < deadline;) {
       version = (await get(query)).json().meta.release.version;
-      if (version !== '2026.11.7') break;
+      if (version !== '2026.11.8') break;
       await sleep(100);
     }
-    assert.equal(version, '2026.11.7-answer-test');
+    assert.equal(version, '2026.11.8-answer-test');
   });
 });

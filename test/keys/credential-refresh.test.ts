@@ -50,7 +50,6 @@ describe('credential re-read beside a plan change on PostgreSQL', { skip }, () =
     s = await operatorServices(pg.db, {});
   });
   after(async () => {
-    s?.cache.stop();
     await pg?.cleanup();
   });
 

@@ -15,7 +15,6 @@ describe('keys.notify_grace: the notice before a rotated key stops working', () 
     s = await operatorServices(t.db, {});
   });
   after(async () => {
-    s?.cache.stop();
     await t?.cleanup();
   });
 

@@ -93,7 +93,6 @@ describe('SIGTERM with requests written on idle keep-alive connections', { skip 
   });
   after(async () => {
     await instance?.kill();
-    s?.cache.stop();
     await db?.cleanup();
   });
 

@@ -205,23 +205,23 @@ describe('MCP server at /mcp (the SDK client over Streamable HTTP)', () => {
   it('answers a lookup pinned to an older release as REST does, naming that release', async () => {
     const own = (await accountOnPlan(t, 'developer')).apiKey!;
     const client = await connect(own);
-    const args = { country: 'DE', job: 'nurse', level: 'mid', release: '2026.11.6' };
+    const args = { country: 'DE', job: 'nurse', level: 'mid', release: '2026.11.7' };
     const result = await callTool(client, 'salary_lookup', args);
     assert.equal(result.isError, undefined, textOf(result));
     const body = JSON.parse(textOf(result));
-    assert.equal(body.meta.release.version, '2026.11.6');
+    assert.equal(body.meta.release.version, '2026.11.7');
     const rest = await call(
       'GET',
-      '/api/v1/salary?country=DE&job=nurse&level=mid&release=2026.11.6',
+      '/api/v1/salary?country=DE&job=nurse&level=mid&release=2026.11.7',
       {
         token: developer.apiKey!,
       },
     );
     assert.deepEqual(body, rest.json());
     const active = await callTool(client, 'salary_lookup', { ...args, release: undefined });
-    // 2026.11.7 has 2026.11.6's figures; its notes name what a projected year comes from.
+    // 2026.11.8's notes state the typical error of a cell with its own unit-level rows as 7 %.
     const activeBody = JSON.parse(textOf(active));
-    assert.equal(activeBody.meta.release.version, '2026.11.7');
+    assert.equal(activeBody.meta.release.version, '2026.11.8');
     assert.notEqual(activeBody.data[0].confidence_note, body.data[0].confidence_note);
   });
 });

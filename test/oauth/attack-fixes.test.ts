@@ -209,7 +209,8 @@ describe('OAuth: fixes of the attack findings', () => {
     async function clientQueries(run: () => Promise<void>): Promise<number> {
       // The authority's timed re-read (every second) would be counted too: paused, and any
       // read under way finished, so only the requests' own queries count.
-      t.oauth.stop();
+      const refresh = t.job('oauth.refresh');
+      await refresh.stop();
       await t.oauth.refresh();
       const original = t.db.query.bind(t.db);
       let n = 0;
@@ -221,7 +222,7 @@ describe('OAuth: fixes of the attack findings', () => {
         await run();
       } finally {
         t.db.query = original;
-        t.oauth.watch(1000);
+        refresh.start();
       }
       return n;
     }

@@ -4,7 +4,7 @@ import type { Contract } from '../../src/accounts/index.js';
 import { operatorPrincipal } from '../../src/billing/index.js';
 import { BUNDLED_RELEASE, loadConfig } from '../../src/config/index.js';
 import { systemClock } from '../../src/lib/clock.js';
-import { createServices } from '../../src/main/setup.js';
+import { startAccountServices } from '../../src/main/account-services.js';
 import type { PlanId } from '../../src/plans/index.js';
 import { createReleaseService, readReleaseFile } from '../../src/releases/index.js';
 import type { Db } from '../../src/store/index.js';
@@ -23,12 +23,16 @@ export async function loadBundledRelease(db: Db): Promise<void> {
   );
 }
 
-export type Services = Awaited<ReturnType<typeof createServices>>;
+export type Services = Awaited<ReturnType<typeof startAccountServices>>;
 
 /** The services over the test's database, as the operator's CLI would use them. */
 export async function operatorServices(db: Db, env: Record<string, string>): Promise<Services> {
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
-  return createServices(config, { clock: systemClock, logger: pino({ level: 'silent' }), db });
+  return startAccountServices(config, {
+    clock: systemClock,
+    logger: pino({ level: 'silent' }),
+    db,
+  });
 }
 
 /** A Free account, signed up as a person would (without the sign-up throttle). */

@@ -30,13 +30,13 @@ describe(
       DATABASE_URL: pg.url,
       REDIS_URL: TEST_REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
-      REDIS_TIMEOUT_MS: '5000',
+      REDIS_TIMEOUT_SECONDS: '5',
       PLAN_OVERRIDES: JSON.stringify({ developer: { requestLimit: LIMIT } }),
       // Long polls: what arrives within a second arrives through Redis pub/sub.
-      CREDENTIAL_REFRESH_MS: '30000',
+      CREDENTIAL_REFRESH_SECONDS: '30',
       RELEASE_POLL_SECONDS: '3600',
-      WEBHOOK_POLL_MS: '600000',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_POLL_SECONDS: '600',
+      OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
       USAGE_FLUSH_SECONDS: '1',
     });
 
@@ -52,7 +52,6 @@ describe(
       await Promise.all(instances.map((i) => i.kill()));
       redis?.disconnect();
       await deleteKeys(TEST_REDIS_URL, prefix);
-      s?.cache.stop();
       await pg?.cleanup();
       rmSync(work, { recursive: true, force: true });
     });
@@ -294,15 +293,20 @@ describe(
 
       let loading = true;
       const survivors = instances.slice(0, 2);
-      const load = survivors.map(async (instance) => {
+      const answered = survivors.map(() => 0);
+      const load = survivors.map(async (instance, n) => {
         const seen: number[] = [];
-        while (loading)
+        while (loading) {
           seen.push((await call(instance.url, LOOKUP, { token: owner.apiKey })).status);
+          answered[n]!++;
+        }
         return seen;
       });
-      await new Promise((r) => setTimeout(r, 300));
+      await until(() => answered.every((a) => a >= 3), 10_000);
       await victim.kill();
-      await new Promise((r) => setTimeout(r, 700));
+      // The survivors go on answering while it is down.
+      const before = [...answered];
+      await until(() => answered.every((a, n) => a >= before[n]! + 3), 10_000);
       // While it is down: a key revoked and one created elsewhere.
       const other = await call(instances[0]!.url, '/api/v1/keys', {
         method: 'POST',

@@ -36,7 +36,6 @@ describe('limits across a Redis data loss', { skip }, () => {
   after(async () => {
     await Promise.all(instances.map((i) => i.kill()));
     await redis?.stop();
-    s?.cache.stop();
     await db?.cleanup();
   });
 

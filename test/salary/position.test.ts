@@ -50,7 +50,7 @@ describe('GET /api/v1/salary/position', () => {
     assert.equal(data.confidence, served.confidence);
     assert.ok(['high', 'medium', 'low'].includes(data.confidence));
     assert.equal(meta.country.code, 'DE');
-    assert.equal(meta.release.version, '2026.11.7');
+    assert.equal(meta.release.version, '2026.11.8');
     assert.equal(meta.methodology_url, '/methodology');
   });
 

@@ -34,7 +34,7 @@ describe('the prepared database image', () => {
     manifest = {
       pglite: pgliteVersion(),
       migrations: listMigrations().map((m) => m.version),
-      release: { version: '2026.11.7', sha256: sha256File(BUNDLED_RELEASE) },
+      release: { version: '2026.11.8', sha256: sha256File(BUNDLED_RELEASE) },
       inputs: 'test',
     };
     mkdirSync(imageDir);
@@ -90,7 +90,7 @@ describe('the prepared database image', () => {
       );
       assert.deepEqual(
         releases_.map((r) => r.version),
-        ['2026.11.7', '2026.11.6', '2026.11.5'],
+        ['2026.11.8', '2026.11.7', '2026.11.6'],
       );
       for (const release of releases_) assert.equal(new Date(release.loaded_at).getTime(), now);
       const events = await db.query<{ created_at: Date; data: { loaded_at: string } }>(
@@ -109,7 +109,7 @@ describe('the prepared database image', () => {
       // Later starts see the bundled file is the active release without parsing it.
       const releases = createReleaseService({ db, clock: new ManualClock(now) });
       assert.equal(await releases.isActive(BUNDLED_RELEASE), true);
-      const other = writeReleaseVersion(join(work, 'other.jsonl.gz'), '2026.11.8');
+      const other = writeReleaseVersion(join(work, 'other.jsonl.gz'), '2026.11.9');
       assert.equal(await releases.isActive(other), false);
       assert.equal(await releases.isActive(join(work, 'missing.jsonl.gz')), false);
     } finally {
@@ -138,7 +138,7 @@ describe('the prepared database image', () => {
     const db = await openConfiguredDatabase(config, quiet, 'test', { clock, imageDir });
     try {
       const releases = createReleaseService({ db, clock });
-      assert.equal(await releases.activeVersion(), '2026.11.7');
+      assert.equal(await releases.activeVersion(), '2026.11.8');
       await ensureRelease(releases, newer, quiet);
       assert.equal(await releases.activeVersion(), '2026.12.2');
       const events = await db.query<{ created_at: Date; data: { release: string } }>(
@@ -146,7 +146,7 @@ describe('the prepared database image', () => {
       );
       assert.deepEqual(
         events.map((e) => e.data.release),
-        ['2026.11.5', '2026.11.6', '2026.11.7', '2026.12.2'],
+        ['2026.11.6', '2026.11.7', '2026.11.8', '2026.12.2'],
       );
       assert.equal(new Date(events[2]!.created_at).getTime(), now);
     } finally {

@@ -41,7 +41,6 @@ describe('PostgreSQL connections lost during transactions', { skip }, () => {
   after(
     async () => {
       await Promise.all(instances.map((i) => i.kill()));
-      s?.cache.stop();
       await proxy?.cut();
       await db?.cleanup();
     },

@@ -75,7 +75,7 @@ for (const backend of backends) {
       { skip: !enabled && 'no PostgreSQL reachable' },
       async () => {
         const active = await releases.active();
-        assert.equal(active?.release.version, '2026.11.7');
+        assert.equal(active?.release.version, '2026.11.8');
         assert.equal(active?.records.length, 29_484);
         const original = JSON.parse(bundledText.split('\n')[1]!);
         const stored = active?.records.find(
@@ -103,7 +103,7 @@ for (const backend of backends) {
         const result = await releases.load(parseRelease(nextRelease()));
         assert.equal(Number(await countEvents()), before + 1);
         assert.equal(result.release.version, '2026.12.1');
-        assert.equal(result.event.previous_release, '2026.11.7');
+        assert.equal(result.event.previous_release, '2026.11.8');
         assert.deepEqual(result.event.countries, ['DE']);
         assert.deepEqual(result.event.jobs, ['nurse']);
         assert.equal(result.event.records.changed, 4 * 13);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
 import { listMigrations, migrate, openPostgres, type Db } from '../../src/store/index.js';
 import { UsageRecorder } from '../../src/usage/index.js';
 import { usageGrouped, USAGE_COLUMNS, type UsageColumn } from '../../src/usage/repo.js';
@@ -8,7 +7,6 @@ import { clonePglite, freshPostgres, postgresAvailable, type TestDb } from '../h
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const logger = pino({ level: 'silent' });
 /** 21:00 UTC: the hours recorded run over midnight into the next UTC day. */
 const START = Date.parse('2026-11-21T21:00:00Z');
 const ACCOUNTS = ['acct_r1', 'acct_r2'];
@@ -85,7 +83,7 @@ function suite(name: string, open: () => Promise<TestDb & { second: () => Promis
 
     it('stay the exact sums of the hourly rows when two instances flush the same hours at once', async () => {
       const other = await t.second();
-      const recorders = [new UsageRecorder(t.db, logger), new UsageRecorder(other, logger)];
+      const recorders = [new UsageRecorder(t.db), new UsageRecorder(other)];
       const next = sequence(7);
       let recorded = await total(t.db);
       try {
