@@ -12,7 +12,7 @@ import { buildTestApp } from '../test/helpers/app.js';
 import { startSshd } from '../test/helpers/sshd.js';
 import { assertWrkInstalled, runWrk, type WrkResult } from './lib/wrk.js';
 
-const t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+const t = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' } });
 const sshd = await startSshd();
 const key = (await accountOnPlan(t, 'enterprise')).apiKey!;
 const mib = (n: number) => (n / 2 ** 20).toFixed(0);

@@ -1,7 +1,7 @@
 /**
  * Webhook figures, on PostgreSQL (the CLI loads a release while the server runs):
  *  1. latency: from `salary-api data load` exiting to the receiver getting the data.updated
- *     event, through a real `serve` process polling every WEBHOOK_POLL_MS (default 1000);
+ *     event, through a real `serve` process polling every WEBHOOK_POLL_SECONDS (default 1);
  *  2. throughput: deliveries per second from one worker to a local receiver, by concurrency.
  * Usage: npx tsx bench/webhooks.ts [--loads N] [--deliveries N]
  * Needs PostgreSQL at BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres).
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     PATH: process.env.PATH,
     DATABASE_URL: url.toString(),
     SECRET_KEY,
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
     LOG_LEVEL: 'warn',
     ACCESS_LOG: 'false',
   };
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     }
     await stopServer(server);
     console.log(
-      `data load exit → receipt (WEBHOOK_POLL_MS=1000, ${LOADS} loads): median ${median(latencies).toFixed(0)} ms, ` +
+      `data load exit → receipt (WEBHOOK_POLL_SECONDS=1, ${LOADS} loads): median ${median(latencies).toFixed(0)} ms, ` +
         `min ${Math.min(...latencies).toFixed(0)}, max ${Math.max(...latencies).toFixed(0)}`,
     );
 

@@ -130,7 +130,7 @@ export function accountDeletion(deps: {
           { name: 'confirm', reason: `must be the word ${DELETE_CONFIRMATION}` },
         ]);
       const now = clock.now();
-      const decision = await deps.limiter.consume(`delete:${accountId}`, [DELETE_FAILURES], now);
+      const decision = await deps.limiter.spend(`delete:${accountId}`, [DELETE_FAILURES], now);
       if (!decision.allowed)
         throw AppError.tooManyAttempts(
           'Too many wrong passwords for a deletion; try again later.',

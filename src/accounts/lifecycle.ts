@@ -129,7 +129,7 @@ export function accountLifecycle(deps: LifecycleDeps) {
         [addressBucket(ip), RESET_ADDRESS],
         [`reset:${email}`, RESET_EMAIL],
       ] as const) {
-        const decision = await limiter.consume(bucket, [rule], now);
+        const decision = await limiter.spend(bucket, [rule], now);
         if (!decision.allowed)
           throw AppError.tooManyAttempts(
             'Too many password reset requests; try again later.',
@@ -246,7 +246,7 @@ export function accountLifecycle(deps: LifecycleDeps) {
       if (account === undefined) throw new AppError('NOT_FOUND', 'No such account.');
       if (account.emailVerifiedAt !== null) return false;
       const now = clock.now();
-      const decision = await limiter.consume(`verify:${accountId}`, [VERIFY_SENDS], now);
+      const decision = await limiter.spend(`verify:${accountId}`, [VERIFY_SENDS], now);
       if (!decision.allowed)
         throw AppError.tooManyAttempts(
           `At most ${VERIFY_SENDS.limit} verification mails are sent per hour; try again later.`,

@@ -205,9 +205,9 @@ export function createAccountService(deps: {
     const now = clock.now();
     const address = addressBucket(ip);
     const account = `email:${email}`;
-    let blocked = await failures.consume(address, [ADDRESS_FAILURES], now);
+    let blocked = await failures.spend(address, [ADDRESS_FAILURES], now);
     if (blocked.allowed) {
-      blocked = await failures.consume(account, [ACCOUNT_FAILURES], now);
+      blocked = await failures.spend(account, [ACCOUNT_FAILURES], now);
       if (blocked.allowed) {
         return async () => {
           await failures.release(address, [ADDRESS_FAILURES], now);
@@ -265,7 +265,7 @@ export function createAccountService(deps: {
         });
       }
       if (throttle) {
-        const decision = await failures.consume(addressBucket(ip), [SIGN_UPS], clock.now());
+        const decision = await failures.spend(addressBucket(ip), [SIGN_UPS], clock.now());
         if (!decision.allowed) {
           throw AppError.tooManyAttempts(
             `At most ${SIGN_UPS.limit} accounts can be created per hour from one address; try again later.`,

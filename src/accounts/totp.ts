@@ -188,9 +188,9 @@ export function accountTotp(deps: {
   async function reserveCodeAttempt(accountId: string, ip: string, at: number) {
     const address = addressBucket(ip);
     const account = `totp:${accountId}`;
-    let decision = await deps.limiter.consume(address, [CODE_ADDRESS], at);
+    let decision = await deps.limiter.spend(address, [CODE_ADDRESS], at);
     if (decision.allowed) {
-      decision = await deps.limiter.consume(account, [CODE_ACCOUNT], at);
+      decision = await deps.limiter.spend(account, [CODE_ACCOUNT], at);
       if (!decision.allowed) await deps.limiter.release(address, [CODE_ADDRESS], at);
     }
     if (!decision.allowed)

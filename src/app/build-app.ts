@@ -21,7 +21,7 @@ import type { AccessLog } from '../http/access-log.js';
 import { healthRoutes, type ReadinessCheck } from '../http/health-routes.js';
 import { openApiOptions } from '../http/openapi.js';
 import { ProblemSchema } from '../http/openapi-responses.js';
-import type { ConsumeQuota, SpendQuota } from '../http/quota.js';
+import type { SpendRouteQuota, SpendQuota } from '../http/quota.js';
 import {
   keyRoutes,
   KeySchema,
@@ -95,9 +95,9 @@ export interface EnterpriseParts {
 
 /** The kit's hooks and what the routes share of it. */
 export interface AppKit extends KitDeps {
-  /** Spends a request's quota: the handlers' (`consumeQuota`) and the MCP tools'. */
+  /** Spends a request's quota: the handlers' (`spendRouteQuota`) and the MCP tools'. */
   readonly spendQuota: SpendQuota;
-  readonly consumeQuota: ConsumeQuota;
+  readonly spendRouteQuota: SpendRouteQuota;
   /** The shared limiter (the MCP transport's own allowance per address). */
   readonly limiter: RateLimiter;
   readonly readiness: readonly ReadinessCheck[];
@@ -146,7 +146,7 @@ const SHARED_SCHEMAS = [
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, clock, plans, kit, data, accounts, oauth, enterprise, sla, metrics } = deps;
-  const { consumeQuota } = kit;
+  const { spendRouteQuota } = kit;
   const baseUrl = baseUrlOf(config);
   const app = createFastify({
     logger: deps.logger,
@@ -171,12 +171,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     licenses: enterprise.licenses,
     sla,
   });
-  await app.register(catalogRoutes, { consumeQuota });
-  await app.register(releaseRoutes, { catalog: data.releases, consumeQuota });
+  await app.register(catalogRoutes, { spendRouteQuota });
+  await app.register(releaseRoutes, { catalog: data.releases, spendRouteQuota });
   await app.register(salaryRoutes, { responder: data.responder });
   await app.register(positionRoutes, {
     positions: data.positions,
-    consumeQuota,
+    spendRouteQuota,
     labelling: enterprise.licenses.labelling,
   });
   await app.register(accountRoutes, {

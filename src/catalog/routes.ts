@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { ConsumeQuota } from '../http/quota.js';
+import type { SpendRouteQuota } from '../http/quota.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { COUNTRIES, currentCurrency } from './countries.js';
 import { JOBS, LEVELS, iscoMajorGroup } from './jobs.js';
@@ -110,10 +110,9 @@ export const JOB_LIST = {
   levels: LEVELS.map((id) => ({ id, description: LEVEL_DESCRIPTIONS[id] })),
 };
 
-export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuota }> = async (
-  app,
-  opts,
-) => {
+export const catalogRoutes: FastifyPluginAsyncTypebox<{
+  spendRouteQuota: SpendRouteQuota;
+}> = async (app, opts) => {
   const EmptyQuery = Type.Object({}, { additionalProperties: false });
   app.get(
     '/api/v1/countries',
@@ -129,7 +128,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
       },
       config: { auth: { access: 'data', scope: 'salary:read' }, quota: { cost: 1 } },
     },
-    async (request, reply) => opts.consumeQuota(request, reply, () => COUNTRY_LIST),
+    async (request, reply) => opts.spendRouteQuota(request, reply, () => COUNTRY_LIST),
   );
   app.get(
     '/api/v1/jobs',
@@ -145,6 +144,6 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ consumeQuota: ConsumeQuo
       },
       config: { auth: { access: 'data', scope: 'salary:read' }, quota: { cost: 1 } },
     },
-    async (request, reply) => opts.consumeQuota(request, reply, () => JOB_LIST),
+    async (request, reply) => opts.spendRouteQuota(request, reply, () => JOB_LIST),
   );
 };

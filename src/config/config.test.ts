@@ -10,7 +10,7 @@ describe('loadConfig', () => {
     assert.equal(config.dataDir, '/srv/app/data');
     assert.equal(config.databaseUrl, undefined);
     assert.deepEqual(config.trustProxy, []);
-    assert.equal(config.webhookAllowPrivateTargets, false);
+    assert.equal(config.outboundAllowPrivateTargets, false);
     assert.equal(config.redisUrl, undefined);
     assert.equal(config.redisKeyPrefix, 'salary-api:');
     assert.equal(config.redisTimeoutMs, 500);
@@ -21,16 +21,96 @@ describe('loadConfig', () => {
     const config = loadConfig({
       REDIS_URL: 'redis://cache.internal:6380/2',
       REDIS_KEY_PREFIX: 'eu1:',
-      REDIS_TIMEOUT_MS: '250',
+      REDIS_TIMEOUT_SECONDS: '0.25',
     });
     assert.equal(config.redisUrl, 'redis://cache.internal:6380/2');
     assert.equal(config.redisKeyPrefix, 'eu1:');
     assert.equal(config.redisTimeoutMs, 250);
     assert.throws(
-      () => loadConfig({ REDIS_URL: 'http://x', REDIS_TIMEOUT_MS: '0' }),
+      () => loadConfig({ REDIS_URL: 'http://x', REDIS_TIMEOUT_SECONDS: '0' }),
       (e) => {
         assert.ok(e instanceof ConfigError);
         assert.equal(e.problems.length, 2);
+        return true;
+      },
+    );
+  });
+
+  it('reads durations in seconds, decimals allowed', () => {
+    const config = loadConfig({
+      CREDENTIAL_REFRESH_SECONDS: '2.5',
+      WEBHOOK_POLL_SECONDS: '0.1',
+      NOTICE_POLL_SECONDS: '0',
+      EXPORT_POLL_SECONDS: '45',
+      EXPORT_HEARTBEAT_SECONDS: '120',
+    });
+    assert.equal(config.credentialRefreshMs, 2500);
+    assert.equal(config.webhookPollMs, 100);
+    assert.equal(config.noticePollMs, 0);
+    assert.equal(config.exportPollMs, 45_000);
+    assert.equal(config.exportHeartbeatMs, 120_000);
+    assert.deepEqual(config.warnings, []);
+    assert.throws(
+      () => loadConfig({ WEBHOOK_POLL_SECONDS: '1s', EXPORT_POLL_SECONDS: '-1' }),
+      (e) => {
+        assert.ok(e instanceof ConfigError);
+        assert.match(
+          e.problems[0]!,
+          /WEBHOOK_POLL_SECONDS must be a number of seconds from 0 to 600 \(got "1s"\)/,
+        );
+        assert.equal(e.problems.length, 2);
+        return true;
+      },
+    );
+  });
+
+  it('still reads the former names, in their units, with a warning naming the new one', () => {
+    const config = loadConfig({
+      REDIS_TIMEOUT_MS: '250',
+      CREDENTIAL_REFRESH_MS: '30000',
+      WEBHOOK_POLL_MS: '100',
+      NOTICE_POLL_MS: '0',
+      EXPORT_POLL_MS: '600000',
+      EXPORT_HEARTBEAT_MS: '100',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    });
+    assert.equal(config.redisTimeoutMs, 250);
+    assert.equal(config.credentialRefreshMs, 30_000);
+    assert.equal(config.webhookPollMs, 100);
+    assert.equal(config.noticePollMs, 0);
+    assert.equal(config.exportPollMs, 600_000);
+    assert.equal(config.exportHeartbeatMs, 100);
+    assert.equal(config.outboundAllowPrivateTargets, true);
+    assert.equal(config.warnings.length, 7);
+    assert.ok(
+      config.warnings.includes(
+        'REDIS_TIMEOUT_MS is read as REDIS_TIMEOUT_SECONDS=0.25; rename it, as the former name will stop being read',
+      ),
+      config.warnings.join('\n'),
+    );
+    assert.ok(
+      config.warnings.some((w) =>
+        w.startsWith(
+          'WEBHOOK_ALLOW_PRIVATE_TARGETS is read as OUTBOUND_ALLOW_PRIVATE_TARGETS=true',
+        ),
+      ),
+    );
+
+    // The new name wins; the former one is then ignored, and said so.
+    const both = loadConfig({ WEBHOOK_POLL_SECONDS: '2', WEBHOOK_POLL_MS: '100' });
+    assert.equal(both.webhookPollMs, 2000);
+    assert.deepEqual(both.warnings, [
+      'WEBHOOK_POLL_MS is ignored: it is the former name of WEBHOOK_POLL_SECONDS, which is set',
+    ]);
+    // A bad value under a former name is reported under it, with its new name.
+    assert.throws(
+      () => loadConfig({ REDIS_TIMEOUT_MS: '0.5', EXPORT_POLL_MS: '9999999' }),
+      (e) => {
+        assert.ok(e instanceof ConfigError);
+        assert.deepEqual(e.problems, [
+          'REDIS_TIMEOUT_MS (now REDIS_TIMEOUT_SECONDS, in seconds) must be a whole number of milliseconds (got "0.5")',
+          'EXPORT_POLL_MS (now EXPORT_POLL_SECONDS, in seconds) must be a number of seconds from 0 to 600 (got "9999.999")',
+        ]);
         return true;
       },
     );

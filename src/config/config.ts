@@ -21,7 +21,8 @@ export interface Config {
   readonly redisKeyPrefix: string;
   readonly redisTimeoutMs: number;
   readonly trustProxy: readonly string[];
-  readonly webhookAllowPrivateTargets: boolean;
+  /** Webhook endpoints and export destinations may be http and private/loopback addresses. */
+  readonly outboundAllowPrivateTargets: boolean;
   readonly secretKey: string | undefined;
   /** How often this process looks for due webhook deliveries; 0: no webhook worker here. */
   readonly webhookPollMs: number;
@@ -78,6 +79,8 @@ export interface Config {
   readonly exportHeartbeatMs: number;
   /** The operator as invoices name it (SELLER_*); its VAT number decides whether VAT is charged. */
   readonly seller: Seller;
+  /** Lines to log at start: former variable names read as their new names. */
+  readonly warnings: readonly string[];
 }
 
 export const BUNDLED_RELEASE = fileURLToPath(
@@ -117,7 +120,9 @@ export class ConfigError extends Error {
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const problems: string[] = [];
-  const e = readEnvironment(env, problems);
+  const warnings: string[] = [];
+  const e = readEnvironment(env, problems, warnings);
+  const ms = (s: number): number => Math.round(s * 1000);
   const str = (name: EnvironmentName): string | undefined => e[name] as string | undefined;
 
   let trustProxy: string[] = [];
@@ -148,20 +153,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    redisTimeoutMs: e.REDIS_TIMEOUT_MS,
+    redisTimeoutMs: ms(e.REDIS_TIMEOUT_SECONDS),
     trustProxy,
-    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    outboundAllowPrivateTargets: e.OUTBOUND_ALLOW_PRIVATE_TARGETS,
     secretKey: e.SECRET_KEY,
-    webhookPollMs: e.WEBHOOK_POLL_MS,
+    webhookPollMs: ms(e.WEBHOOK_POLL_SECONDS),
     webhookConcurrency: e.WEBHOOK_CONCURRENCY,
-    exportPollMs: e.EXPORT_POLL_MS,
+    exportPollMs: ms(e.EXPORT_POLL_SECONDS),
     exportConcurrency: e.EXPORT_CONCURRENCY,
     logLevel: e.LOG_LEVEL,
     accessLog: e.ACCESS_LOG,
     planOverrides,
     releaseFile: pathOf(e.RELEASE_FILE ?? BUNDLED_RELEASE),
     releasePollMs: e.RELEASE_POLL_SECONDS * 1000,
-    credentialRefreshMs: e.CREDENTIAL_REFRESH_MS,
+    credentialRefreshMs: ms(e.CREDENTIAL_REFRESH_SECONDS),
     oauthTokenTtlSeconds: e.OAUTH_TOKEN_TTL_SECONDS,
     dpopNonce: e.DPOP_NONCE,
     usageFlushMs: e.USAGE_FLUSH_SECONDS * 1000,
@@ -180,11 +185,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     salesEmail: e.SALES_EMAIL,
     legalFiles: legalFilesOf(str, pathOf, problems),
     communityUrl: e.COMMUNITY_URL,
-    noticePollMs: e.NOTICE_POLL_MS,
+    noticePollMs: ms(e.NOTICE_POLL_SECONDS),
     noticeConcurrency: e.NOTICE_CONCURRENCY,
     slaHeartbeatMs: e.SLA_HEARTBEAT_SECONDS * 1000,
-    exportHeartbeatMs: e.EXPORT_HEARTBEAT_MS,
+    exportHeartbeatMs: ms(e.EXPORT_HEARTBEAT_SECONDS),
     seller: parseSeller(str, problems),
+    warnings,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -5,7 +5,8 @@ import { PRODUCT_NAME } from '../lib/product-name.js';
  * Every environment variable the process reads, as one TypeBox schema: type, bounds, default and
  * meaning. `readEnvironment` validates the environment against it at start; the table in
  * docs/configuration.md is written from it (`npm run docs:configuration`) and a test holds the
- * two together. Durations carry their unit in the name (`_MS` or `_SECONDS`).
+ * two together. Durations are in seconds (`_SECONDS`; decimals allowed where a fraction of a
+ * second makes sense). `RENAMED` lists the former names still read, each with a warning at start.
  *
  * Annotations beyond JSON Schema: `protocols` (a URL's allowed schemes) and `shownDefault` (the
  * default in the documentation's words, where it is not a value).
@@ -13,6 +14,10 @@ import { PRODUCT_NAME } from '../lib/product-name.js';
 
 const integer = (fallback: number, minimum: number, maximum: number, description: string) =>
   Type.Integer({ default: fallback, minimum, maximum, description });
+
+/** A duration in seconds, decimals allowed (at most millisecond precision is used). */
+const seconds = (fallback: number, minimum: number, maximum: number, description: string) =>
+  Type.Number({ default: fallback, minimum, maximum, description });
 
 const optionalInteger = (minimum: number, maximum: number, description: string) =>
   Type.Optional(Type.Integer({ minimum, maximum, description }));
@@ -58,10 +63,10 @@ export const Environment = Type.Object({
     'salary-api:',
     'prefix of every Redis key and of the change channel, so deployments (or tests) can share one Redis',
   ),
-  REDIS_TIMEOUT_MS: integer(
-    500,
+  REDIS_TIMEOUT_SECONDS: seconds(
+    0.5,
+    0.01,
     10,
-    10_000,
     'longest wait for one Redis command; past it the request is decided by the per-instance fallback',
   ),
   TRUST_PROXY: optionalText(
@@ -87,10 +92,10 @@ export const Environment = Type.Object({
     true,
     'one JSON line per request, written in batches; repeated 401/403/429 counted (see "The access log")',
   ),
-  CREDENTIAL_REFRESH_MS: integer(
-    1000,
-    100,
-    60_000,
+  CREDENTIAL_REFRESH_SECONDS: seconds(
+    1,
+    0.1,
+    60,
     'how often each instance picks up keys, plans and allowlists changed elsewhere',
   ),
   USAGE_FLUSH_SECONDS: integer(
@@ -143,14 +148,14 @@ export const Environment = Type.Object({
     'encrypts stored secrets (webhook signing secrets, export credentials, IBANs); at least 32 characters. Embedded mode: generated into `DATA_DIR/secret-key` (0600) when unset. With `DATABASE_URL`, `serve` requires it',
     { minLength: 32 },
   ),
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag(
+  OUTBOUND_ALLOW_PRIVATE_TARGETS: flag(
     false,
-    'allow `http` and private/loopback webhook and export targets (tests, on-premises)',
+    'allow `http` and private/loopback addresses for every outbound destination: webhook endpoints and export destinations (tests, on-premises)',
   ),
-  WEBHOOK_POLL_MS: integer(
-    1000,
+  WEBHOOK_POLL_SECONDS: seconds(
+    1,
     0,
-    600_000,
+    600,
     'how often each `serve` process looks for due webhook deliveries; `0`: no webhook worker in this process',
   ),
   WEBHOOK_CONCURRENCY: integer(8, 1, 256, 'webhook deliveries sent at once per process'),
@@ -204,10 +209,10 @@ export const Environment = Type.Object({
   LEGAL_IMPRINT_FILE: optionalText(
     "the operator's own imprint, served at `/legal/imprint` (as `LEGAL_TERMS_FILE`)",
   ),
-  NOTICE_POLL_MS: integer(
-    1000,
+  NOTICE_POLL_SECONDS: seconds(
+    1,
     0,
-    600_000,
+    600,
     'how often each `serve` process looks for due e-mail notices; `0`: no notice worker in this process',
   ),
   NOTICE_CONCURRENCY: integer(1, 1, 64, 'e-mail notices sent at once per process'),
@@ -217,10 +222,10 @@ export const Environment = Type.Object({
     600,
     'how often each `serve` process records its SLA heartbeat (an interval without any is an outage, [docs/sla.md](sla.md)); `0`: none',
   ),
-  EXPORT_POLL_MS: integer(
-    30_000,
+  EXPORT_POLL_SECONDS: seconds(
+    30,
     0,
-    600_000,
+    600,
     'how often each `serve` process queues due export occurrences and runs queued exports; `0`: no export worker in this process',
   ),
   EXPORT_CONCURRENCY: integer(
@@ -229,10 +234,10 @@ export const Environment = Type.Object({
     16,
     'export runs worked on at once per process, each file written in a worker thread of its own',
   ),
-  EXPORT_HEARTBEAT_MS: integer(
-    600_000,
-    100,
-    900_000,
+  EXPORT_HEARTBEAT_SECONDS: seconds(
+    600,
+    0.1,
+    900,
     'how often a running export renews its 30-minute lease, so a long upload is not taken over by another instance',
   ),
   OAUTH_TOKEN_TTL_SECONDS: integer(3600, 60, 86_400, 'lifetime of OAuth access tokens'),
@@ -245,6 +250,23 @@ export const Environment = Type.Object({
 
 export type Environment = Static<typeof Environment>;
 export type EnvironmentName = keyof Environment;
+
+/**
+ * Former names still read, each with a warning at start naming the new one (and ignored, with a
+ * warning too, when the new name is set as well). `milliseconds`: the former name's value was in
+ * milliseconds, and is read as seconds.
+ */
+export const RENAMED: Readonly<
+  Record<string, { readonly name: EnvironmentName; readonly milliseconds?: true }>
+> = {
+  REDIS_TIMEOUT_MS: { name: 'REDIS_TIMEOUT_SECONDS', milliseconds: true },
+  CREDENTIAL_REFRESH_MS: { name: 'CREDENTIAL_REFRESH_SECONDS', milliseconds: true },
+  WEBHOOK_POLL_MS: { name: 'WEBHOOK_POLL_SECONDS', milliseconds: true },
+  NOTICE_POLL_MS: { name: 'NOTICE_POLL_SECONDS', milliseconds: true },
+  EXPORT_POLL_MS: { name: 'EXPORT_POLL_SECONDS', milliseconds: true },
+  EXPORT_HEARTBEAT_MS: { name: 'EXPORT_HEARTBEAT_SECONDS', milliseconds: true },
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: { name: 'OUTBOUND_ALLOW_PRIVATE_TARGETS' },
+};
 
 interface Annotated {
   readonly type?: string;
@@ -273,6 +295,14 @@ function readVariable(
     if (/^\d+$/.test(raw) && value >= schema.minimum! && value <= schema.maximum!) return { value };
     return {
       problem: `${name} must be a whole number from ${schema.minimum} to ${schema.maximum} (got "${raw}")`,
+    };
+  }
+  if (schema.type === 'number') {
+    const value = Number(raw);
+    if (/^\d+(\.\d+)?$/.test(raw) && value >= schema.minimum! && value <= schema.maximum!)
+      return { value };
+    return {
+      problem: `${name} must be a number of seconds from ${schema.minimum} to ${schema.maximum} (got "${raw}")`,
     };
   }
   if (schema.type === 'boolean') {
@@ -310,13 +340,45 @@ function readVariable(
 /**
  * The environment read against the schema: each variable trimmed (empty counts as unset),
  * converted to its type, or its default. Every problem is added to `problems`, so an operator
- * fixes them in one go; a variable with a problem reads as its default.
+ * fixes them in one go; a variable with a problem reads as its default. A former name (`RENAMED`)
+ * is read as its new name, with a line in `warnings` naming the new one.
  */
-export function readEnvironment(env: NodeJS.ProcessEnv, problems: string[]): Environment {
+export function readEnvironment(
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+  warnings: string[] = [],
+): Environment {
+  const given = (name: string): string | undefined => {
+    const trimmed = env[name]?.trim();
+    return trimmed === '' ? undefined : trimmed;
+  };
+  /** Values given under a former name, by new name, with the name to report problems under. */
+  const former = new Map<string, { raw: string; label: string }>();
+  for (const [old, { name, milliseconds }] of Object.entries(RENAMED)) {
+    const raw = given(old);
+    if (raw === undefined) continue;
+    if (given(name) !== undefined) {
+      warnings.push(`${old} is ignored: it is the former name of ${name}, which is set`);
+      continue;
+    }
+    const label = `${old} (now ${name}${milliseconds ? ', in seconds' : ''})`;
+    if (milliseconds && !/^\d+$/.test(raw)) {
+      problems.push(`${label} must be a whole number of milliseconds (got "${raw}")`);
+      continue;
+    }
+    const value = milliseconds ? String(Number(raw) / 1000) : raw;
+    former.set(name, { raw: value, label });
+    warnings.push(
+      `${old} is read as ${name}=${value}; rename it, as the former name will stop being read`,
+    );
+  }
   const read: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(variables)) {
-    const trimmed = env[name]?.trim();
-    const result = readVariable(name, schema, trimmed === '' ? undefined : trimmed);
+    const renamed = former.get(name);
+    const result =
+      renamed === undefined
+        ? readVariable(name, schema, given(name))
+        : readVariable(renamed.label, schema, renamed.raw);
     if (result.problem !== undefined) problems.push(result.problem);
     read[name] = result.problem === undefined ? result.value : schema.default;
   }
@@ -335,11 +397,19 @@ export function environmentRows(): VariableRow[] {
   return Object.entries(variables).map(([name, schema]) => {
     const shown =
       schema.shownDefault ?? (schema.default === undefined ? '—' : `\`${String(schema.default)}\``);
-    const bounds = schema.type === 'integer' ? ` (${schema.minimum} to ${schema.maximum})` : '';
+    const bounds =
+      schema.type === 'integer' || schema.type === 'number'
+        ? ` (${schema.minimum} to ${schema.maximum})`
+        : '';
+    const old = Object.entries(RENAMED).find(([, renamed]) => renamed.name === name);
+    const formerly =
+      old === undefined
+        ? ''
+        : `; formerly \`${old[0]}\`${old[1].milliseconds === true ? ' (milliseconds)' : ''}, still read with a warning at start`;
     return {
       name,
       shownDefault: shown,
-      description: `${schema.description}${bounds}`,
+      description: `${schema.description}${bounds}${formerly}`,
     };
   });
 }

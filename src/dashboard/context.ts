@@ -16,7 +16,6 @@ import type { UsageService } from '../usage/index.js';
 import type { WebhookService } from '../webhooks/index.js';
 import type { SlaService } from '../sla/index.js';
 import type { Flash, PageContext } from './layout.js';
-import type { CsrfTokens } from './session.js';
 
 /** What the dashboard's pages are built from: the services the API uses. */
 export interface DashboardDeps {
@@ -73,7 +72,6 @@ export function signedIn(request: FastifyRequest): Signed {
 
 export interface DashboardTools {
   deps: DashboardDeps;
-  csrf: CsrfTokens;
   /** Sends an HTML page with the dashboard's headers. */
   send(reply: FastifyReply, status: number, body: string): FastifyReply;
   /** 303 to a dashboard path (Post/Redirect/Get). */

@@ -327,7 +327,7 @@ ${account.allowlist.join('\n')}</textarea>
         actorOf(principal),
         request.ip,
       );
-      clearCookie(request, reply, SESSION_COOKIE);
+      clearCookie(reply, SESSION_COOKIE);
       const content = markup`<p>
           The account <code>${result.account_id}</code> was deleted ${time(result.deleted_at)}.
           Its API keys and sessions no longer work.

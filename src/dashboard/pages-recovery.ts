@@ -5,9 +5,6 @@ import { password, text } from './forms.js';
 import { markup, type Html } from '../lib/html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
 
-/** The public pages of a mailed link: forgotten password, new password, e-mail confirmation. */
-export const RECOVERY_PATHS = ['/forgot-password', '/reset-password', '/verify-email'] as const;
-
 /** A token as the mailed links carry it; anything else is not put back into a page. */
 const tokenOf = (value: unknown): string =>
   typeof value === 'string' && /^[A-Za-z0-9_.-]{1,200}$/.test(value) ? value : '';

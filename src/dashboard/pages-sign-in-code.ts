@@ -4,7 +4,7 @@ import { flashOf, type DashboardTools } from './context.js';
 import { text } from './forms.js';
 import { markup } from '../lib/html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
-import { clearCookie, parseCookies } from './session.js';
+import { clearCookie } from './session.js';
 
 /** The challenge between a correct password and the code (a short-lived token, no session). */
 export const CHALLENGE_COOKIE = 'salary_2fa';
@@ -18,7 +18,7 @@ export function codeStep(
 ): void {
   const { deps } = tools;
   const challengeOf = (request: FastifyRequest): string | undefined => {
-    const value = parseCookies(request.headers.cookie).get(CHALLENGE_COOKIE);
+    const value = request.cookies[CHALLENGE_COOKIE];
     return value !== undefined && /^tfa_[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
   };
 
@@ -55,7 +55,7 @@ export function codeStep(
         { challenge, code: text(request.body, 'code').slice(0, 32) },
         request.ip,
       );
-      clearCookie(request, reply, CHALLENGE_COOKIE);
+      clearCookie(reply, CHALLENGE_COOKIE);
       return startSession(request, reply, session.token);
     } catch (error) {
       const { status, flash } = flashOf(request, error);

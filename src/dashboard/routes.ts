@@ -1,8 +1,9 @@
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_TTL_MS, TOTP_CHALLENGE_TTL_MS } from '../accounts/index.js';
+import { TOTP_CHALLENGE_TTL_MS } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
+import { formProtection, formRefused } from '../http/form-protection.js';
 import { loadAssets } from './assets.js';
 import {
   flashOf,
@@ -15,7 +16,7 @@ import {
 import { markup, type Html } from '../lib/html.js';
 import { BASE, publicPage, type Flash } from './layout.js';
 import { accountPages } from './pages-account.js';
-import { RECOVERY_PATHS, recoveryPages } from './pages-recovery.js';
+import { recoveryPages } from './pages-recovery.js';
 import { billingPages } from './pages-billing.js';
 import { keyPages } from './pages-keys.js';
 import { overviewPage } from './pages-overview.js';
@@ -30,29 +31,22 @@ import { CHALLENGE_COOKIE, codeStep } from './pages-sign-in-code.js';
 import { warmUp, warmUpOverview } from './warm-up.js';
 import {
   clearCookie,
-  crossOrigin,
-  CsrfTokens,
+  DASHBOARD_COOKIE,
   FORM_COOKIE,
-  parseCookies,
+  FORM_COOKIE_AGE_S,
+  formToken,
   sessionOf,
   SESSION_COOKIE,
+  SESSION_COOKIE_AGE_S,
   setCookie,
+  tokenBinding,
 } from './session.js';
-
-const PUBLIC_PATHS = new Set([
-  `${BASE}/sign-in`,
-  `${BASE}/sign-in/code`,
-  `${BASE}/sign-up`,
-  ...RECOVERY_PATHS.map((path) => `${BASE}${path}`),
-]);
-const FORM_COOKIE_AGE_S = 2 * 3600;
 
 /**
  * The customer dashboard under /dashboard: server-rendered pages over the API's services, in
  * their own encapsulated plugin so its headers (CSP), form parsing and error pages stay here.
  */
 export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
-  const csrf = new CsrfTokens(deps.secretKey);
   // HTML pages, not API operations: kept out of the OpenAPI document.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -84,7 +78,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
 
   const tools: DashboardTools = {
     deps,
-    csrf,
     send(reply, status, body) {
       return reply
         .code(status)
@@ -98,6 +91,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
   };
 
   app.setErrorHandler((error, request, reply) => {
+    if (formRefused(error)) return refuseForm(reply);
     const status = (error as { statusCode?: number }).statusCode;
     const known =
       error instanceof AppError
@@ -134,20 +128,14 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
   );
 
   // Every state-changing request: from this site, with the form's CSRF token.
-  app.addHook('preHandler', (request, reply, done) => {
-    if (request.method === 'GET' || request.method === 'HEAD') return done();
-    const given = (request.body as Record<string, unknown> | undefined)?.['_csrf'];
-    const path = request.url.split('?')[0] ?? '';
-    let ok = !crossOrigin(request);
-    if (ok && PUBLIC_PATHS.has(path)) {
-      const cookie = parseCookies(request.headers.cookie).get(FORM_COOKIE);
-      ok = cookie !== undefined && csrf.verify(csrf.forForm(cookie), given);
-    } else if (ok) {
-      const session = signedInSession(request);
-      ok = session !== undefined && csrf.verify(csrf.forSession(session.token), given);
-    }
-    if (ok) return done();
-    void tools.send(
+  await formProtection(app, {
+    secretCookie: { name: FORM_COOKIE, maxAgeS: FORM_COOKIE_AGE_S, ...DASHBOARD_COOKIE },
+    secretKey: deps.secretKey,
+    bindingOf: (request) => tokenBinding(signedInSession(request)?.token),
+  });
+  /** The one answer to a refused form, whatever was wrong with it. */
+  function refuseForm(reply: FastifyReply) {
+    return tools.send(
       reply,
       403,
       publicPage(
@@ -157,7 +145,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
         { kind: 'error', text: 'The request was refused: its security token is missing or wrong.' },
       ),
     );
-  });
+  }
 
   app.get('/dashboard/assets/:name', (request, reply) => {
     const asset = assets.get((request.params as { name: string }).name);
@@ -183,13 +171,13 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
         page: {
           principal: session.principal,
           email: account?.row.email ?? '',
-          csrf: csrf.forSession(session.token),
+          csrf: formToken(reply, session.token),
         },
       });
     });
     signed.post('/dashboard/sign-out', async (request, reply) => {
       await deps.accounts.logOut(signedIn(request).principal.sessionId as string);
-      clearCookie(request, reply, SESSION_COOKIE);
+      clearCookie(reply, SESSION_COOKIE);
       return tools.redirect(reply, '/sign-in?signed-out=1');
     });
     overviewPage(signed, tools);
@@ -243,17 +231,9 @@ function credentialsForm(action: 'sign-in' | 'sign-up', token: string, email: st
 }
 
 function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
-  const { deps, csrf } = tools;
-
-  /** The form cookie (set when missing) and its token for the form. */
-  function formToken(request: FastifyRequest, reply: FastifyReply): string {
-    let cookie = parseCookies(request.headers.cookie).get(FORM_COOKIE);
-    if (cookie === undefined || !/^[A-Za-z0-9_-]{32}$/.test(cookie)) {
-      cookie = csrf.newFormCookie();
-      setCookie(request, reply, FORM_COOKIE, cookie, FORM_COOKIE_AGE_S);
-    }
-    return csrf.forForm(cookie);
-  }
+  const { deps } = tools;
+  /** A signed-out form's token (the secret cookie set when missing). */
+  const signedOutToken = (_request: FastifyRequest, reply: FastifyReply) => formToken(reply);
 
   function show(
     request: FastifyRequest,
@@ -267,16 +247,16 @@ function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
     return tools.send(
       reply,
       status,
-      publicPage(title, credentialsForm(action, formToken(request, reply), email), flash),
+      publicPage(title, credentialsForm(action, formToken(reply), email), flash),
     );
   }
 
   function startSession(request: FastifyRequest, reply: FastifyReply, token: string) {
-    setCookie(request, reply, SESSION_COOKIE, token, Math.floor(SESSION_TTL_MS / 1000));
+    setCookie(reply, SESSION_COOKIE, token, SESSION_COOKIE_AGE_S);
     return tools.redirect(reply, '');
   }
 
-  recoveryPages(app, tools, formToken);
+  recoveryPages(app, tools, signedOutToken);
 
   type Credentials = { email?: unknown; password?: unknown };
   const fields = (body: unknown) => {
@@ -306,7 +286,7 @@ function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
       if ('totp_required' in signed) {
         // The half-signed-in state: a short-lived challenge that is no session.
         const ageS = Math.floor(TOTP_CHALLENGE_TTL_MS / 1000);
-        setCookie(request, reply, CHALLENGE_COOKIE, signed.challenge, ageS);
+        setCookie(reply, CHALLENGE_COOKIE, signed.challenge, ageS);
         return tools.redirect(reply, '/sign-in/code');
       }
       return startSession(request, reply, signed.token);
@@ -317,7 +297,7 @@ function publicRoutes(app: FastifyInstance, tools: DashboardTools): void {
       return show(request, reply, 'sign-in', status, email, flash);
     }
   });
-  codeStep(app, tools, formToken, startSession);
+  codeStep(app, tools, signedOutToken, startSession);
   app.get('/dashboard/sign-up', (request, reply) => show(request, reply, 'sign-up', 200, ''));
   app.post('/dashboard/sign-up', async (request, reply) => {
     const { email, password } = fields(request.body);

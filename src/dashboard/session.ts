@@ -1,49 +1,33 @@
-import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_TTL_MS } from '../accounts/index.js';
 import type { CredentialResolver, Principal } from '../auth/index.js';
-import { constantTimeEqual } from '../lib/crypto.js';
+import type { PageCookie } from '../http/form-protection.js';
 
 export const SESSION_COOKIE = 'salary_session';
-/** The pre-session token that protects the sign-in and sign-up forms (double submit). */
+export const SESSION_COOKIE_AGE_S = Math.floor(SESSION_TTL_MS / 1000);
+/** The browser's CSRF secret: every form's token is made from it (see http/form-protection.ts). */
 export const FORM_COOKIE = 'salary_form';
+/** As long as a session, so a signed-in page's forms stay valid for the session's whole life. */
+export const FORM_COOKIE_AGE_S = SESSION_COOKIE_AGE_S;
 const SESSION_PREFIX = 'sess_';
 
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const cookies = new Map<string, string>();
-  if (header === undefined) return cookies;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
-    if (!cookies.has(name)) cookies.set(name, value);
-  }
-  return cookies;
+/** Every dashboard cookie: HttpOnly, SameSite=Lax, path /dashboard; Secure over https. */
+export const DASHBOARD_COOKIE: PageCookie = {
+  path: '/dashboard',
+  httpOnly: true,
+  sameSite: 'lax',
+  secure: 'auto',
+};
+
+/** What the form tokens of a request without a session are bound to (the sign-in forms). */
+const SIGNED_OUT = 'signed-out';
+
+export function setCookie(reply: FastifyReply, name: string, value: string, maxAgeS: number): void {
+  reply.setCookie(name, value, { ...DASHBOARD_COOKIE, maxAge: maxAgeS });
 }
 
-/** HttpOnly, SameSite=Lax, path /dashboard; Secure when the request came over https. */
-export function setCookie(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  name: string,
-  value: string,
-  maxAgeS: number,
-): void {
-  const attributes = [
-    `${name}=${value}`,
-    'Path=/dashboard',
-    'HttpOnly',
-    'SameSite=Lax',
-    `Max-Age=${maxAgeS}`,
-  ];
-  if (request.protocol === 'https') attributes.push('Secure');
-  const prior = reply.getHeader('set-cookie');
-  const list = prior === undefined ? [] : Array.isArray(prior) ? prior : [String(prior)];
-  reply.header('set-cookie', [...list, attributes.join('; ')]);
-}
-
-export function clearCookie(request: FastifyRequest, reply: FastifyReply, name: string): void {
-  setCookie(request, reply, name, '', 0);
+export function clearCookie(reply: FastifyReply, name: string): void {
+  reply.clearCookie(name, DASHBOARD_COOKIE);
 }
 
 /**
@@ -54,7 +38,7 @@ export async function sessionOf(
   request: FastifyRequest,
   credentials: CredentialResolver,
 ): Promise<{ token: string; principal: Principal } | undefined> {
-  const token = parseCookies(request.headers.cookie).get(SESSION_COOKIE);
+  const token = request.cookies[SESSION_COOKIE];
   if (token === undefined || !token.startsWith(SESSION_PREFIX) || token.length > 200)
     return undefined;
   const principal = await credentials.resolve(token);
@@ -62,43 +46,16 @@ export async function sessionOf(
   return { token, principal };
 }
 
-/** CSRF tokens: an HMAC of the session token (or the form cookie) under SECRET_KEY. */
-export class CsrfTokens {
-  constructor(private readonly secretKey: string) {}
-
-  forSession(sessionToken: string): string {
-    return this.#mac(`session:${sessionToken}`);
-  }
-
-  forForm(formCookie: string): string {
-    return this.#mac(`form:${formCookie}`);
-  }
-
-  /** A fresh value for the form cookie. */
-  newFormCookie(): string {
-    return randomBytes(24).toString('base64url');
-  }
-
-  verify(expected: string, given: unknown): boolean {
-    return typeof given === 'string' && given.length > 0 && constantTimeEqual(expected, given);
-  }
-
-  #mac(value: string): string {
-    return createHmac('sha256', this.secretKey).update(value).digest('base64url');
-  }
+/**
+ * The one place a form's CSRF token is made: bound to the signed-in session's token, or, on the
+ * sign-in, sign-up and recovery forms, to no session. A token of one session is refused with
+ * another, and a signed-out form's token on a signed-in form.
+ */
+export function formToken(reply: FastifyReply, sessionToken?: string): string {
+  return reply.generateCsrf({ userInfo: sessionToken ?? SIGNED_OUT });
 }
 
-/**
- * A state-changing request must come from this site: an Origin header (browsers send it on
- * POST) naming another host is refused even before the token is checked.
- */
-export function crossOrigin(request: FastifyRequest): boolean {
-  const origin = request.headers.origin;
-  if (origin === undefined) return false;
-  if (origin === 'null') return true;
-  try {
-    return new URL(origin).host !== request.host;
-  } catch {
-    return true;
-  }
+/** What the form tokens of a request are checked against (see formToken). */
+export function tokenBinding(sessionToken: string | undefined): string {
+  return sessionToken ?? SIGNED_OUT;
 }

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SECRET_KEY_FILE, sellerGaps, type Config } from '../config/index.js';
 import { createSecretBox } from '../lib/secret-box.js';
+import { databaseNow, lastLoadedRelease, oldestWebhookSecret } from './repo.js';
 import { verifySmtp } from '../notices/index.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../store/private-files.js';
 import {
@@ -98,16 +99,11 @@ export const secretKeyCheck: Check = {
         };
       return { status: 'ok', detail: `none yet: serve generates ${file} at first start` };
     }
-    const [row] =
-      db === undefined
-        ? []
-        : await db.query<{ secret_enc: string }>(
-            'SELECT secret_enc FROM webhook_endpoints ORDER BY created_at LIMIT 1',
-          );
-    if (row === undefined)
+    const stored = db === undefined ? undefined : await oldestWebhookSecret(db);
+    if (stored === undefined)
       return { status: 'ok', detail: 'present; no stored secret to try it on' };
     try {
-      createSecretBox(key, 'webhook-secrets').open(row.secret_enc);
+      createSecretBox(key, 'webhook-secrets').open(stored);
       return { status: 'ok', detail: 'present, and it decrypts the stored webhook secrets' };
     } catch {
       return {
@@ -185,16 +181,15 @@ export const releaseCheck: Check = {
   name: 'data release',
   async run({ db, now }) {
     if (db === undefined) return { status: 'skip', detail: 'no database' };
-    const rows = await db
-      .query<{ version: string; loaded_at: Date | string }>(
-        'SELECT version, loaded_at FROM data_releases ORDER BY id DESC LIMIT 1',
-      )
-      .catch(() => undefined);
-    if (rows === undefined) return { status: 'skip', detail: 'database not migrated yet' };
-    const [row] = rows;
+    const read = await lastLoadedRelease(db).then(
+      (release) => ({ release }),
+      () => undefined,
+    );
+    if (read === undefined) return { status: 'skip', detail: 'database not migrated yet' };
+    const row = read.release;
     if (row === undefined)
       return { status: 'ok', detail: 'none yet: serve loads the bundled release at first start' };
-    const days = Math.floor((now() - new Date(row.loaded_at).getTime()) / 86_400_000);
+    const days = Math.floor((now() - row.loadedAt) / 86_400_000);
     if (days > RELEASE_AGE_WARN_DAYS)
       return {
         status: 'fail',
@@ -211,9 +206,9 @@ export const clockCheck: Check = {
     if (db === undefined || db.kind !== 'postgres')
       return { status: 'skip', detail: 'embedded database: same clock' };
     const before = now();
-    const [row] = await db.query<{ now: Date | string }>('SELECT now() AS now');
+    const at = await databaseNow(db);
     const after = now();
-    const skew = new Date(row!.now).getTime() - (before + after) / 2;
+    const skew = at - (before + after) / 2;
     if (Math.abs(skew) > SKEW_LIMIT_MS)
       return {
         status: 'fail',

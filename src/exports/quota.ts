@@ -10,7 +10,7 @@ import {
 import type { Plan } from '../plans/index.js';
 import { SALARY_QUOTA } from '../salary/index.js';
 
-export type RunCharge =
+export type RunSpend =
   | { allowed: true; release(): Promise<void> }
   | { allowed: false; error: AppError; decision: LimitDecision };
 
@@ -23,12 +23,12 @@ export type RunCharge =
 export function runQuota(deps: { limiter: RateLimiter; clock: Clock }) {
   const { limiter, clock } = deps;
   return {
-    async charge(bucket: string, plan: Plan): Promise<RunCharge> {
+    async spend(bucket: string, plan: Plan): Promise<RunSpend> {
       const rules = planRules(plan);
       if (rules.length === 0) return { allowed: true, release: () => Promise.resolve() };
       const cost = SALARY_QUOTA.cost;
       const now = clock.now();
-      const decision = await limiter.consume(bucket, rules, now, cost);
+      const decision = await limiter.spend(bucket, rules, now, cost);
       if (decision.allowed)
         return { allowed: true, release: () => limiter.release(bucket, rules, now, cost) };
       const allowance = decision.states

@@ -10,7 +10,7 @@ import { MEDIA_TYPES, type RenderPool } from '../formats/index.js';
 import type { Clock } from '../lib/clock.js';
 import { applyContract, type Plan, type PlanId } from '../plans/index.js';
 import type { RateLimiter } from '../limits/index.js';
-import { runQuota, type RunCharge } from './quota.js';
+import { runQuota, type RunSpend } from './quota.js';
 import {
   salaryFileStream,
   withSchemaFields,
@@ -220,13 +220,13 @@ export function createRunner(deps: {
 
   return {
     /** Spends the account's quota (its plan as its contract sets it) as the run's bulk request. */
-    async charge(e: ExportRow): Promise<RunCharge> {
+    async spend(e: ExportRow): Promise<RunSpend> {
       const account = await findAccount(db, e.accountId);
       const plan =
         account === undefined ? undefined : applyContract(plans[account.plan], account.contract);
-      // No account (deleted meanwhile): nothing to charge; the delivery says why it fails.
+      // No account (deleted meanwhile): nothing to spend; the delivery says why it fails.
       if (plan === undefined) return { allowed: true, release: () => Promise.resolve() };
-      return quota.charge(`acct:${e.accountId}`, plan);
+      return quota.spend(`acct:${e.accountId}`, plan);
     },
 
     async deliver(e: ExportRow, run: RunRow): Promise<Delivered> {

@@ -323,8 +323,8 @@ export function createExportService(deps: {
       const row = await mustFind(accountOf(principal), id);
       const pending = await repo.pendingManualRun(db, row.id);
       if (pending !== undefined) throw oneAtATime(id, pending);
-      const charge = await quota.charge(principal.limitBucket, principal.plan);
-      if (!charge.allowed) throw charge.error;
+      const spent = await quota.spend(principal.limitBucket, principal.plan);
+      if (!spent.allowed) throw spent.error;
       const at = new Date(clock.now());
       try {
         const run = await repo.insertRun(
@@ -340,7 +340,7 @@ export function createExportService(deps: {
         );
         return publicRun(run!);
       } catch (error) {
-        await charge.release();
+        await spent.release();
         // Another request queued one in between (the database keeps one per export).
         const raced = await repo.pendingManualRun(db, row.id);
         if (raced !== undefined) throw oneAtATime(id, raced);

@@ -90,9 +90,9 @@ export function createExportWorker(deps: {
     try {
       // A scheduled run spends the quota once, at its first attempt (a manual one did when asked).
       if (run.trigger === 'schedule' && run.attempts === 1) {
-        const charge = await runner.charge(e);
-        if (!charge.allowed)
-          throw new DeliveryError(`${QUOTA_EXCEEDED}: ${charge.error.detail}`, false);
+        const spent = await runner.spend(e);
+        if (!spent.allowed)
+          throw new DeliveryError(`${QUOTA_EXCEEDED}: ${spent.error.detail}`, false);
       }
       done = await runner.deliver(e, run);
       outcome = {

@@ -19,7 +19,7 @@ import { hookList } from './route-hooks.js';
 
 /**
  * What a route that spends quota declares in its `config.quota`, once: every path that answers
- * the route (its handler through `quotaEnforcer`, export runs, MCP tools) reads it there.
+ * the route (its handler through `routeQuotaSpender`, export runs, MCP tools) reads it there.
  * `cost` is the number of units of the plan's request limit one admitted request uses (a
  * positive integer). It weighs the limiter only: usage still counts requests, one per request.
  */
@@ -30,7 +30,7 @@ export interface QuotaDeclaration {
 /**
  * Checks every route registered from now on: a data route (`config.auth.access` 'data': the
  * figures) under /api/ must declare `config.quota`, a public one must not (it has no principal
- * to charge), and a declared cost must be a positive integer. Registration fails otherwise, so
+ * whose quota to spend), and a declared cost must be a positive integer. Registration fails otherwise, so
  * a handler that spends always finds its route's declaration. Each route's cost (0 without a
  * declaration) also goes to `endpoints`, the limiter's reconciliation floor's weights.
  */
@@ -57,7 +57,9 @@ export function quotaByRoute(app: FastifyInstance, endpoints?: RouteCosts): void
     if (!Number.isSafeInteger(quota.cost) || quota.cost < 1)
       throw new Error(`${name} declares config.quota.cost ${quota.cost}, not a positive integer`);
     if (auth === undefined || auth.access === 'public')
-      throw new Error(`${name} declares config.quota but no caller to charge (config.auth)`);
+      throw new Error(
+        `${name} declares config.quota but no caller whose quota to spend (config.auth)`,
+      );
   });
 }
 
@@ -85,7 +87,7 @@ export type Spent = QuotaHeaders | AppError;
  * (the result is undefined). A promise only when the limiter is asynchronous (shared limits)
  * or `answer` returns one.
  */
-export type ConsumeQuota = <T>(
+export type SpendRouteQuota = <T>(
   request: FastifyRequest,
   reply: FastifyReply,
   answer: () => T,
@@ -121,15 +123,15 @@ export function quotaSpender(
     const bucket = principal.limitBucket;
     const address = principal.kind !== 'anonymous' && principal.plan.id === 'free' && !test;
     if (sync !== undefined) {
-      if (!address) return apply(principal, sync.consumeSync(bucket, rules, now, cost), now, cost);
-      const byAddress = sync.consumeSync(addressBucket(ip), rules, now, cost);
+      if (!address) return apply(principal, sync.spendSync(bucket, rules, now, cost), now, cost);
+      const byAddress = sync.spendSync(addressBucket(ip), rules, now, cost);
       if (!byAddress.allowed) return apply(principal, byAddress, now, cost);
-      const decision = sync.consumeSync(bucket, rules, now, cost);
+      const decision = sync.spendSync(bucket, rules, now, cost);
       if (!decision.allowed) sync.releaseSync(addressBucket(ip), rules, now, cost);
       return apply(principal, tighter(decision, byAddress), now, cost);
     }
     if (!address)
-      return limiter.consume(bucket, rules, now, cost).then((d) => apply(principal, d, now, cost));
+      return limiter.spend(bucket, rules, now, cost).then((d) => apply(principal, d, now, cost));
     return spendBoth(limiter, bucket, addressBucket(ip), rules, now, cost).then((d) =>
       apply(principal, d, now, cost),
     );
@@ -145,9 +147,9 @@ async function spendBoth(
   now: number,
   cost: number,
 ): Promise<LimitDecision> {
-  const byAddress = await limiter.consume(address, rules, now, cost);
+  const byAddress = await limiter.spend(address, rules, now, cost);
   if (!byAddress.allowed) return byAddress;
-  const decision = await limiter.consume(bucket, rules, now, cost);
+  const decision = await limiter.spend(bucket, rules, now, cost);
   if (!decision.allowed) await limiter.release(address, rules, now, cost);
   return tighter(decision, byAddress);
 }
@@ -159,13 +161,13 @@ function tighter(a: LimitDecision, b: LimitDecision): LimitDecision {
 }
 
 /**
- * The route handlers' form of `SpendQuota` (see ConsumeQuota): spends the cost the matched
+ * The route handlers' form of `SpendQuota` (see SpendRouteQuota): spends the cost the matched
  * route declares in `config.quota`, sets the headers on the reply and answers through the
  * handler's `answer` when admitted. Handlers call it after validation and plan checks, so
  * refused requests (400, 401, 403, 404) never use quota. A route that calls it without a
  * declaration is a fault (500), which `quotaByRoute` keeps from being registered.
  */
-export function quotaEnforcer(spend: SpendQuota): ConsumeQuota {
+export function routeQuotaSpender(spend: SpendQuota): SpendRouteQuota {
   const admitted = (request: FastifyRequest, reply: FastifyReply, spent: Spent): boolean => {
     if (spent instanceof AppError) {
       sendRefusal(request, reply, spent);

@@ -1,9 +1,9 @@
 /**
  * Request limits. A rule is a number of units per calendar-aligned window (UTC hour or UTC
- * day: a window starts at a multiple of its length since the Unix epoch). A request consumes
+ * day: a window starts at a multiple of its length since the Unix epoch). A request spends
  * its cost in units (1 unless its route declares more, see http/quota.ts); one decision covers
  * every rule of a request all-or-nothing: a request refused by one rule (its cost no longer
- * fits) consumes none of any.
+ * fits) spends none of any.
  */
 export interface LimitRule {
   /** Stable name, used in the RateLimit-Policy header and the bucket key. */
@@ -31,18 +31,18 @@ export interface RateLimiter {
    * Admits a request of `cost` units (a positive integer, 1 when omitted) if it fits under
    * every rule, counting it under all of them; otherwise refuses and counts nothing.
    */
-  consume(
+  spend(
     bucket: string,
     rules: readonly LimitRule[],
     now: number,
     cost?: number,
   ): Promise<LimitDecision>;
   /**
-   * Gives back `cost` units (1 when omitted) that `consume` admitted in the window containing
+   * Gives back `cost` units (1 when omitted) that `spend` admitted in the window containing
    * `now` (an attempt reserved up front that turned out not to count); never below zero.
    */
   release(bucket: string, rules: readonly LimitRule[], now: number, cost?: number): Promise<void>;
-  /** The state `consume` would see, counting nothing (usage reports). */
+  /** The state `spend` would see, counting nothing (usage reports). */
   peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision>;
   close(): Promise<void>;
   /** True while a shared limiter decides in-process because its store did not answer. */

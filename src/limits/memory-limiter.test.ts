@@ -10,9 +10,9 @@ const at = (iso: string) => Date.parse(iso);
 describe('MemoryRateLimiter', () => {
   it('forgets counters whose window has ended', () => {
     const limiter = new MemoryRateLimiter();
-    for (let i = 0; i < 50; i++) limiter.consumeSync(`k${i}`, [hourly], at('2026-11-22T10:00:00Z'));
+    for (let i = 0; i < 50; i++) limiter.spendSync(`k${i}`, [hourly], at('2026-11-22T10:00:00Z'));
     assert.equal(limiter.size, 50);
-    limiter.consumeSync('late', [hourly], at('2026-11-22T11:01:00Z'));
+    limiter.spendSync('late', [hourly], at('2026-11-22T11:01:00Z'));
     assert.equal(limiter.size, 1);
   });
 });

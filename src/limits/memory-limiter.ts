@@ -64,20 +64,20 @@ export class MemoryRateLimiter implements RateLimiter {
     rules.set(rule, counter);
   }
 
-  consume(
+  spend(
     bucket: string,
     rules: readonly LimitRule[],
     now: number,
     cost = 1,
   ): Promise<LimitDecision> {
-    return Promise.resolve(this.consumeSync(bucket, rules, now, cost));
+    return Promise.resolve(this.spendSync(bucket, rules, now, cost));
   }
 
   peek(bucket: string, rules: readonly LimitRule[], now: number): Promise<LimitDecision> {
     return Promise.resolve(this.peekSync(bucket, rules, now));
   }
 
-  consumeSync(bucket: string, rules: readonly LimitRule[], now: number, cost = 1): LimitDecision {
+  spendSync(bucket: string, rules: readonly LimitRule[], now: number, cost = 1): LimitDecision {
     if (now >= this.#nextSweep) this.#sweep(now);
     const counters: Counter[] = [];
     let refusedBy: Counter | undefined;
@@ -120,7 +120,7 @@ export class MemoryRateLimiter implements RateLimiter {
     }
   }
 
-  /** The decision `consume` would take on a request of one unit, without counting anything. */
+  /** The decision `spend` would take on a request of one unit, without counting anything. */
   peekSync(bucket: string, rules: readonly LimitRule[], now: number): LimitDecision {
     const states: RuleState[] = [];
     let refusedEnd: number | undefined;

@@ -157,7 +157,7 @@ export class RedisRateLimiter implements RateLimiter {
     return `${this.#prefix}rl:{${bucket}}:${rule.name}:${windowStart(now, rule.windowMs)}`;
   }
 
-  consume(
+  spend(
     bucket: string,
     rules: readonly LimitRule[],
     now: number,
@@ -217,7 +217,7 @@ export class RedisRateLimiter implements RateLimiter {
       at += 1 + rules.length;
       // Mirror what Redis admitted, so a fallback later in this window starts from this
       // instance's true share instead of zero.
-      if (decision.allowed) this.#local.consumeSync(bucket, rules, now, cost);
+      if (decision.allowed) this.#local.spendSync(bucket, rules, now, cost);
       pending.resolve(decision);
     }
   }
@@ -324,7 +324,7 @@ export class RedisRateLimiter implements RateLimiter {
         'Redis unavailable: limits decided per instance until it answers again',
       );
     }
-    return this.#local.consumeSync(bucket, rules, now, cost);
+    return this.#local.spendSync(bucket, rules, now, cost);
   }
 
   #recovered(): void {

@@ -4,7 +4,7 @@ import { CustomEndpointRegistry, createCustomEndpointService } from '../custom-e
 import { RenderPool } from '../formats/index.js';
 import { AccessLog, accessLogObserver } from '../http/access-log.js';
 import { DownloadGate } from '../http/download-gate.js';
-import { quotaEnforcer, quotaSpender } from '../http/quota.js';
+import { routeQuotaSpender, quotaSpender } from '../http/quota.js';
 import { databaseCheck, redisCheck } from '../http/readiness-checks.js';
 import { touchKeys } from '../keys/index.js';
 import { closing, intervalJob, type Job } from '../lib/job.js';
@@ -94,7 +94,7 @@ export async function createApi(core: Core) {
     clock,
     metrics && ((plan, outcome) => metrics.limitDecision(plan, outcome)),
   );
-  const consumeQuota = quotaEnforcer(spendQuota);
+  const spendRouteQuota = routeQuotaSpender(spendQuota);
   const downloads = new DownloadGate();
   const renderer = new RenderPool();
   if (metrics !== undefined)
@@ -139,7 +139,7 @@ export async function createApi(core: Core) {
         },
       },
       spendQuota,
-      consumeQuota,
+      spendRouteQuota,
       limiter,
       readiness:
         redis === undefined ? [databaseCheck(db)] : [databaseCheck(db), redisCheck(redis.redis)],
@@ -151,7 +151,7 @@ export async function createApi(core: Core) {
       positions: createPayPositionService({ salary: core.data.salary, plans }),
       responder: createSalaryResponder({
         salary: core.data.salary,
-        consumeQuota,
+        spendRouteQuota,
         downloads,
         renderer,
         files: new FileCache(),

@@ -215,6 +215,7 @@ async function serve(config: Config, role: 'all' | 'api' | 'worker'): Promise<nu
       import('../lib/clock.js'),
     ]);
   const logger = createLogger(config, true);
+  for (const warning of config.warnings) logger.warn(warning);
   if (role === 'api' && config.publicBaseUrl === undefined)
     logger.warn(
       'PUBLIC_BASE_URL is not set: this API instance names itself by its own address, so OAuth tokens it issues are refused by API instances on other addresses, and links and OpenAPI servers differ between them; set it to the address clients use',

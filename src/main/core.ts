@@ -118,7 +118,7 @@ export async function createCore(config: Config, deps: ProcessDeps) {
   const licenses = new LicenseRegistry({ db });
   await licenses.refresh();
 
-  const allowPrivateTargets = config.webhookAllowPrivateTargets;
+  const allowPrivateTargets = config.outboundAllowPrivateTargets;
   const sender = deps.webhookSender ?? createHttpSender({ allowPrivate: allowPrivateTargets });
   const webhookBox = createSecretBox(base.secretKey, 'webhook-secrets');
   const webhooks = {

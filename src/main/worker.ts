@@ -55,7 +55,7 @@ export async function createWorker(core: Core, deps: Pick<ProcessDeps, 'mailTran
       box: core.exports.box,
       salary: core.data.salary,
       plans,
-      allowPrivateTargets: config.webhookAllowPrivateTargets,
+      allowPrivateTargets: config.outboundAllowPrivateTargets,
       labelling: core.licenses.labelling,
       sender: core.webhooks.sender,
       links: core.exports.links,

@@ -175,12 +175,7 @@ async function spendMessages(
   ).length;
   if (count === 0) return undefined;
   const now = opts.clock.now();
-  const decision = await opts.limiter.consume(
-    `mcp:${addressBucket(ip)}`,
-    [MCP_MESSAGES],
-    now,
-    count,
-  );
+  const decision = await opts.limiter.spend(`mcp:${addressBucket(ip)}`, [MCP_MESSAGES], now, count);
   const headers = rateLimitHeaders(decision, now);
   if (!decision.allowed)
     throw new AppError(

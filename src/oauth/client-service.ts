@@ -15,7 +15,7 @@ import {
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import { lockAccount, type Db } from '../store/index.js';
 import * as repo from './repo.js';
-import type { OAuthTokenAuthority } from './token-authority.js';
+import type { OAuthCredentialResolver } from './credential-resolver.js';
 
 export const MAX_CLIENTS = 100;
 /** A rotated secret keeps working this long, as a rotated API key does. */
@@ -139,7 +139,7 @@ export function createOAuthClientService(deps: {
   db: Db;
   clock: Clock;
   plans: Readonly<Record<PlanId, Plan>>;
-  authority: OAuthTokenAuthority;
+  authority: OAuthCredentialResolver;
 }) {
   const { db, clock, plans, authority } = deps;
 

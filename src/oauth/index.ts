@@ -7,7 +7,7 @@ export {
 } from './client-service.js';
 export { AUTH_METHODS } from './token-service.js';
 export { oauthServerRoutes } from './server-routes.js';
-export { OAuthTokenAuthority, looksLikeJwt, type AccountView } from './token-authority.js';
+export { OAuthCredentialResolver, looksLikeJwt, type AccountView } from './credential-resolver.js';
 export { startOAuth, type OAuthParts } from './parts.js';
 export { createOAuthTokenService, type OAuthTokenService } from './token-service.js';
 export { withdrawSigningKey, signingKeys } from './repo.js';

@@ -8,7 +8,7 @@ import type { Db, Redis } from '../store/index.js';
 import { createOAuthClientService } from './client-service.js';
 import { DpopProofs, memoryReplayGuard, redisReplayGuard } from './dpop.js';
 import { DpopNonces, type DpopNonceMode } from './dpop-nonce.js';
-import { OAuthTokenAuthority, type AccountView } from './token-authority.js';
+import { OAuthCredentialResolver, type AccountView } from './credential-resolver.js';
 import { createOAuthTokenService } from './token-service.js';
 
 /**
@@ -37,7 +37,7 @@ export async function startOAuth(deps: {
 }) {
   const { db, clock, issuer } = deps;
   const [first, ...others] = deps.resourcePaths.map((path) => ({ uri: `${issuer}${path}`, path }));
-  const authority = new OAuthTokenAuthority({
+  const authority = new OAuthCredentialResolver({
     db,
     clock,
     box: createSecretBox(deps.secretKey, 'oauth-signing-keys'),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/index.js';
 import { OAuthError } from './oauth-error.js';
-import type { OAuthTokenAuthority } from './token-authority.js';
+import type { OAuthCredentialResolver } from './credential-resolver.js';
 import {
   INTROSPECT_PATH,
   JWKS_PATH,
@@ -56,7 +56,7 @@ const oauthEndpoint = { auth: { access: 'public' }, idempotency: false } as cons
 /** The authorization server: metadata, JWKS, token, revocation and introspection endpoints. */
 export const oauthServerRoutes: FastifyPluginAsync<{
   tokens: OAuthTokenService;
-  authority: OAuthTokenAuthority;
+  authority: OAuthCredentialResolver;
 }> = async (app, { tokens, authority }) => {
   app.addContentTypeParser(
     FORM,

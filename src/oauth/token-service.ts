@@ -10,7 +10,7 @@ import { DPOP_ALGS, ProofRefused } from './dpop.js';
 import { OAuthError } from './oauth-error.js';
 import * as repo from './repo.js';
 import { SIGNING_ALG } from './signing.js';
-import { heldScopes, type OAuthTokenAuthority } from './token-authority.js';
+import { heldScopes, type OAuthCredentialResolver } from './credential-resolver.js';
 
 export const TOKEN_PATH = '/oauth/token';
 export const REVOKE_PATH = '/oauth/revoke';
@@ -52,7 +52,7 @@ export function createOAuthTokenService(deps: {
   db: Db;
   clock: Clock;
   limiter: RateLimiter;
-  authority: OAuthTokenAuthority;
+  authority: OAuthCredentialResolver;
   lifetimeS: number;
 }) {
   const { db, clock, limiter, authority } = deps;
@@ -83,7 +83,7 @@ export function createOAuthTokenService(deps: {
       return await identify(c);
     } catch (error) {
       if (bucket !== undefined && error instanceof OAuthError && error.status === 401) {
-        const decision = await limiter.consume(bucket, [AUTH_FAILURE_RULE], clock.now());
+        const decision = await limiter.spend(bucket, [AUTH_FAILURE_RULE], clock.now());
         if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds);
       }
       throw error;
@@ -307,7 +307,7 @@ export function createOAuthTokenService(deps: {
           'This client is registered with dpop_bound: send a DPoP proof (the DPoP header, RFC 9449).',
         );
       const now = clock.now();
-      const decision = await limiter.consume(`oauth-client:${client.id}`, [TOKEN_RULE], now);
+      const decision = await limiter.spend(`oauth-client:${client.id}`, [TOKEN_RULE], now);
       if (!decision.allowed)
         throw new OAuthError(
           'slow_down',

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { COUNTRY_CODES, JOB_SLUGS, LEVELS } from '../catalog/index.js';
-import type { ConsumeQuota } from '../http/quota.js';
+import type { SpendRouteQuota } from '../http/quota.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { CHANGES_LIMIT, type ReleaseCatalog } from './catalog.js';
@@ -122,9 +122,9 @@ const EmptyQuery = Type.Object({}, { additionalProperties: false });
 
 export const releaseRoutes: FastifyPluginAsyncTypebox<{
   catalog: ReleaseCatalog;
-  consumeQuota: ConsumeQuota;
+  spendRouteQuota: SpendRouteQuota;
 }> = async (app, opts) => {
-  const { catalog, consumeQuota } = opts;
+  const { catalog, spendRouteQuota } = opts;
   app.get(
     '/api/v1/releases',
     {
@@ -144,7 +144,7 @@ export const releaseRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const data = await catalog.list();
-      return consumeQuota(request, reply, () => ({ data }));
+      return spendRouteQuota(request, reply, () => ({ data }));
     },
   );
 
@@ -165,7 +165,7 @@ export const releaseRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const release = await catalog.get(request.params.version);
-      return consumeQuota(request, reply, () => release);
+      return spendRouteQuota(request, reply, () => release);
     },
   );
 
@@ -186,7 +186,7 @@ export const releaseRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const changes = await catalog.changes(request.params.version, request.query, request.principal);
-      return consumeQuota(request, reply, () => changes);
+      return spendRouteQuota(request, reply, () => changes);
     },
   );
 };

@@ -4,7 +4,7 @@ import type { Row, RenderPool } from '../formats/index.js';
 import { AppError } from '../errors/index.js';
 import type { Format } from '../plans/index.js';
 import { schemaShape, type CustomSchema } from './custom-schema.js';
-import { fileName, type Labelling } from './respond.js';
+import { fileName, type Labelling } from './render.js';
 import type { PublicRecord, SalaryMeta } from './schemas.js';
 import type { PreparedSelection } from './service.js';
 import { salaryColumns, salaryRow } from './table.js';

@@ -8,7 +8,7 @@ export {
 } from './service.js';
 export { LOOKUP_AUTH, SALARY_QUOTA, salaryResponses, salaryRoutes } from './routes.js';
 export { negotiateFormat } from './format.js';
-export { JSON_TYPE } from './respond.js';
+export { JSON_TYPE } from './render.js';
 export { salaryFileStream, type SalaryFileStream } from './file-stream.js';
 export {
   HistoryQuerySchema,
@@ -26,7 +26,7 @@ export {
   type CustomSchema,
 } from './custom-schema.js';
 export { FileCache, FILE_CACHE_BYTES, type CachedFile } from './file-cache.js';
-export { type Labelling } from './respond.js';
+export { type Labelling } from './render.js';
 export {
   createSalaryResponder,
   type SalaryResponder,
@@ -44,6 +44,6 @@ export {
 } from './position.js';
 export { BANDS, percentileOf, type Band } from './position-model.js';
 export { PositionQuerySchema, PositionResponseSchema, positionRoutes } from './position-routes.js';
-export { labelled } from './respond.js';
+export { labelled } from './render.js';
 export { applySchema } from './custom-schema.js';
 export { salaryTable } from './table.js';

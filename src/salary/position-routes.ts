@@ -4,20 +4,20 @@ import { COUNTRY_CODES } from '../catalog/index.js';
 import { JOB_SLUGS, LEVELS } from '../catalog/index.js';
 import { renderTable } from '../formats/index.js';
 import { PAID_PLAN_SECURITY } from '../http/openapi.js';
-import type { ConsumeQuota } from '../http/quota.js';
+import type { SpendRouteQuota } from '../http/quota.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { FORMATS } from '../plans/index.js';
 import { POSITION_EXAMPLE } from './examples.js';
 import { negotiateFormat } from './format.js';
 import { BANDS } from './position-model.js';
 import { positionTable, type PayPositionService } from './position.js';
-import { fileName, labelled, marked, sendRendered, type Labelling } from './respond.js';
+import { fileName, labelled, marked, sendRendered, type Labelling } from './render.js';
 import { LOOKUP_AUTH, salaryResponses } from './routes.js';
 import { SalaryMetaSchema } from './schemas.js';
 
 export interface PositionRoutesOptions {
   positions: PayPositionService;
-  consumeQuota: ConsumeQuota;
+  spendRouteQuota: SpendRouteQuota;
   /** A white-label account's labelling (null: this service's own). */
   labelling?: (accountId: string | null) => Labelling | null;
 }
@@ -151,7 +151,7 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRoutesOptions> = 
       const q = request.query;
       const format = negotiateFormat(q.format, request.headers.accept);
       const result = opts.positions.position(q, request.principal, format);
-      return opts.consumeQuota(request, reply, async () => {
+      return opts.spendRouteQuota(request, reply, async () => {
         const labelling = labellingOf(request.principal.accountId);
         const shown = marked(
           { ...result, meta: labelled({ ...result, data: [], fields: [] }, labelling).meta },

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/index.js';
 import { MODE_HEADER } from '../http/auth-hook.js';
 import { STREAM_ABOVE_ROWS, type RenderPool } from '../formats/index.js';
-import type { ConsumeQuota } from '../http/quota.js';
+import type { SpendRouteQuota } from '../http/quota.js';
 import type { Format } from '../plans/index.js';
 import { withSchemaFields, type CustomSchema } from './custom-schema.js';
 import type { DownloadGate } from '../http/download-gate.js';
@@ -16,13 +16,13 @@ import {
   sendRendered,
   sendSalaryResult,
   type Labelling,
-} from './respond.js';
+} from './render.js';
 import type { SalaryMeta } from './schemas.js';
 import type { PreparedSelection, SalaryService, Selection } from './service.js';
 
 export interface SalaryResponderOptions {
   salary: SalaryService;
-  consumeQuota: ConsumeQuota;
+  spendRouteQuota: SpendRouteQuota;
   downloads: DownloadGate;
   /** Writes large files in worker threads. */
   renderer: RenderPool;
@@ -61,7 +61,7 @@ const TEST_MODE_TOO_LARGE = new AppError(
 );
 
 export function createSalaryResponder(opts: SalaryResponderOptions): SalaryResponder {
-  const { salary, consumeQuota, downloads, renderer, files } = opts;
+  const { salary, spendRouteQuota, downloads, renderer, files } = opts;
   const labellingOf = opts.labelling ?? (() => null);
 
   /**
@@ -104,7 +104,7 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     ) {
       const body = salary.standardJson(selection, request.principal, { feature });
       if (body !== undefined)
-        return consumeQuota(request, reply, () => {
+        return spendRouteQuota(request, reply, () => {
           reply.type(JSON_TYPE).send(body);
         });
     }
@@ -133,7 +133,7 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
       return serveLarge(request, reply, prepared, format, filename, schema, labelling);
     }
     const result = marked(prepared.build(), request.principal.mode === 'test');
-    await consumeQuota(request, reply, () =>
+    await spendRouteQuota(request, reply, () =>
       sendSalaryResult(reply, result, format, filename(result.meta), schema, labelling),
     );
   }
@@ -166,7 +166,7 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
         format === 'json'
           ? renderSalaryJson(result!, schema, labelling)
           : renderSalaryFile(renderer, result!, format, filename(result!.meta), schema, labelling);
-      const file = await consumeQuota(
+      const file = await spendRouteQuota(
         request,
         reply,
         () => cached ?? files.getOrAdd(prepared.release, key, write),

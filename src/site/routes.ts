@@ -1,3 +1,4 @@
+import accepts from '@fastify/accepts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Principal } from '../auth/index.js';
@@ -40,6 +41,9 @@ export interface SiteDeps {
   /** The uptime SLA's parts; the status page is served when they are given. */
   sla?: Pick<SlaParts, 'status'>;
 }
+
+/** What an unanswered address can be told in: the problem document (JSON) first, or a page. */
+const PROBLEM_OR_PAGE = ['application/json', 'application/problem+json', 'text/html'];
 
 /** Where the quick start's examples point; replaced by the address the page is read at. */
 const EXAMPLE_ORIGIN = 'http://localhost:3000';
@@ -87,10 +91,11 @@ const site: FastifyPluginAsync<SiteDeps> = async (app, deps) => {
   });
 
   // A browser asking for an address outside the API is shown a page; API clients keep the
-  // problem+json answer.
+  // problem+json answer (Accept negotiated by @fastify/accepts: HTML only when preferred).
+  await app.register(accepts);
   app.decorate('notFoundPage', (request: FastifyRequest): string | null => {
     const path = request.url.split('?')[0] ?? '/';
-    const wantsHtml = /\btext\/html\b/.test(request.headers.accept ?? '');
+    const wantsHtml = request.accepts().type(PROBLEM_OR_PAGE) === 'text/html';
     if (!wantsHtml || !['GET', 'HEAD'].includes(request.method) || path.startsWith('/api/'))
       return null;
     return notFoundPage(brandOf(licenses, request.headers.host), path.slice(0, 200));

@@ -138,7 +138,7 @@ export function createSupportService(deps: {
         );
       }
       const now = clock.now();
-      const decision = await limiter.consume(`support:${accountId}`, [SUPPORT_REQUESTS], now);
+      const decision = await limiter.spend(`support:${accountId}`, [SUPPORT_REQUESTS], now);
       if (!decision.allowed) {
         throw AppError.tooManyAttempts(
           `At most ${SUPPORT_REQUESTS.limit} support requests can be sent per day; try again later.`,

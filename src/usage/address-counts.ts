@@ -2,6 +2,7 @@ import { createHmac, hkdfSync } from 'node:crypto';
 import type { Clock } from '../lib/clock.js';
 import type { MemoryRateLimiter } from '../limits/index.js';
 import type { Queryable } from '../store/index.js';
+import { addAddressCounts, openAddressCounts, type AddressCountRow } from './repo.js';
 
 /** The limiter's buckets of anonymous callers (see auth/client-address.ts). */
 const ADDRESS_BUCKET = 'addr:';
@@ -53,21 +54,10 @@ export class AddressCounts {
    */
   async seed(db: Queryable): Promise<number> {
     const now = this.deps.clock.now();
-    const rows = await db.query<{
-      bucket_hash: string;
-      rule: string;
-      window_start: Date | string;
-      window_end: Date | string;
-      units: number | string;
-    }>(
-      `SELECT bucket_hash, rule, window_start, window_end, units FROM limit_address_counts
-       WHERE window_end > $1 AND units > 0`,
-      [new Date(now).toISOString()],
-    );
+    const rows = await openAddressCounts(db, now);
     for (const r of rows) {
-      const start = new Date(r.window_start).getTime();
-      this.#seeds.set(`${r.bucket_hash}\0${r.rule}\0${start}`, Number(r.units));
-      this.#seedsUntil = Math.max(this.#seedsUntil, new Date(r.window_end).getTime());
+      this.#seeds.set(`${r.hash}\0${r.rule}\0${r.windowStart}`, r.units);
+      this.#seedsUntil = Math.max(this.#seedsUntil, r.windowEnd);
     }
     this.deps.limiter.startFrom((bucket, rule, windowStart) => {
       if (this.#seeds.size === 0 || !bucket.startsWith(ADDRESS_BUCKET)) return 0;
@@ -92,7 +82,7 @@ export class AddressCounts {
   batch(): AddressBatch {
     const now = this.deps.clock.now();
     const changed = new Map<string, Written>();
-    const rows: { hash: string; rule: string; start: number; end: number; units: number }[] = [];
+    const rows: AddressCountRow[] = [];
     for (const c of this.deps.limiter.counters(ADDRESS_BUCKET)) {
       const key = `${c.bucket}\0${c.rule}`;
       const last = this.#written.get(key);
@@ -108,32 +98,13 @@ export class AddressCounts {
       rows.push({
         hash,
         rule: c.rule,
-        start: c.windowStart,
-        end: c.windowEnd,
+        windowStart: c.windowStart,
+        windowEnd: c.windowEnd,
         units: c.count - base,
       });
     }
     return {
-      write: async (tx) => {
-        if (rows.length > 0)
-          await tx.query(
-            `INSERT INTO limit_address_counts (bucket_hash, rule, window_start, window_end, units)
-             SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[])
-             ORDER BY 3, 2, 1
-             ON CONFLICT (window_start, rule, bucket_hash)
-             DO UPDATE SET units = GREATEST(0, limit_address_counts.units + EXCLUDED.units)`,
-            [
-              rows.map((r) => r.hash),
-              rows.map((r) => r.rule),
-              rows.map((r) => new Date(r.start).toISOString()),
-              rows.map((r) => new Date(r.end).toISOString()),
-              rows.map((r) => r.units),
-            ],
-          );
-        await tx.query('DELETE FROM limit_address_counts WHERE window_end <= $1', [
-          new Date(now).toISOString(),
-        ]);
-      },
+      write: (tx) => addAddressCounts(tx, rows, now),
       commit: () => {
         for (const [key, written] of changed) this.#written.set(key, written);
         for (const [key, { windowEnd }] of this.#written)

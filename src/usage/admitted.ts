@@ -7,6 +7,7 @@ import {
 } from '../limits/index.js';
 import type { Queryable } from '../store/index.js';
 import type { UsageRecorder } from './recorder.js';
+import { answeredByAccountHour, answeredByEndpoint } from './repo.js';
 
 const ACCOUNT_BUCKET = 'acct:';
 
@@ -62,14 +63,9 @@ export function admittedFromUsage(
     if (!bucket.startsWith(ACCOUNT_BUCKET) || !isQuotaRule(rule)) return 0;
     const accountId = bucket.slice(ACCOUNT_BUCKET.length);
     const windowEnd = windowStart + rule.windowMs;
-    const rows = await db.query<{ endpoint: string; n: number | string }>(
-      `SELECT endpoint, sum(count) AS n FROM usage_hourly
-       WHERE account_id = $1 AND hour >= $2 AND hour < $3 AND status < 400
-       GROUP BY endpoint`,
-      [accountId, new Date(windowStart).toISOString(), new Date(windowEnd).toISOString()],
-    );
+    const rows = await answeredByEndpoint(db, accountId, windowStart, windowEnd);
     let units = 0;
-    for (const row of rows) units += Number(row.n) * endpoints.costOf(row.endpoint);
+    for (const row of rows) units += row.count * endpoints.costOf(row.endpoint);
     for (const r of recorder.pending(accountId)) {
       if (r.hour >= windowStart && r.hour < windowEnd && r.status < 400)
         units += r.count * endpoints.costOf(r.endpoint);
@@ -94,25 +90,15 @@ export async function seedFromUsage(
 ): Promise<number> {
   const day = windowStart(now, LIMIT_WINDOWS.day.windowMs);
   const hour = windowStart(now, LIMIT_WINDOWS.hour.windowMs);
-  const rows = await db.query<{
-    account_id: string;
-    endpoint: string;
-    hour: Date;
-    n: number | string;
-  }>(
-    `SELECT account_id, endpoint, hour, sum(count) AS n FROM usage_hourly
-     WHERE account_id IS NOT NULL AND hour >= $1 AND hour < $2 AND status < 400
-     GROUP BY account_id, endpoint, hour`,
-    [new Date(day).toISOString(), new Date(day + LIMIT_WINDOWS.day.windowMs).toISOString()],
-  );
+  const rows = await answeredByAccountHour(db, day, day + LIMIT_WINDOWS.day.windowMs);
   const spent = new Map<string, { day: number; hour: number }>();
   for (const row of rows) {
-    const units = Number(row.n) * endpoints.costOf(row.endpoint);
+    const units = row.count * endpoints.costOf(row.endpoint);
     if (units === 0) continue;
-    let account = spent.get(row.account_id);
-    if (account === undefined) spent.set(row.account_id, (account = { day: 0, hour: 0 }));
+    let account = spent.get(row.accountId);
+    if (account === undefined) spent.set(row.accountId, (account = { day: 0, hour: 0 }));
     account.day += units;
-    if (new Date(row.hour).getTime() >= hour) account.hour += units;
+    if (row.hour >= hour) account.hour += units;
   }
   for (const [accountId, { day: dayUnits, hour: hourUnits }] of spent) {
     const bucket = `${ACCOUNT_BUCKET}${accountId}`;

@@ -130,3 +130,105 @@ export function sumRows(rows: readonly UsageRow[]): UsageRow[] {
   }
   return [...out.values()];
 }
+
+/** Per endpoint, the answered requests (status below 400) of an account from `from` to `to`. */
+export async function answeredByEndpoint(
+  db: Queryable,
+  accountId: string,
+  from: number,
+  to: number,
+): Promise<{ endpoint: string; count: number }[]> {
+  const rows = await db.query<{ endpoint: string; n: number | string }>(
+    `SELECT endpoint, sum(count) AS n FROM usage_hourly
+     WHERE account_id = $1 AND hour >= $2 AND hour < $3 AND status < 400
+     GROUP BY endpoint`,
+    [accountId, new Date(from).toISOString(), new Date(to).toISOString()],
+  );
+  return rows.map((r) => ({ endpoint: r.endpoint, count: Number(r.n) }));
+}
+
+/** Per account, endpoint and hour, the answered requests (status below 400) from `from` to `to`. */
+export async function answeredByAccountHour(
+  db: Queryable,
+  from: number,
+  to: number,
+): Promise<{ accountId: string; endpoint: string; hour: number; count: number }[]> {
+  const rows = await db.query<{
+    account_id: string;
+    endpoint: string;
+    hour: Date | string;
+    n: number | string;
+  }>(
+    `SELECT account_id, endpoint, hour, sum(count) AS n FROM usage_hourly
+     WHERE account_id IS NOT NULL AND hour >= $1 AND hour < $2 AND status < 400
+     GROUP BY account_id, endpoint, hour`,
+    [new Date(from).toISOString(), new Date(to).toISOString()],
+  );
+  return rows.map((r) => ({
+    accountId: r.account_id,
+    endpoint: r.endpoint,
+    hour: new Date(r.hour).getTime(),
+    count: Number(r.n),
+  }));
+}
+
+/** What an anonymous client address bucket (by its keyed hash) admitted in one rule's window. */
+export interface AddressCountRow {
+  hash: string;
+  rule: string;
+  windowStart: number;
+  windowEnd: number;
+  units: number;
+}
+
+/** The address buckets' counts of windows not yet ended at `now` (those that admitted some). */
+export async function openAddressCounts(db: Queryable, now: number): Promise<AddressCountRow[]> {
+  const rows = await db.query<{
+    bucket_hash: string;
+    rule: string;
+    window_start: Date | string;
+    window_end: Date | string;
+    units: number | string;
+  }>(
+    `SELECT bucket_hash, rule, window_start, window_end, units FROM limit_address_counts
+     WHERE window_end > $1 AND units > 0`,
+    [new Date(now).toISOString()],
+  );
+  return rows.map((r) => ({
+    hash: r.bucket_hash,
+    rule: r.rule,
+    windowStart: new Date(r.window_start).getTime(),
+    windowEnd: new Date(r.window_end).getTime(),
+    units: Number(r.units),
+  }));
+}
+
+/**
+ * Adds each row's units to its bucket's count (several instances add their own shares), never
+ * below zero, then deletes the rows of windows ended at `now`. Rows are taken in key order, so
+ * concurrent flushes lock them in the same order.
+ */
+export async function addAddressCounts(
+  tx: Queryable,
+  rows: readonly AddressCountRow[],
+  now: number,
+): Promise<void> {
+  if (rows.length > 0)
+    await tx.query(
+      `INSERT INTO limit_address_counts (bucket_hash, rule, window_start, window_end, units)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[])
+       ORDER BY 3, 2, 1
+       ON CONFLICT (window_start, rule, bucket_hash)
+       DO UPDATE SET units = GREATEST(0, limit_address_counts.units + EXCLUDED.units)`,
+      [
+        rows.map((r) => r.hash),
+        rows.map((r) => r.rule),
+        rows.map((r) => new Date(r.windowStart).toISOString()),
+        rows.map((r) => new Date(r.windowEnd).toISOString()),
+        rows.map((r) => r.units),
+      ],
+    );
+  await tx.query('DELETE FROM limit_address_counts WHERE window_end <= $1', [
+    new Date(now).toISOString(),
+  ]);
+}

@@ -26,7 +26,7 @@ export async function throttleAccount(
   rule: LimitRule,
   what: string,
 ): Promise<void> {
-  const decision = await limiter.consume(`acct:${accountId}`, [rule], clock.now());
+  const decision = await limiter.spend(`acct:${accountId}`, [rule], clock.now());
   if (decision.allowed) return;
   throw AppError.tooManyAttempts(
     `At most ${rule.limit} ${what} per hour per account; try again in ${decision.retryAfterSeconds} s.`,

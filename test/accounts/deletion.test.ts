@@ -15,7 +15,7 @@ describe('account data export and deletion', () => {
   let receiver: Receiver;
   before(async () => {
     receiver = await startReceiver(answer(200, 'ok'));
-    t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    t = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' } });
   });
   after(async () => {
     await t.close();

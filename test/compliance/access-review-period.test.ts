@@ -130,7 +130,7 @@ describe('access review: every state within the period, and both of its ends', (
   }
 
   before(async () => {
-    t = await buildTestApp({ now: iso(T0), env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    t = await buildTestApp({ now: iso(T0), env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' } });
     const account = await accountOnPlan(t, 'enterprise');
     apiKey = account.apiKey!;
     email = account.email;

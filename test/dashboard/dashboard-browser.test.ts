@@ -276,7 +276,7 @@ describe(
     before(async () => {
       t = await buildTestApp({
         now: '2026-11-25T14:05:00Z',
-        env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+        env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
       });
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

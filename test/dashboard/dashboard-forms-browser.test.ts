@@ -21,7 +21,7 @@ describe(
     before(async () => {
       t = await buildTestApp({
         now: '2026-11-22T10:15:00Z',
-        env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+        env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
       });
       receiver = await startReceiver();
       await t.app.listen({ port: 0, host: '127.0.0.1' });

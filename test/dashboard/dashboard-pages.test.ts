@@ -11,7 +11,7 @@ describe('dashboard billing, webhooks and account pages', () => {
   before(async () => {
     t = await buildTestApp({
       now: '2026-11-10T12:00:00Z',
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
     });
     receiver = await startReceiver();
   });

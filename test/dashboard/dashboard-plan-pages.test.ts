@@ -42,7 +42,7 @@ describe('dashboard pages of the plan features over HTTP', () => {
   before(async () => {
     t = await buildTestApp({
       now: '2026-11-25T14:05:00Z',
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
     });
     receiver = await startReceiver();
     ent = await accountOnPlan(t, 'enterprise');

@@ -37,7 +37,7 @@ describe('doctor checks', () => {
 
   it('passes the migrated database and the bundled release', async () => {
     assert.equal((await statusOf({}, 'database')).status, 'ok');
-    assert.match((await statusOf({}, 'data release')).detail, /^2026\.11\.7, loaded \d+ days ago$/);
+    assert.match((await statusOf({}, 'data release')).detail, /^2026\.11\.8, loaded \d+ days ago$/);
   });
 
   it('checks the SMTP server named by SMTP_URL: skipped without, ok when it answers, failed when gone', async () => {

@@ -64,7 +64,7 @@ describe('export destination tests are no port-scan oracle', () => {
 
   before(async () => {
     t = await buildTestApp({
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
       webhookSender: createHttpSender({ allowPrivate: true, timeoutMs: TIMEOUT_MS }),
     });
     ({ call } = await listenHttp(t));

@@ -17,7 +17,7 @@ describe('export runs spend the quota and are bounded', () => {
 
   before(async () => {
     t = await buildTestApp({
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
       now: '2026-11-22T10:15:00Z',
     });
     ({ call } = await listenHttp(t));

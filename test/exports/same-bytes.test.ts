@@ -16,7 +16,7 @@ describe('a streamed export is the bulk endpoint’s file, byte for byte', () =>
   let receiver: Receiver;
 
   before(async () => {
-    t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    t = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' } });
     key = (await accountOnPlan(t, 'enterprise')).apiKey!;
     receiver = await startReceiver();
     receiver.respondWith(answer(200));

@@ -17,7 +17,7 @@ describe('export schedules: DST, catch-up, two instances', { skip }, () => {
   let b: TestApp;
   let key: string;
   let exportId: string;
-  const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
+  const env = { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' };
 
   before(async () => {
     pg = await freshPostgres();

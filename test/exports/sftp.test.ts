@@ -20,7 +20,7 @@ describe('exports delivered by SFTP to a real OpenSSH server', { skip }, () => {
   const endpoints: string[] = [];
 
   before(async () => {
-    t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    t = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' } });
     sshd = await startSshd();
     key = (await accountOnPlan(t, 'enterprise')).apiKey!;
     const other = (await accountOnPlan(t, 'enterprise')).apiKey!;

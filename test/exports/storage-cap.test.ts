@@ -16,7 +16,7 @@ describe('the export files an account keeps: at most 2 GiB, to the byte', () => 
   let receiver: Receiver;
 
   before(async () => {
-    t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    t = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' } });
     receiver = await startReceiver();
   });
   after(async () => {

@@ -38,8 +38,8 @@ describe('exports delivered to a webhook destination', () => {
   before(async () => {
     t = await buildTestApp({
       env: {
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-        EXPORT_HEARTBEAT_MS: '100',
+        OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
+        EXPORT_HEARTBEAT_SECONDS: '0.1',
         METRICS_TOKEN: METRICS_TOKEN,
       },
     });

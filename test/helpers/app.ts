@@ -69,10 +69,10 @@ export async function buildTestApp(
     ACCESS_LOG: 'false',
     SECRET_KEY: TEST_SECRET_KEY,
     // Tests run the webhook worker by hand (`worker.runOnce()`) after moving the clock.
-    WEBHOOK_POLL_MS: '0',
+    WEBHOOK_POLL_SECONDS: '0',
     // And the notice worker (`notices.runOnce()`).
-    NOTICE_POLL_MS: '0',
-    EXPORT_POLL_MS: '0',
+    NOTICE_POLL_SECONDS: '0',
+    EXPORT_POLL_SECONDS: '0',
     ...options.env,
   });
   const server = await startServer(config, {

@@ -64,7 +64,7 @@ describe('white-label data licensing', () => {
   let plain: Awaited<ReturnType<typeof accountOnPlan>>;
   let licenses: ReturnType<typeof createLicenseService>;
   before(async () => {
-    t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    t = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' } });
     wl = await accountOnPlan(t, 'enterprise');
     plain = await accountOnPlan(t, 'enterprise');
     licenses = createLicenseService({ db: t.db, clock: t.clock, registry: t.licenses });

@@ -41,7 +41,7 @@ export function limiterContract(
       const rules = [hourly(3)];
       const now = at('10:20:00');
       const seen = [];
-      for (let i = 0; i < 5; i++) seen.push(await limiter.consume('limit', rules, now));
+      for (let i = 0; i < 5; i++) seen.push(await limiter.spend('limit', rules, now));
       assert.deepEqual(
         seen.map((d) => d.allowed),
         [true, true, true, false, false],
@@ -60,26 +60,26 @@ export function limiterContract(
     it('a refused request spends nothing: the count stays at the limit', async () => {
       const rules = [daily(2)];
       const now = at('08:00:00');
-      await limiter.consume('spend', rules, now);
-      await limiter.consume('spend', rules, now);
+      await limiter.spend('spend', rules, now);
+      await limiter.spend('spend', rules, now);
       for (let i = 0; i < 20; i++)
-        assert.equal((await limiter.consume('spend', rules, now)).allowed, false);
+        assert.equal((await limiter.spend('spend', rules, now)).allowed, false);
       assert.deepEqual(await remaining('spend', rules, now), [0]);
       // The next day starts from zero, not from the refusals.
-      const next = await limiter.consume('spend', rules, at('00:00:00', 1));
+      const next = await limiter.spend('spend', rules, at('00:00:00', 1));
       assert.equal(next.allowed, true);
       assert.equal(next.states[0]!.remaining, 1);
     });
 
     it('the day ends at 00:00:00.000 UTC: 23:59:59.999 is the old day', async () => {
       const rules = [daily(2)];
-      assert.equal((await limiter.consume('midnight', rules, at('00:00:00'))).allowed, true);
-      assert.equal((await limiter.consume('midnight', rules, at('23:59:59.999'))).allowed, true);
-      const refused = await limiter.consume('midnight', rules, at('23:59:59.999'));
+      assert.equal((await limiter.spend('midnight', rules, at('00:00:00'))).allowed, true);
+      assert.equal((await limiter.spend('midnight', rules, at('23:59:59.999'))).allowed, true);
+      const refused = await limiter.spend('midnight', rules, at('23:59:59.999'));
       assert.equal(refused.allowed, false);
       assert.equal(refused.retryAfterSeconds, 1);
       assert.equal(refused.states[0]!.resetAt, at('00:00:00', 1));
-      const fresh = await limiter.consume('midnight', rules, at('00:00:00', 1));
+      const fresh = await limiter.spend('midnight', rules, at('00:00:00', 1));
       assert.equal(fresh.allowed, true);
       assert.equal(fresh.states[0]!.remaining, 1);
       assert.equal(fresh.states[0]!.resetAt, at('00:00:00', 2));
@@ -87,7 +87,7 @@ export function limiterContract(
 
     it('the hour ends at :00:00.000; Retry-After is whole seconds rounded up', async () => {
       const rules = [hourly(1)];
-      assert.equal((await limiter.consume('hour', rules, at('10:00:00'))).allowed, true);
+      assert.equal((await limiter.spend('hour', rules, at('10:00:00'))).allowed, true);
       const cases: [string, number][] = [
         ['10:00:00', 3600],
         ['10:59:58.001', 2],
@@ -95,15 +95,15 @@ export function limiterContract(
         ['10:59:59.999', 1],
       ];
       for (const [time, seconds] of cases) {
-        const d = await limiter.consume('hour', rules, at(time));
+        const d = await limiter.spend('hour', rules, at(time));
         assert.equal(d.allowed, false, time);
         assert.equal(d.retryAfterSeconds, seconds, time);
       }
-      assert.equal((await limiter.consume('hour', rules, at('11:00:00'))).allowed, true);
+      assert.equal((await limiter.spend('hour', rules, at('11:00:00'))).allowed, true);
     });
 
     it('a limit of 0 refuses at once, until the window ends', async () => {
-      const d = await limiter.consume('zero', [hourly(0)], at('10:30:00'));
+      const d = await limiter.spend('zero', [hourly(0)], at('10:30:00'));
       assert.equal(d.allowed, false);
       assert.equal(d.retryAfterSeconds, 1800);
       assert.equal(d.states[0]!.remaining, 0);
@@ -112,10 +112,10 @@ export function limiterContract(
     it('is all-or-nothing across rules, whichever rule refuses', async () => {
       const rules = [hourly(2), daily(3)];
       const t = at('10:00:00');
-      assert.equal((await limiter.consume('multi', rules, t)).allowed, true);
-      assert.equal((await limiter.consume('multi', rules, t)).allowed, true);
+      assert.equal((await limiter.spend('multi', rules, t)).allowed, true);
+      assert.equal((await limiter.spend('multi', rules, t)).allowed, true);
       for (let i = 0; i < 5; i++) {
-        const d = await limiter.consume('multi', rules, t);
+        const d = await limiter.spend('multi', rules, t);
         assert.equal(d.allowed, false);
         assert.equal(d.retryAfterSeconds, 3600, 'until the refusing (hourly) rule resets');
         assert.deepEqual(
@@ -125,8 +125,8 @@ export function limiterContract(
         );
       }
       const t2 = at('11:30:00');
-      assert.equal((await limiter.consume('multi', rules, t2)).allowed, true);
-      const dayRefuses = await limiter.consume('multi', rules, t2);
+      assert.equal((await limiter.spend('multi', rules, t2)).allowed, true);
+      const dayRefuses = await limiter.spend('multi', rules, t2);
       assert.equal(dayRefuses.allowed, false);
       assert.equal(dayRefuses.retryAfterSeconds, 12.5 * 3600, 'until the daily rule resets');
       assert.deepEqual(
@@ -141,12 +141,12 @@ export function limiterContract(
       assert.deepEqual(await remaining('multi', rules, t2), [1, 0]);
     });
 
-    it('peek counts nothing and sees what consume would', async () => {
+    it('peek counts nothing and sees what spend would', async () => {
       const rules = [hourly(2)];
       const t = at('15:00:00');
       for (let i = 0; i < 5; i++) assert.deepEqual(await remaining('peek', rules, t), [2]);
-      await limiter.consume('peek', rules, t);
-      await limiter.consume('peek', rules, t);
+      await limiter.spend('peek', rules, t);
+      await limiter.spend('peek', rules, t);
       const peeked = await limiter.peek('peek', rules, t);
       assert.equal(peeked.allowed, false);
       assert.equal(peeked.retryAfterSeconds, 3600);
@@ -155,17 +155,17 @@ export function limiterContract(
 
     it('buckets, and rules of different names, count apart', async () => {
       const t = at('12:00:00');
-      assert.equal((await limiter.consume('apart-a', [hourly(1)], t)).allowed, true);
-      assert.equal((await limiter.consume('apart-a', [hourly(1)], t)).allowed, false);
-      assert.equal((await limiter.consume('apart-b', [hourly(1)], t)).allowed, true);
-      assert.equal((await limiter.consume('apart-a', [daily(1)], t)).allowed, true);
+      assert.equal((await limiter.spend('apart-a', [hourly(1)], t)).allowed, true);
+      assert.equal((await limiter.spend('apart-a', [hourly(1)], t)).allowed, false);
+      assert.equal((await limiter.spend('apart-b', [hourly(1)], t)).allowed, true);
+      assert.equal((await limiter.spend('apart-a', [daily(1)], t)).allowed, true);
     });
 
     it('admits exactly the limit of many concurrent requests', async () => {
       const rules = [hourly(25), daily(40)];
       const t = at('18:00:00');
       const decisions = await Promise.all(
-        Array.from({ length: 90 }, () => limiter.consume('burst', rules, t)),
+        Array.from({ length: 90 }, () => limiter.spend('burst', rules, t)),
       );
       assert.equal(decisions.filter((d) => d.allowed).length, 25);
       assert.deepEqual(await remaining('burst', rules, t), [0, 15]);
@@ -174,21 +174,21 @@ export function limiterContract(
     it('release gives back one admitted request of its window, never below zero', async () => {
       const rules = [hourly(1)];
       const t = at('19:00:00');
-      assert.equal((await limiter.consume('release', rules, t)).allowed, true);
-      assert.equal((await limiter.consume('release', rules, t)).allowed, false);
+      assert.equal((await limiter.spend('release', rules, t)).allowed, true);
+      assert.equal((await limiter.spend('release', rules, t)).allowed, false);
       await limiter.release('release', rules, t);
       await limiter.release('release', rules, t);
       assert.deepEqual(await remaining('release', rules, t), [1]);
-      assert.equal((await limiter.consume('release', rules, t)).allowed, true);
+      assert.equal((await limiter.spend('release', rules, t)).allowed, true);
       await limiter.release('release', rules, at('20:00:00'));
       assert.deepEqual(await remaining('release', rules, t), [0], 'another window untouched');
     });
 
-    it('a request of cost 2 consumes 2; with 1 left it is refused and consumes nothing', async () => {
+    it('a request of cost 2 spends 2; with 1 left it is refused and spends nothing', async () => {
       const rules = [hourly(5)];
       const t = at('13:00:00');
       const seen = [];
-      for (let i = 0; i < 3; i++) seen.push(await limiter.consume('cost', rules, t, 2));
+      for (let i = 0; i < 3; i++) seen.push(await limiter.spend('cost', rules, t, 2));
       assert.deepEqual(
         seen.map((d) => [d.allowed, d.states[0]!.remaining]),
         [
@@ -200,16 +200,16 @@ export function limiterContract(
       assert.equal(seen[2]!.retryAfterSeconds, 3600);
       assert.deepEqual(await remaining('cost', rules, t), [1], 'the refusal spent nothing');
       // The unit left is still there for a request of cost 1.
-      const one = await limiter.consume('cost', rules, t);
+      const one = await limiter.spend('cost', rules, t);
       assert.deepEqual([one.allowed, one.states[0]!.remaining], [true, 0]);
-      assert.equal((await limiter.consume('cost', rules, t)).allowed, false);
+      assert.equal((await limiter.spend('cost', rules, t)).allowed, false);
     });
 
-    it('a cost is all-or-nothing across rules: one rule with too little left consumes none', async () => {
+    it('a cost is all-or-nothing across rules: one rule with too little left spends none', async () => {
       const rules = [hourly(10), daily(3)];
       const t = at('14:00:00');
-      assert.equal((await limiter.consume('cost-multi', rules, t, 2)).allowed, true);
-      const refused = await limiter.consume('cost-multi', rules, t, 2);
+      assert.equal((await limiter.spend('cost-multi', rules, t, 2)).allowed, true);
+      const refused = await limiter.spend('cost-multi', rules, t, 2);
       assert.equal(refused.allowed, false);
       assert.equal(refused.retryAfterSeconds, 10 * 3600, 'until the refusing (daily) rule resets');
       assert.deepEqual(
@@ -224,7 +224,7 @@ export function limiterContract(
       const rules = [hourly(20), daily(31)];
       const t = at('17:00:00');
       const decisions = await Promise.all(
-        Array.from({ length: 30 }, () => limiter.consume('cost-burst', rules, t, 3)),
+        Array.from({ length: 30 }, () => limiter.spend('cost-burst', rules, t, 3)),
       );
       assert.equal(decisions.filter((d) => d.allowed).length, 6, '6 × 3 = 18 ≤ 20 < 21');
       assert.deepEqual(await remaining('cost-burst', rules, t), [2, 13]);
@@ -233,16 +233,16 @@ export function limiterContract(
     it('release gives back the cost it is given, never below zero', async () => {
       const rules = [hourly(4)];
       const t = at('20:00:00');
-      assert.equal((await limiter.consume('cost-release', rules, t, 3)).allowed, true);
+      assert.equal((await limiter.spend('cost-release', rules, t, 3)).allowed, true);
       await limiter.release('cost-release', rules, t, 2);
       assert.deepEqual(await remaining('cost-release', rules, t), [3]);
       await limiter.release('cost-release', rules, t, 2);
       assert.deepEqual(await remaining('cost-release', rules, t), [4]);
-      assert.equal((await limiter.consume('cost-release', rules, t, 4)).allowed, true);
+      assert.equal((await limiter.spend('cost-release', rules, t, 4)).allowed, true);
     });
 
     it('a request with no rules is allowed and reports no state', async () => {
-      const d = await limiter.consume('none', [], at('10:00:00'));
+      const d = await limiter.spend('none', [], at('10:00:00'));
       assert.deepEqual(d, { allowed: true, states: [], retryAfterSeconds: 0 });
     });
   });

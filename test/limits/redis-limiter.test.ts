@@ -42,7 +42,7 @@ describe('RedisRateLimiter on a shared Redis', { skip }, () => {
     const rule: LimitRule = { name: 'daily', limit: 100, windowMs: DAY_MS };
     const now = nextMidnight + 3_600_000;
     const decisions = await Promise.all(
-      Array.from({ length: 340 }, (_, i) => instances[i % 3]!.consume('acct:exact', [rule], now)),
+      Array.from({ length: 340 }, (_, i) => instances[i % 3]!.spend('acct:exact', [rule], now)),
     );
     assert.equal(decisions.filter((d) => d.allowed).length, 100);
     assert.equal(decisions.filter((d) => !d.allowed).length, 240);
@@ -54,13 +54,13 @@ describe('RedisRateLimiter on a shared Redis', { skip }, () => {
   it('ends the day at 00:00:00.000 UTC: 23:59:59.999 is refused, midnight admitted', async () => {
     const rule: LimitRule = { name: 'daily', limit: 2, windowMs: DAY_MS };
     const last = nextMidnight - 1;
-    assert.equal((await one.consume('acct:b', [rule], last - 5000)).allowed, true);
-    assert.equal((await one.consume('acct:b', [rule], last)).allowed, true);
-    const refused = await one.consume('acct:b', [rule], last);
+    assert.equal((await one.spend('acct:b', [rule], last - 5000)).allowed, true);
+    assert.equal((await one.spend('acct:b', [rule], last)).allowed, true);
+    const refused = await one.spend('acct:b', [rule], last);
     assert.equal(refused.allowed, false);
     assert.equal(refused.retryAfterSeconds, 1);
     assert.equal(refused.states[0]?.resetAt, nextMidnight);
-    const fresh = await one.consume('acct:b', [rule], nextMidnight);
+    const fresh = await one.spend('acct:b', [rule], nextMidnight);
     assert.equal(fresh.allowed, true);
     assert.equal(fresh.states[0]?.remaining, 1);
   });
@@ -72,7 +72,7 @@ describe('RedisRateLimiter on a shared Redis', { skip }, () => {
     // 100 requests stamped 23:59:59.999 and 100 stamped 00:00:00.000, interleaved.
     const decisions = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        instances[i % 3]!.consume(
+        instances[i % 3]!.spend(
           'acct:midnight',
           [rule],
           i % 2 === 0 ? nextMidnight - 1 : nextMidnight,
@@ -92,25 +92,25 @@ describe('RedisRateLimiter on a shared Redis', { skip }, () => {
   it('sets each counter to expire at its window end', async () => {
     const rule: LimitRule = { name: 'hourly', limit: 5, windowMs: HOUR_MS };
     const now = nextMidnight + 90 * 60_000;
-    await one.consume('ip:1.2.3.4', [rule], now);
+    await one.spend('ip:1.2.3.4', [rule], now);
     const expireAt = await connections[0]!.pexpiretime(one.key('ip:1.2.3.4', rule, now));
     assert.equal(expireAt, nextMidnight + 2 * HOUR_MS);
   });
 
-  it('is all-or-nothing: a refusal by one rule consumes none of the other', async () => {
+  it('is all-or-nothing: a refusal by one rule spends none of the other', async () => {
     const burst: LimitRule = { name: 'burst', limit: 2, windowMs: HOUR_MS };
     const daily: LimitRule = { name: 'daily', limit: 3, windowMs: DAY_MS };
     const t = nextMidnight + 10 * HOUR_MS;
-    assert.equal((await one.consume('acct:c', [burst, daily], t)).allowed, true);
-    assert.equal((await one.consume('acct:c', [burst, daily], t)).allowed, true);
+    assert.equal((await one.spend('acct:c', [burst, daily], t)).allowed, true);
+    assert.equal((await one.spend('acct:c', [burst, daily], t)).allowed, true);
     for (let i = 0; i < 5; i++) {
-      const d = await one.consume('acct:c', [burst, daily], t);
+      const d = await one.spend('acct:c', [burst, daily], t);
       assert.equal(d.allowed, false);
       assert.equal(d.states[1]?.remaining, 1, 'daily untouched by the burst refusal');
     }
-    const nextHour = await one.consume('acct:c', [burst, daily], t + HOUR_MS);
+    const nextHour = await one.spend('acct:c', [burst, daily], t + HOUR_MS);
     assert.equal(nextHour.allowed, true);
-    const dayRefuses = await one.consume('acct:c', [burst, daily], t + HOUR_MS);
+    const dayRefuses = await one.spend('acct:c', [burst, daily], t + HOUR_MS);
     assert.equal(dayRefuses.allowed, false);
     assert.equal(dayRefuses.states[0]?.remaining, 1, 'burst untouched by the daily refusal');
     const peeked = await one.peek('acct:c', [burst, daily], t + HOUR_MS);
@@ -130,13 +130,12 @@ describe('RedisRateLimiter when Redis goes away', { skip }, () => {
       const limiter = new RedisRateLimiter(redis);
       const rule: LimitRule = { name: 'daily', limit: 5, windowMs: DAY_MS };
       const t = nextMidnight + HOUR_MS;
-      for (let i = 0; i < 2; i++)
-        assert.equal((await limiter.consume('a', [rule], t)).allowed, true);
+      for (let i = 0; i < 2; i++) assert.equal((await limiter.spend('a', [rule], t)).allowed, true);
 
       await server.stop();
       const started = Date.now();
       const during = await Promise.all(
-        Array.from({ length: 3 }, () => limiter.consume('a', [rule], t)),
+        Array.from({ length: 3 }, () => limiter.spend('a', [rule], t)),
       );
       assert.ok(Date.now() - started < 600, 'no hang while Redis is down');
       assert.ok(limiter.degraded);
@@ -145,11 +144,11 @@ describe('RedisRateLimiter when Redis goes away', { skip }, () => {
         'no false 429: 2 + 3 is within the limit',
       );
       // The instance alone has now admitted 5: the local fallback refuses the sixth (a true 429).
-      assert.equal((await limiter.consume('a', [rule], t)).allowed, false);
+      assert.equal((await limiter.spend('a', [rule], t)).allowed, false);
 
       await server.start(); // empty: the counts of the outage are not in Redis
       await redisReady(redis, 10_000);
-      const back = await limiter.consume('b', [rule], t);
+      const back = await limiter.spend('b', [rule], t);
       assert.equal(back.allowed, true);
       assert.equal(limiter.degraded, false);
       assert.equal(await redis.get(limiter.key('b', rule, t)), '1', 'counted in Redis again');

@@ -49,12 +49,21 @@ describe('serve --role', () => {
       const prefix = uniquePrefix();
       const env = { DATABASE_URL: pg.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix };
       after(() => deleteKeys(TEST_REDIS_URL, prefix));
-      const api = await startInstance(env, ['serve', '--role', 'api']);
+      // A former variable name is still read, with a warning line naming the new one.
+      const api = await startInstance({ ...env, CREDENTIAL_REFRESH_MS: '1000' }, [
+        'serve',
+        '--role',
+        'api',
+      ]);
       try {
         const res = await call(api.url, LOOKUP);
         assert.equal(res.status, 200);
         assert.match(api.log(), /salary API listening at http/);
         assert.match(api.log(), /"level":40.*PUBLIC_BASE_URL is not set/);
+        assert.match(
+          api.log(),
+          /"level":40.*CREDENTIAL_REFRESH_MS is read as CREDENTIAL_REFRESH_SECONDS=1; rename it/,
+        );
       } finally {
         assert.equal(await api.stop(), 0);
       }

@@ -21,7 +21,7 @@ describe('e-mail notices over SMTP', () => {
       env: {
         SMTP_URL: smtp.url,
         MAIL_FROM: 'Salary API <notices@salary.example>',
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
       },
     });
   });

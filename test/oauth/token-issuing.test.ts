@@ -81,7 +81,7 @@ describe('token endpoint reads clients from memory', () => {
     };
     // No periodic refresh of the registry within the test (it would read oauth_clients on a
     // timer of its own); the re-read on an unknown secret still happens.
-    t = await buildTestApp({ db: counted, env: { CREDENTIAL_REFRESH_MS: '60000' } });
+    t = await buildTestApp({ db: counted, env: { CREDENTIAL_REFRESH_SECONDS: '60' } });
     ({ session } = await accountOnPlan(t, 'enterprise'));
   });
   after(() => t.close());

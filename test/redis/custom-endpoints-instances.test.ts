@@ -34,11 +34,11 @@ describe(
       DATABASE_URL: pg.url,
       REDIS_URL: TEST_REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
-      REDIS_TIMEOUT_MS: '5000',
+      REDIS_TIMEOUT_SECONDS: '5',
       // Long polls: what arrives within a second arrives through Redis pub/sub.
-      CREDENTIAL_REFRESH_MS: '30000',
+      CREDENTIAL_REFRESH_SECONDS: '30',
       RELEASE_POLL_SECONDS: '3600',
-      WEBHOOK_POLL_MS: '600000',
+      WEBHOOK_POLL_SECONDS: '600',
     });
 
     before(async () => {

@@ -28,7 +28,7 @@ describe('non-quota budgets after a Redis reconciliation', { skip }, () => {
     const now = new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000 + 600_000);
     t = await buildTestApp({
       now: now.toISOString(),
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
       limiter: new RedisRateLimiter(redis, { prefix }),
     });
     ({ call } = await listenHttp(t));

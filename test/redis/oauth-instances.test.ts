@@ -48,9 +48,9 @@ describe(
       REDIS_KEY_PREFIX: prefix,
       PUBLIC_BASE_URL: 'https://api.example.test',
       // Long polls: what arrives within a second arrives through Redis pub/sub.
-      CREDENTIAL_REFRESH_MS: '30000',
+      CREDENTIAL_REFRESH_SECONDS: '30',
       RELEASE_POLL_SECONDS: '3600',
-      WEBHOOK_POLL_MS: '600000',
+      WEBHOOK_POLL_SECONDS: '600',
     });
 
     before(async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { authenticateByRoute } from '../../src/http/auth-hook.js';
-import { quotaByRoute, quotaEnforcer } from '../../src/http/quota.js';
+import { quotaByRoute, routeQuotaSpender } from '../../src/http/quota.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 
@@ -118,7 +118,7 @@ describe('quota is declared by the route', () => {
           { config: { auth: { access: 'public' }, quota: { cost: 1 } } },
           async () => 'x',
         ),
-      /declares config\.quota but no caller to charge/,
+      /declares config\.quota but no caller whose quota to spend/,
     );
     app.get('/api/v1/two', { config: { auth: data, quota: { cost: 2 } } }, async () => 'x');
     app.get(
@@ -131,12 +131,12 @@ describe('quota is declared by the route', () => {
 
   it('a handler that spends on a route without a declaration fails loudly (500), spending nothing', async () => {
     let spent = 0;
-    const consume = quotaEnforcer(() => {
+    const spend = routeQuotaSpender(() => {
       spent++;
       return undefined;
     });
     const app = Fastify();
-    app.get('/undeclared', async (request, reply) => consume(request, reply, () => 'x'));
+    app.get('/undeclared', async (request, reply) => spend(request, reply, () => 'x'));
     const res = await app.inject({ method: 'GET', url: '/undeclared' });
     assert.equal(res.statusCode, 500);
     assert.match(res.json<{ message: string }>().message, /declares no config\.quota/);

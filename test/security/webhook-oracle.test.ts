@@ -28,7 +28,7 @@ describe('webhook test sends and redeliveries are no port-scan oracle', () => {
     // Loopback targets allowed, so the probes can reach local ports as an attacker's would
     // reach public ones.
     t = await buildTestApp({
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
       webhookSender: createHttpSender({ allowPrivate: true, timeoutMs: TIMEOUT_MS }),
     });
     ({ call } = await listenHttp(t));

@@ -102,6 +102,19 @@ describe('every document of docs/ on the site, and the 404 page', () => {
     assert.equal(api.status, 404);
     assert.match(String(api.headers.get('content-type')), /^application\/problem\+json/);
     assert.equal(api.json().code, 'NOT_FOUND');
+    // Accept is negotiated by preference: HTML named but liked less, or any type, or none.
+    for (const accept of ['application/json, text/html;q=0.5', '*/*', 'text/html;q=0']) {
+      const other = await call('GET', '/no-such-page', { headers: { accept } });
+      assert.match(
+        String(other.headers.get('content-type')),
+        /^application\/problem\+json/,
+        accept,
+      );
+    }
+    const preferred = await call('GET', '/no-such-page', {
+      headers: { accept: 'application/json;q=0.5, text/html' },
+    });
+    assert.match(String(preferred.headers.get('content-type')), /^text\/html/);
 
     // An unknown API address stays a problem document, whatever the client accepts.
     const underApi = await call('GET', '/api/v1/nothing', { headers: BROWSER });

@@ -104,7 +104,7 @@ describe('public pages', () => {
     assert.match(methodology.text, /Eurostat/);
     assert.match(methodology.html, /<a href="https:\/\/ec\.europa\.eu\/eurostat/);
     assert.doesNotMatch(methodology.text, /scripts\/|npx |sources\/|\.ts\b/);
-    assert.match(methodology.text, /Validation of release 2026\.11\.7/);
+    assert.match(methodology.text, /Validation of release 2026\.11\.8/);
     assert.match(
       methodology.html,
       /<table>[\s\S]*physician \/ nurse|physician \/ nurse[\s\S]*<table>/,

@@ -16,10 +16,10 @@ class SlowLimiter implements RateLimiter {
   readonly #inner = new MemoryRateLimiter();
   delayMs = 0;
   constructor(private readonly clock: () => ManualClock) {}
-  async consume(bucket: string, rules: readonly LimitRule[], now: number, cost?: number) {
+  async spend(bucket: string, rules: readonly LimitRule[], now: number, cost?: number) {
     const clock = this.clock();
     clock.set(clock.now() + this.delayMs);
-    return this.#inner.consume(bucket, rules, now, cost);
+    return this.#inner.spend(bucket, rules, now, cost);
   }
   release(bucket: string, rules: readonly LimitRule[], now: number, cost?: number) {
     return this.#inner.release(bucket, rules, now, cost);

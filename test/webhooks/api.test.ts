@@ -24,7 +24,7 @@ describe('webhooks API', () => {
       },
     });
     t = await buildTestApp({
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
       logger: pino({ level: 'trace' }, sink),
     });
     business = (await accountOnPlan(t, 'business')).apiKey as string;

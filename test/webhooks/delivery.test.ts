@@ -39,7 +39,7 @@ describe('webhook delivery to a real receiver', () => {
     receiver = await startReceiver();
     // The clock starts at the real time so that the library's 5-minute tolerance holds.
     t = await buildTestApp({
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
       now: new Date().toISOString(),
     });
     apiKey = (await accountOnPlan(t, 'business')).apiKey as string;

@@ -40,8 +40,8 @@ describe('webhook delivery survives a crash (real processes, embedded database)'
         PORT: '0',
         ACCESS_LOG: 'false',
         SECRET_KEY: TEST_SECRET_KEY,
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-        WEBHOOK_POLL_MS: '100',
+        OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
+        WEBHOOK_POLL_SECONDS: '0.1',
       };
       try {
         const db = await openPglite(join(dataDir, 'pglite'));

@@ -26,7 +26,7 @@ describe('webhook signatures over time (injected clock, real receiver)', () => {
       arrivedAt.set(req, t.clock.now());
       res.writeHead(n <= failFirst ? 503 : 200).end();
     });
-    t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    t = await buildTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' } });
     apiKey = (await accountOnPlan(t, 'business')).apiKey as string;
   });
   after(async () => {

@@ -34,7 +34,7 @@ describe('TypeScript client against a live server', () => {
     // The real time: webhook signatures are checked against it (5 minutes' tolerance).
     t = await buildTestApp({
       now: new Date().toISOString(),
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      env: { OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' },
     });
     ({ base: baseUrl } = await listenHttp(t));
     business = await accountOnPlan(t, 'business');

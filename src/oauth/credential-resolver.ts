@@ -124,14 +124,16 @@ function ownKidOf(token: string): string | undefined {
 }
 
 /**
- * The resource server's view of OAuth: live clients, the published signing keys and the
- * revoked token ids in memory, and every verified access token until it expires. A request
+ * Resolves every credential a request presents: OAuth access tokens itself, API keys and
+ * sessions through its `fallback`. It is the resource server's view of OAuth: live clients, the
+ * published signing keys and the revoked token ids in memory, and every verified access token
+ * until it expires. A request
  * with a token seen before is decided from memory with no signature check and no database
  * round trip; the first sight costs one ES256 verification. Changes made here apply at once and
  * are announced (`onChange`); other instances' changes arrive through the change bus (refresh)
  * or the poll.
  */
-export class OAuthTokenAuthority implements CredentialResolver {
+export class OAuthCredentialResolver implements CredentialResolver {
   readonly #clients = new Map<string, ClientEntry>();
   /** Deleted clients and the time of their deletion, so that no older row brings one back. */
   readonly #deleted = new Map<string, string>();
