@@ -29,6 +29,15 @@ function childrenCpuMs() {
   return (Number(fields[13]) + Number(fields[14])) * 10;
 }
 
+/**
+ * How long this process's main thread was ready to run but waited for a CPU (the machine busy
+ * with other work), in ms: /proc/self/schedstat's second field, in ns; 0 without /proc.
+ */
+function runQueueMs() {
+  const stat = procFile('self', 'schedstat');
+  return stat === undefined ? 0 : Math.round(Number(stat.split(' ')[1]) / 1e6);
+}
+
 /** The processes whose parent is this one. */
 function children() {
   return processIds().filter((pid) => {
@@ -49,8 +58,8 @@ if (
   // Read at start: a test may change its own environment.
   const timings = process.env.SALARY_API_TEST_TIMINGS;
   after(() => {
-    // The file's wall and CPU time (its set-up included) and the CPU time of the processes it
-    // started, for the run's list of slowest files.
+    // The file's wall and CPU time (its set-up included), the CPU time of the processes it
+    // started, for the run's list of slowest files, and its time waiting for a CPU.
     if (timings !== undefined) {
       const { user, system } = cpuUsage();
       try {
@@ -61,6 +70,7 @@ if (
             wallMs: Math.round(process.uptime() * 1000),
             cpuMs: Math.round((user + system) / 1000),
             childCpuMs: childrenCpuMs(),
+            runQueueMs: runQueueMs(),
           }),
         );
       } catch {

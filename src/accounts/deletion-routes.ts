@@ -2,44 +2,51 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../auth/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
+import { ACCOUNT_EXPORT_EXAMPLE, DELETION_EXAMPLE } from './deletion-examples.js';
 import { DELETE_CONFIRMATION, exportFileName } from './deletion.js';
 import type { AccountService } from './service.js';
 
 const Rows = Type.Array(Type.Object({}, { additionalProperties: true }));
 const RowOrNull = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]);
 
-const ExportSchema = Type.Object({
-  exported_at: Type.String({ format: 'date-time' }),
-  account: Type.Object({}, { additionalProperties: true }),
-  api_keys: Rows,
-  sessions: Rows,
-  subscription: RowOrNull,
-  billing_details: RowOrNull,
-  invoices: Rows,
-  invoice_lines: Rows,
-  balance_ledger: Rows,
-  usage_daily: Rows,
-  webhooks: Rows,
-  exports: Rows,
-  custom_endpoints: Rows,
-  support_requests: Rows,
-  audit_log: Rows,
-  sepa_mandates: Rows,
-  retained_after_deletion: Type.Array(Type.String()),
-});
+const ExportSchema = Type.Object(
+  {
+    exported_at: Type.String({ format: 'date-time' }),
+    account: Type.Object({}, { additionalProperties: true }),
+    api_keys: Rows,
+    sessions: Rows,
+    subscription: RowOrNull,
+    billing_details: RowOrNull,
+    invoices: Rows,
+    invoice_lines: Rows,
+    balance_ledger: Rows,
+    usage_daily: Rows,
+    webhooks: Rows,
+    exports: Rows,
+    custom_endpoints: Rows,
+    support_requests: Rows,
+    audit_log: Rows,
+    sepa_mandates: Rows,
+    retained_after_deletion: Type.Array(Type.String()),
+  },
+  { examples: [ACCOUNT_EXPORT_EXAMPLE] },
+);
 
-const DeletionSchema = Type.Object({
-  account_id: Type.String({ examples: ['acct_01JD6X9Q2T8M4N5P6R7S8T9V0W'] }),
-  deleted_at: Type.String({ format: 'date-time' }),
-  api_keys_revoked: Type.Integer({ examples: [2] }),
-  sessions_ended: Type.Integer({ examples: [1] }),
-  subscription_canceled: Type.Boolean(),
-  invoices_voided: Type.Integer({
-    description: 'Renewal invoices issued in advance for a period not begun.',
-  }),
-  invoices_kept: Type.Integer({ description: 'Invoices kept for tax law, paid or owed.' }),
-  retained: Type.Array(Type.String(), { description: 'What is kept, how long and why.' }),
-});
+const DeletionSchema = Type.Object(
+  {
+    account_id: Type.String(),
+    deleted_at: Type.String({ format: 'date-time' }),
+    api_keys_revoked: Type.Integer(),
+    sessions_ended: Type.Integer(),
+    subscription_canceled: Type.Boolean(),
+    invoices_voided: Type.Integer({
+      description: 'Renewal invoices issued in advance for a period not begun.',
+    }),
+    invoices_kept: Type.Integer({ description: 'Invoices kept for tax law, paid or owed.' }),
+    retained: Type.Array(Type.String(), { description: 'What is kept, how long and why.' }),
+  },
+  { examples: [DELETION_EXAMPLE] },
+);
 
 /** The account's data export and its deletion. */
 export const accountDeletionRoutes: FastifyPluginAsyncTypebox<{

@@ -1,7 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../auth/index.js';
-import { problemResponses } from '../http/openapi-responses.js';
+import { jsonAnswer, problemResponses } from '../http/openapi-responses.js';
+import {
+  SESSIONS_REVOKED_EXAMPLE,
+  VERIFICATION_MAIL_EXAMPLE,
+  VERIFIED_ACCOUNT_EXAMPLE,
+} from './examples.js';
 import { publicAccount, type AccountService } from './service.js';
 
 const TokenSchema = Type.String({
@@ -15,6 +20,10 @@ const NewPasswordSchema = Type.String({
   maxLength: 256,
   description: 'At least 12 characters, not the e-mail address.',
 });
+
+/** The answer to every reset request: it does not tell whether the address has an account. */
+const RESET_MAILED =
+  'If an account has this address, a link to choose a new password was mailed to it; it works once, for one hour.';
 
 /** Password reset and e-mail verification by mailed single-use links. */
 export const accountLifecycleRoutes: FastifyPluginAsyncTypebox<{
@@ -36,13 +45,7 @@ export const accountLifecycleRoutes: FastifyPluginAsyncTypebox<{
           { additionalProperties: false },
         ),
         response: {
-          202: Type.Object({
-            detail: Type.String({
-              examples: [
-                'If an account has this address, a link to choose a new password was mailed to it; it works once, for one hour.',
-              ],
-            }),
-          }),
+          202: Type.Object({ detail: Type.String() }, { examples: [{ detail: RESET_MAILED }] }),
           ...problemResponses(400, 429),
         },
       },
@@ -50,10 +53,7 @@ export const accountLifecycleRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       await accounts.requestPasswordReset(request.body.email, request.ip);
-      return reply.code(202).send({
-        detail:
-          'If an account has this address, a link to choose a new password was mailed to it; it works once, for one hour.',
-      });
+      return reply.code(202).send({ detail: RESET_MAILED });
     },
   );
 
@@ -71,9 +71,10 @@ export const accountLifecycleRoutes: FastifyPluginAsyncTypebox<{
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            sessions_revoked: Type.Integer({ description: 'Sessions that were ended.' }),
-          }),
+          200: Type.Object(
+            { sessions_revoked: Type.Integer({ description: 'Sessions that were ended.' }) },
+            { examples: [SESSIONS_REVOKED_EXAMPLE] },
+          ),
           ...problemResponses(400),
         },
       },
@@ -92,7 +93,10 @@ export const accountLifecycleRoutes: FastifyPluginAsyncTypebox<{
         description:
           'The token works once, for seven days after it was mailed, and only while the account has the address it was mailed to.',
         body: Type.Object({ token: TokenSchema }, { additionalProperties: false }),
-        response: { 200: Type.Ref('Account'), ...problemResponses(400) },
+        response: {
+          200: jsonAnswer(Type.Ref('Account'), VERIFIED_ACCOUNT_EXAMPLE),
+          ...problemResponses(400),
+        },
       },
       config: { auth: { access: 'public' } },
     },
@@ -109,10 +113,13 @@ export const accountLifecycleRoutes: FastifyPluginAsyncTypebox<{
         description:
           'Mails a new link to the account’s address, unless it is verified already (`sent: false`). At most 5 an hour (429 with Retry-After).',
         response: {
-          200: Type.Object({
-            sent: Type.Boolean({ examples: [true] }),
-            email_verified_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-          }),
+          200: Type.Object(
+            {
+              sent: Type.Boolean(),
+              email_verified_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+            },
+            { examples: [VERIFICATION_MAIL_EXAMPLE] },
+          ),
           ...problemResponses(401, 403, 429),
         },
       },

@@ -6,7 +6,7 @@ import { StringEnum } from '../lib/string-enum.js';
 import { safeCell } from '../lib/csv-cell.js';
 import { actorOf } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
-import { problemResponses } from '../http/openapi-responses.js';
+import { jsonAnswer, problemResponses } from '../http/openapi-responses.js';
 import type { Clock } from '../lib/clock.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import { SCHEMA_SOURCE_FIELDS, schemaProblems } from '../salary/index.js';
@@ -24,6 +24,15 @@ import {
   TotpCodeBodySchema,
 } from './schemas.js';
 import { accountLifecycleRoutes } from './lifecycle-routes.js';
+import {
+  ACCOUNT_VIEW_EXAMPLE,
+  ALLOWLIST_EXAMPLE,
+  AUDIT_LOG_EXAMPLE,
+  NO_RESPONSE_SCHEMA_EXAMPLE,
+  RESPONSE_SCHEMA_EXAMPLE,
+  SESSIONS_REVOKED_EXAMPLE,
+  SIGN_UP_EXAMPLE,
+} from './examples.js';
 import { accountDeletionRoutes } from './deletion-routes.js';
 import {
   publicAccount,
@@ -57,7 +66,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
           'Signs up with e-mail and password and returns a session token for account management. At most 10 sign-ups per address per hour (429 with Retry-After).',
         body: CredentialsSchema,
         response: {
-          201: Type.Object({ account: Type.Ref('Account'), session: Type.Ref('Session') }),
+          201: Type.Object(
+            { account: Type.Ref('Account'), session: Type.Ref('Session') },
+            { examples: [SIGN_UP_EXAMPLE] },
+          ),
           ...problemResponses(400, 409, 413, 415, 429),
         },
       },
@@ -138,7 +150,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         description:
           'The account of the session or API key used, with the support channel and response target of its plan (and the account manager of an Enterprise account).',
         response: {
-          200: Type.Object({ ...AccountSchema.properties, support: SupportSchema }),
+          200: Type.Object(
+            { ...AccountSchema.properties, support: SupportSchema },
+            { examples: [ACCOUNT_VIEW_EXAMPLE] },
+          ),
           ...problemResponses(401),
         },
       },
@@ -164,9 +179,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
           'Needs the current password (wrong ones are throttled like failed log-ins: 429 with Retry-After). Every other session of the account ends at once; the session used for the change stays valid. The account is told by e-mail.',
         body: PasswordChangeSchema,
         response: {
-          200: Type.Object({
-            sessions_revoked: Type.Integer({ description: 'Other sessions that were ended.' }),
-          }),
+          200: Type.Object(
+            { sessions_revoked: Type.Integer({ description: 'Other sessions that were ended.' }) },
+            { examples: [SESSIONS_REVOKED_EXAMPLE] },
+          ),
           ...problemResponses(400, 401, 403, 429),
         },
       },
@@ -192,7 +208,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         description:
           'When the list is not empty, requests from other addresses are refused with 403: every request with an API key, and data requests (salary, bulk, catalogue) with a session token. Account management with a session stays reachable from anywhere, so a wrong list can be fixed. Keys may add their own list.',
         body: AllowlistBodySchema,
-        response: { 200: Type.Ref('Account'), ...problemResponses(400, 401, 403) },
+        response: {
+          200: jsonAnswer(Type.Ref('Account'), ALLOWLIST_EXAMPLE),
+          ...problemResponses(400, 401, 403),
+        },
       },
       config: { auth: { access: 'account', scope: 'account:write' } },
     },
@@ -202,19 +221,25 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
       ),
   );
 
-  const SchemaBody = Type.Object(
-    {
-      fields: Type.Array(
-        Type.Object(
-          { field: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: 64 }) },
-          { additionalProperties: false },
-        ),
-        { minItems: 1, maxItems: 64 },
-      ),
-    },
-    { additionalProperties: false, $id: 'ResponseSchema' },
+  const SchemaField = Type.Object(
+    { field: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: 64 }) },
+    { additionalProperties: false },
   );
-  app.addSchema(SchemaBody);
+  const SchemaBody = Type.Object(
+    { fields: Type.Array(SchemaField, { minItems: 1, maxItems: 64 }) },
+    { additionalProperties: false, examples: [RESPONSE_SCHEMA_EXAMPLE] },
+  );
+  app.addSchema(
+    Type.Object(
+      {
+        fields: Type.Array(SchemaField, {
+          maxItems: 64,
+          description: 'Empty while the standard schema applies.',
+        }),
+      },
+      { $id: 'ResponseSchema', examples: [RESPONSE_SCHEMA_EXAMPLE] },
+    ),
+  );
 
   const setSchema = async (principal: Principal, schema: ResponseSchema | null, ip: string) => {
     assertPlanHas(plans, principal.plan, (p) => p.customSchemas, 'Custom response schemas');
@@ -279,7 +304,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         tags,
         summary: 'Back to the standard response schema (Enterprise)',
         description: 'Salary responses carry the standard fields again.',
-        response: { 200: Type.Ref('ResponseSchema'), ...problemResponses(401, 403) },
+        response: {
+          200: jsonAnswer(Type.Ref('ResponseSchema'), NO_RESPONSE_SCHEMA_EXAMPLE),
+          ...problemResponses(401, 403),
+        },
       },
       config: { auth: { access: 'account', scope: 'account:write' } },
     },
@@ -320,6 +348,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
                   data: Type.Array(AuditEntrySchema),
                   verification: Type.Optional(ChainVerificationSchema),
                 }),
+                example: AUDIT_LOG_EXAMPLE,
               },
               'text/csv': { schema: { type: 'string' } },
             },

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ACCOUNT_EXAMPLE, SESSION_EXAMPLE, TOTP_CHALLENGE_EXAMPLE } from './examples.js';
 
 export const CredentialsSchema = Type.Object(
   {
@@ -21,7 +22,7 @@ export const AccountSchema = Type.Object(
         'When the e-mail address was confirmed; null until then (paid plans and API keys need it).',
     }),
   },
-  { $id: 'Account' },
+  { $id: 'Account', examples: [ACCOUNT_EXAMPLE] },
 );
 
 export const SessionSchema = Type.Object(
@@ -29,17 +30,20 @@ export const SessionSchema = Type.Object(
     token: Type.String({ description: 'Bearer token for account management; shown once.' }),
     expires_at: Type.String({ format: 'date-time' }),
   },
-  { $id: 'Session' },
+  { $id: 'Session', examples: [SESSION_EXAMPLE] },
 );
 
-export const TotpChallengeSchema = Type.Object({
-  totp_required: Type.Literal(true),
-  challenge: Type.String({
-    description:
-      'Send it with a code to POST /api/v1/sessions/totp; it works once, until expires_at (5 minutes).',
-  }),
-  expires_at: Type.String({ format: 'date-time' }),
-});
+export const TotpChallengeSchema = Type.Object(
+  {
+    totp_required: Type.Literal(true),
+    challenge: Type.String({
+      description:
+        'Send it with a code to POST /api/v1/sessions/totp; it works once, until expires_at (5 minutes).',
+    }),
+    expires_at: Type.String({ format: 'date-time' }),
+  },
+  { examples: [TOTP_CHALLENGE_EXAMPLE] },
+);
 
 export const TotpCodeBodySchema = Type.Object(
   {

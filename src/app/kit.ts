@@ -66,6 +66,8 @@ export function registerKit(
           vary: 'Accept',
         })
         .send(html);
+    // The same URL answers a browser with the page: a cache must keep the two apart.
+    if (allowed.length === 0 && app.notFoundPage !== undefined) reply.header('vary', 'Accept');
     const error =
       allowed.length > 0
         ? new AppError(

@@ -4,6 +4,17 @@ import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { MAX_ADDRESS_LINES } from './details.js';
+import {
+  BALANCE_EXAMPLE,
+  BILLING_DETAILS_EXAMPLE,
+  CANCELLATION_EXAMPLE,
+  INVOICE_EXAMPLE,
+  INVOICES_EXAMPLE,
+  MANDATE_EXAMPLE,
+  MANDATE_STATE_EXAMPLE,
+  PLAN_CHANGE_EXAMPLE,
+  SUBSCRIPTION_EXAMPLE,
+} from './examples.js';
 import { MANDATES_PER_DAY } from './sepa.js';
 import type { SubscriptionService } from './service.js';
 
@@ -21,7 +32,7 @@ const Subscription = Type.Object(
       description: 'Credit owed to the account, spent on the next invoices.',
     }),
   },
-  { $id: 'Subscription' },
+  { $id: 'Subscription', examples: [SUBSCRIPTION_EXAMPLE] },
 );
 
 const Line = Type.Object({
@@ -64,21 +75,24 @@ const Mandate = Type.Object(
     mandate_text: Type.String({ description: 'The text accepted.' }),
     signed_at: Type.String({ format: 'date-time' }),
   },
-  { $id: 'SepaMandate' },
+  { $id: 'SepaMandate', examples: [MANDATE_EXAMPLE] },
 );
-const MandateState = Type.Object({
-  offered: Type.Boolean({ description: 'Whether the operator collects by SEPA Direct Debit.' }),
-  terms: Type.Union([
-    Type.Object({
-      creditor_name: Type.String(),
-      creditor_id: Type.String(),
-      pre_notification_days: Type.Integer(),
-      mandate_texts: Type.Object({ core: Type.String(), b2b: Type.String() }),
-    }),
-    Type.Null(),
-  ]),
-  mandate: Type.Union([Type.Ref('SepaMandate'), Type.Null()]),
-});
+const MandateState = Type.Object(
+  {
+    offered: Type.Boolean({ description: 'Whether the operator collects by SEPA Direct Debit.' }),
+    terms: Type.Union([
+      Type.Object({
+        creditor_name: Type.String(),
+        creditor_id: Type.String(),
+        pre_notification_days: Type.Integer(),
+        mandate_texts: Type.Object({ core: Type.String(), b2b: Type.String() }),
+      }),
+      Type.Null(),
+    ]),
+    mandate: Type.Union([Type.Ref('SepaMandate'), Type.Null()]),
+  },
+  { examples: [MANDATE_STATE_EXAMPLE] },
+);
 const MandateBody = Type.Object(
   {
     iban: Type.String({ maxLength: 64, description: 'An IBAN of a SEPA country; spaces allowed.' }),
@@ -144,7 +158,7 @@ const Invoice = Type.Object(
         'How to pay the invoice by SEPA credit transfer; null unless it is open with an amount due and the seller gave an IBAN.',
     }),
   },
-  { $id: 'Invoice' },
+  { $id: 'Invoice', examples: [INVOICE_EXAMPLE] },
 );
 
 const BillingDetails = Type.Object(
@@ -173,7 +187,7 @@ const BillingDetails = Type.Object(
     }),
     updated_at: Type.String({ format: 'date-time' }),
   },
-  { $id: 'BillingDetails' },
+  { $id: 'BillingDetails', examples: [BILLING_DETAILS_EXAMPLE] },
 );
 
 const BillingDetailsBody = Type.Object(
@@ -249,11 +263,14 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            subscription: Type.Ref('Subscription'),
-            invoices: Type.Array(Type.Ref('Invoice')),
-            api_key: Type.Optional(Type.Ref('NewApiKey')),
-          }),
+          200: Type.Object(
+            {
+              subscription: Type.Ref('Subscription'),
+              invoices: Type.Array(Type.Ref('Invoice')),
+              api_key: Type.Optional(Type.Ref('NewApiKey')),
+            },
+            { examples: [PLAN_CHANGE_EXAMPLE] },
+          ),
           ...problemResponses(400, 401, 402, 403, 409),
         },
       },
@@ -279,10 +296,10 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Cancel at the end of the period',
         description: 'The paid plan stays until the period ends, then the account is on Free.',
         response: {
-          200: Type.Object({
-            subscription: Type.Ref('Subscription'),
-            invoices: Type.Array(Type.Ref('Invoice')),
-          }),
+          200: Type.Object(
+            { subscription: Type.Ref('Subscription'), invoices: Type.Array(Type.Ref('Invoice')) },
+            { examples: [CANCELLATION_EXAMPLE] },
+          ),
           ...problemResponses(401, 403, 409),
         },
       },
@@ -307,7 +324,10 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Invoices, oldest first',
         description: 'Amounts in euro cents.',
         response: {
-          200: Type.Object({ data: Type.Array(Type.Ref('Invoice')) }),
+          200: Type.Object(
+            { data: Type.Array(Type.Ref('Invoice')) },
+            { examples: [INVOICES_EXAMPLE] },
+          ),
           ...problemResponses(401, 403),
         },
       },
@@ -364,7 +384,9 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
         description:
           'Company name, address, country and VAT number; `null` when none were given (invoices then name the account and charge VAT as for a consumer in the seller’s country).',
         response: {
-          200: Type.Union([Type.Ref('BillingDetails'), Type.Null()]),
+          200: Type.Union([Type.Ref('BillingDetails'), Type.Null()], {
+            examples: [BILLING_DETAILS_EXAMPLE],
+          }),
           ...problemResponses(401, 403),
         },
       },
@@ -454,17 +476,20 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{
         description:
           'Positive amounts are credit owed to the account (e.g. from a downgrade); negative ones are credit spent on invoices.',
         response: {
-          200: Type.Object({
-            balance_cents: Type.Integer(),
-            entries: Type.Array(
-              Type.Object({
-                amount_cents: Type.Integer(),
-                reason: Type.String(),
-                invoice_id: Type.Union([Type.String(), Type.Null()]),
-                created_at: Type.String({ format: 'date-time' }),
-              }),
-            ),
-          }),
+          200: Type.Object(
+            {
+              balance_cents: Type.Integer(),
+              entries: Type.Array(
+                Type.Object({
+                  amount_cents: Type.Integer(),
+                  reason: Type.String(),
+                  invoice_id: Type.Union([Type.String(), Type.Null()]),
+                  created_at: Type.String({ format: 'date-time' }),
+                }),
+              ),
+            },
+            { examples: [BALANCE_EXAMPLE] },
+          ),
           ...problemResponses(401, 403),
         },
       },

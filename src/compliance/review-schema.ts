@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ChainVerificationSchema } from '../accounts/index.js';
+import { ACCESS_REVIEW_EXAMPLE } from './examples.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -98,7 +99,7 @@ export const AccessReviewSchema = Type.Object(
       verification: ChainVerificationSchema,
     }),
   },
-  { $id: 'AccessReview', additionalProperties: false },
+  { $id: 'AccessReview', additionalProperties: false, examples: [ACCESS_REVIEW_EXAMPLE] },
 );
 
 export type AccessReview = Static<typeof AccessReviewSchema>;

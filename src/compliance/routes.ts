@@ -4,6 +4,7 @@ import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import type { AccessReviews } from './access-review.js';
 import type { ComplianceDocuments } from './documents.js';
+import { DOCUMENT_EXAMPLE, DOCUMENT_LIST_EXAMPLE } from './examples.js';
 import type { PdfPool } from './pdf-pool.js';
 import { reviewCsv, reviewReport } from './review-render.js';
 import { AccessReviewSchema } from './review-schema.js';
@@ -24,7 +25,7 @@ export const ComplianceDocumentSchema = Type.Object(
     added_at: Type.String({ format: 'date-time' }),
     download_url: Type.String(),
   },
-  { $id: 'ComplianceDocument', additionalProperties: false },
+  { $id: 'ComplianceDocument', additionalProperties: false, examples: [DOCUMENT_EXAMPLE] },
 );
 
 const REVIEW_FORMATS = ['json', 'csv', 'pdf'] as const;
@@ -70,7 +71,10 @@ export const complianceRoutes: FastifyPluginAsyncTypebox<ComplianceRoutesOptions
         description:
           'The SOC 2 reports, penetration-test summaries and other documents the operator publishes to Enterprise accounts, every version still in force (`current` marks the newest of each series). Withdrawn versions are not listed.',
         response: {
-          200: Type.Object({ data: Type.Array(Type.Ref('ComplianceDocument')) }),
+          200: Type.Object(
+            { data: Type.Array(Type.Ref('ComplianceDocument')) },
+            { examples: [DOCUMENT_LIST_EXAMPLE] },
+          ),
           ...problemResponses(401, 403),
         },
       },

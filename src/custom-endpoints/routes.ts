@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { LEVELS } from '../catalog/index.js';
 import { AppError } from '../errors/index.js';
-import { problemResponses } from '../http/openapi-responses.js';
+import { jsonAnswer, problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { assertPlanHas, FORMATS, type Plan, type PlanId } from '../plans/index.js';
 import {
@@ -18,6 +18,12 @@ import { customOpenApi, type OpenApiLabel } from './openapi.js';
 import { CustomQuerySchema, MAX_CUSTOM_ENDPOINTS, PARAMETER_NAMES, SLUG_PATTERN } from './query.js';
 import type { CustomEndpointRegistry } from './registry.js';
 import type { CustomEndpointService } from './service.js';
+import {
+  CUSTOM_ENDPOINT_EXAMPLE,
+  CUSTOM_ENDPOINT_LIST_EXAMPLE,
+  NEW_CUSTOM_ENDPOINT_EXAMPLE,
+} from './examples.js';
+import { CUSTOM_OPENAPI_EXAMPLE } from './openapi-example.js';
 
 export interface CustomEndpointRoutesOptions {
   service: CustomEndpointService;
@@ -55,16 +61,19 @@ const Body = Type.Object(
   },
   { additionalProperties: false },
 );
-const View = Type.Object({
-  id: Type.String(),
-  slug: Type.String(),
-  path: Type.String({ description: 'Where it is published, for this account’s credentials.' }),
-  description: Type.String(),
-  query: CustomQuerySchema,
-  parameters: Type.Array(StringEnum(PARAMETER_NAMES)),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-});
+const View = Type.Object(
+  {
+    id: Type.String(),
+    slug: Type.String(),
+    path: Type.String({ description: 'Where it is published, for this account’s credentials.' }),
+    description: Type.String(),
+    query: CustomQuerySchema,
+    parameters: Type.Array(StringEnum(PARAMETER_NAMES)),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { examples: [CUSTOM_ENDPOINT_EXAMPLE] },
+);
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const WRITE = { auth: { access: 'account', scope: 'account:write' } } as const;
 const READ = { auth: { access: 'account', scope: 'account:read' } } as const;
@@ -95,7 +104,13 @@ export const customEndpointRoutes: FastifyPluginAsyncTypebox<CustomEndpointRoute
         tags,
         summary: 'The account’s custom endpoints (Enterprise)',
         description: `Saved queries published at /api/v1/custom/{slug}; at most ${MAX_CUSTOM_ENDPOINTS} per account.`,
-        response: { 200: Type.Object({ data: Type.Array(View) }), ...problemResponses(401, 403) },
+        response: {
+          200: Type.Object(
+            { data: Type.Array(View) },
+            { examples: [CUSTOM_ENDPOINT_LIST_EXAMPLE] },
+          ),
+          ...problemResponses(401, 403),
+        },
       },
       config: READ,
     },
@@ -112,7 +127,10 @@ export const customEndpointRoutes: FastifyPluginAsyncTypebox<CustomEndpointRoute
         description:
           'Lists omitted in `query` mean all. `parameters` names what a caller may still pass per request; everything else is fixed. Slugs are unique per account.',
         body: Body,
-        response: { 201: View, ...problemResponses(400, 401, 403, 409) },
+        response: {
+          201: jsonAnswer(View, NEW_CUSTOM_ENDPOINT_EXAMPLE),
+          ...problemResponses(400, 401, 403, 409),
+        },
       },
       config: WRITE,
     },
@@ -190,7 +208,9 @@ export const customEndpointRoutes: FastifyPluginAsyncTypebox<CustomEndpointRoute
         response: {
           200: {
             description: 'The OpenAPI document.',
-            content: { 'application/json': { schema: { type: 'object' } } },
+            content: {
+              'application/json': { schema: { type: 'object' }, example: CUSTOM_OPENAPI_EXAMPLE },
+            },
           },
           ...problemResponses(401, 403),
         },

@@ -3,9 +3,18 @@ import { Type } from '@sinclair/typebox';
 import { Readable } from 'node:stream';
 import { AppError } from '../errors/index.js';
 import { rangeStillValid, requestedRange } from '../http/byte-range.js';
-import { problemResponses } from '../http/openapi-responses.js';
+import { jsonAnswer, problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { FORMATS } from '../plans/index.js';
+import {
+  CHANGED_EXPORT_EXAMPLE,
+  DESTINATION_TEST_EXAMPLE,
+  EXPORT_EXAMPLE,
+  EXPORT_LIST_EXAMPLE,
+  QUEUED_RUN_EXAMPLE,
+  RUN_EXAMPLE,
+  RUN_LIST_EXAMPLE,
+} from './examples.js';
 import type { ExportService } from './service.js';
 import { DestinationSchema, ExportQuerySchema } from './types.js';
 
@@ -42,7 +51,7 @@ export const ExportSchema = Type.Object(
     created_at: time,
     updated_at: time,
   },
-  { $id: 'Export' },
+  { $id: 'Export', examples: [EXPORT_EXAMPLE] },
 );
 
 /** The answer to a create or change that made a webhook destination: its secret, once. */
@@ -79,7 +88,7 @@ export const ExportRunSchema = Type.Object(
     attempts: Type.Integer(),
     error: Type.Union([Type.String(), Type.Null()], { description: 'The last error, in words.' }),
   },
-  { $id: 'ExportRun' },
+  { $id: 'ExportRun', examples: [RUN_EXAMPLE] },
 );
 
 export const exportSchemas = [ExportSchema, ExportRunSchema];
@@ -133,7 +142,10 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         description:
           'Enterprise. A bulk selection delivered as a file on a cron schedule in a time zone: uploaded to an SFTP server, or kept 7 days and announced to a webhook URL by a signed `export.completed` with a signed, expiring `download_url`. Credentials are stored encrypted and never returned; a webhook destination’s signing secret is in this answer only.',
         body: CreateBody,
-        response: { 201: ExportWithSecret, ...problemResponses(400, 401, 403, 409) },
+        response: {
+          201: jsonAnswer(ExportWithSecret, EXPORT_EXAMPLE),
+          ...problemResponses(400, 401, 403, 409),
+        },
       },
       config: write,
     },
@@ -150,7 +162,10 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         summary: 'List scheduled exports',
         description: 'Every export of the account, without credentials.',
         response: {
-          200: Type.Object({ data: Type.Array(Type.Ref('Export')) }),
+          200: Type.Object(
+            { data: Type.Array(Type.Ref('Export')) },
+            { examples: [EXPORT_LIST_EXAMPLE] },
+          ),
           ...problemResponses(401, 403),
         },
       },
@@ -182,13 +197,16 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            ok: Type.Boolean(),
-            error: Type.Union([Type.String(), Type.Null()]),
-            secret: Type.Optional(
-              Type.String({ description: 'Webhook: the one-off secret that signed the ping.' }),
-            ),
-          }),
+          200: Type.Object(
+            {
+              ok: Type.Boolean(),
+              error: Type.Union([Type.String(), Type.Null()]),
+              secret: Type.Optional(
+                Type.String({ description: 'Webhook: the one-off secret that signed the ping.' }),
+              ),
+            },
+            { examples: [DESTINATION_TEST_EXAMPLE] },
+          ),
           ...problemResponses(400, 401, 403, 404, 429),
         },
       },
@@ -324,7 +342,10 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
           'Any field of the creation body; a new schedule or time zone sets the next run from now. A new destination replaces the stored credential; a new webhook destination gets a new signing secret, in this answer only.',
         params: Params,
         body: UpdateBody,
-        response: { 200: ExportWithSecret, ...problemResponses(400, 401, 403, 404) },
+        response: {
+          200: jsonAnswer(ExportWithSecret, CHANGED_EXPORT_EXAMPLE),
+          ...problemResponses(400, 401, 403, 404),
+        },
       },
       config: write,
     },
@@ -361,7 +382,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
           'Queues a run beside the schedule; follow it with the run’s id. The run spends the account’s request quota as the bulk request it equals: with no room left, 429 with Retry-After and nothing is queued. One manual run at a time per export: 409 (with its `run_id`) while one is queued or running.',
         params: Params,
         response: {
-          202: Type.Ref('ExportRun'),
+          202: jsonAnswer(Type.Ref('ExportRun'), QUEUED_RUN_EXAMPLE),
           ...problemResponses(400, 401, 403, 404, 409, 429),
         },
       },
@@ -381,7 +402,10 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exports: ExportService }>
         description: 'The latest 100, newest first.',
         params: Params,
         response: {
-          200: Type.Object({ data: Type.Array(Type.Ref('ExportRun')) }),
+          200: Type.Object(
+            { data: Type.Array(Type.Ref('ExportRun')) },
+            { examples: [RUN_LIST_EXAMPLE] },
+          ),
           ...problemResponses(400, 401, 403, 404),
         },
       },

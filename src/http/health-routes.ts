@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { jsonAnswer } from './openapi-responses.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -14,6 +15,13 @@ function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
     promise.then(resolve, reject).finally(() => clearTimeout(timer));
   });
 }
+
+/** The readiness of an instance on PostgreSQL and Redis, serving the bundled release. */
+const READY_EXAMPLE = {
+  status: 'ready',
+  checks: { database: 'ok', redis: 'ok', data: 'ok' },
+  release: '2026.11.8',
+};
 
 /** GET /health: the process is alive. GET /ready: every dependency answers and data is loaded. */
 export const healthRoutes: FastifyPluginAsyncTypebox<{
@@ -34,7 +42,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'health',
         summary: 'Liveness',
         description: 'Answers 200 while the process runs; no dependency is checked.',
-        response: { 200: Status },
+        response: { 200: jsonAnswer(Status, { status: 'ok' }) },
       },
     },
     async () => ({ status: 'ok' }),
@@ -48,7 +56,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Readiness: database and Redis reachable, a data release loaded',
         description:
           'Answers 200 when every dependency answers within 2 s and a data release is loaded; otherwise 503 with Retry-After and the failing check named.',
-        response: { 200: Status, 503: Status },
+        response: { 200: jsonAnswer(Status, READY_EXAMPLE), 503: Status },
       },
     },
     async (_request, reply) => {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors/index.js';
 
 export const ProblemSchema = Type.Object(
@@ -56,4 +56,12 @@ export function problemResponses(...statuses: number[]): Record<number, unknown>
         },
       ]),
   );
+}
+
+/**
+ * A JSON answer of a shared schema (a `$ref`), shown with an example of this operation's own:
+ * the schema's example is what another operation answers (a revoked key, a queued run).
+ */
+export function jsonAnswer<T extends TSchema>(schema: T, example: unknown) {
+  return { content: { 'application/json': { schema, example } } } as const;
 }

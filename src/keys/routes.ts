@@ -1,23 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { SCOPES } from '../auth/index.js';
-import { problemResponses } from '../http/openapi-responses.js';
+import { jsonAnswer, problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { KEY_MODES, type KeyMode } from './key-format.js';
+import {
+  KEY_EXAMPLE,
+  KEY_LIST_EXAMPLE,
+  KEY_ROTATION_EXAMPLE,
+  NEW_KEY_EXAMPLE,
+  REVOKED_KEY_EXAMPLE,
+} from './examples.js';
 import type { KeyService } from './service.js';
-
-const KEY_EXAMPLE = {
-  id: 'key_jlZ-q3KDLRcJ8GBV',
-  name: 'reporting',
-  prefix: 'sk_live_s95_',
-  scopes: null,
-  allowlist: [],
-  created_at: '2026-11-22T10:15:00.000Z',
-  last_used_at: '2026-11-24T08:02:41.000Z',
-  expires_at: null,
-  revoked_at: null,
-  status: 'active',
-};
 
 export const KeySchema = Type.Object(
   {
@@ -50,13 +44,7 @@ export const NewKeySchema = Type.Object(
   },
   {
     $id: 'NewApiKey',
-    examples: [
-      {
-        ...KEY_EXAMPLE,
-        last_used_at: null,
-        key: 'sk_live_s95_QnZ5jXXHUq9AGI1iW-fqSeqj7Dnr4RwRU7a64Zc',
-      },
-    ],
+    examples: [NEW_KEY_EXAMPLE],
   },
 );
 
@@ -132,7 +120,10 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
         description:
           'Every key of the account with prefix, name, scopes, creation, last use and status.',
         response: {
-          200: Type.Object({ data: Type.Array(Type.Ref('ApiKey')) }),
+          200: Type.Object(
+            { data: Type.Array(Type.Ref('ApiKey')) },
+            { examples: [KEY_LIST_EXAMPLE] },
+          ),
           ...problemResponses(401, 403),
         },
       },
@@ -184,7 +175,10 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
         description:
           'The key stops working at once on this instance and within a second everywhere.',
         params: Params,
-        response: { 200: Type.Ref('ApiKey'), ...problemResponses(400, 401, 403, 404) },
+        response: {
+          200: jsonAnswer(Type.Ref('ApiKey'), REVOKED_KEY_EXAMPLE),
+          ...problemResponses(400, 401, 403, 404),
+        },
       },
       config: write,
     },
@@ -202,7 +196,10 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
           'Issues a new key with the same name, scopes and allowlist; the old key keeps working for 24 hours, then expires.',
         params: Params,
         response: {
-          201: Type.Object({ key: Type.Ref('NewApiKey'), previous: Type.Ref('ApiKey') }),
+          201: Type.Object(
+            { key: Type.Ref('NewApiKey'), previous: Type.Ref('ApiKey') },
+            { examples: [KEY_ROTATION_EXAMPLE] },
+          ),
           ...problemResponses(400, 401, 403, 404, 409),
         },
       },

@@ -2,6 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { closing, intervalJob, pollerJob, startJobs, type Job } from './job.js';
 
+/** Polls `check` until it holds (5 s at most). */
+async function until(check: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5_000; !check() && Date.now() < deadline;)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 
 describe('startJobs', () => {
@@ -77,9 +83,9 @@ describe('intervalJob', () => {
       silent,
     );
     job.start();
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await until(() => runs >= 2);
     await job.stop();
-    assert.ok(runs >= 1, 'ran');
+    assert.ok(runs >= 2, 'ran');
     assert.equal(overlapped, false);
     assert.equal(finished, runs, 'stop waited for the run in progress');
     const after = runs;
@@ -100,7 +106,7 @@ describe('intervalJob', () => {
       { ...silent, warn: (_o: object, msg?: string) => void warnings.push(msg ?? '') },
     );
     job.start();
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await until(() => runs >= 2 && warnings.length >= 1);
     await job.stop();
     assert.ok(runs >= 2, `ran ${runs} times`);
     assert.equal(warnings[0], 'test.fail failed; retried next interval');

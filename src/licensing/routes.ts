@@ -8,22 +8,37 @@ import type { Clock } from '../lib/clock.js';
 import { normalHost, type LicenseRegistry } from './registry.js';
 import { licenseView } from './service.js';
 
-export const LicenseSchema = Type.Object({
-  licensee: Type.String({ description: 'Who holds the licence.' }),
-  attribution: Type.String({
-    description: 'The attribution text the licensee shows with the data.',
-  }),
-  white_label: Type.Boolean({
-    description: 'True: delivered data names the licensee, never this service.',
-  }),
-  permitted_use: Type.Union([Type.String(), Type.Null()]),
-  term_end: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
-    description: 'The last day of the term; null: open-ended.',
-  }),
-  active: Type.Boolean({ description: 'False after the term’s last day.' }),
-  recorded_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-});
+/** The licence of the account of the other features' examples (Example Analytics GmbH). */
+const LICENSE_EXAMPLE = {
+  licensee: 'Example Analytics GmbH',
+  attribution: 'Data: Example Analytics, modelled from official statistics.',
+  white_label: false,
+  permitted_use: 'Pay benchmarks inside Example Analytics products for their customers.',
+  term_end: '2027-10-31',
+  active: true,
+  recorded_at: '2026-11-02T10:05:00.000Z',
+  updated_at: '2026-11-02T10:05:00.000Z',
+};
+
+export const LicenseSchema = Type.Object(
+  {
+    licensee: Type.String({ description: 'Who holds the licence.' }),
+    attribution: Type.String({
+      description: 'The attribution text the licensee shows with the data.',
+    }),
+    white_label: Type.Boolean({
+      description: 'True: delivered data names the licensee, never this service.',
+    }),
+    permitted_use: Type.Union([Type.String(), Type.Null()]),
+    term_end: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+      description: 'The last day of the term; null: open-ended.',
+    }),
+    active: Type.Boolean({ description: 'False after the term’s last day.' }),
+    recorded_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { examples: [LICENSE_EXAMPLE] },
+);
 
 /** GET /api/v1/account/license: the data licence recorded with the contract. */
 export const licenseRoutes: FastifyPluginAsyncTypebox<{

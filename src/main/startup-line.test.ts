@@ -66,7 +66,7 @@ describe('startupLine seller warning', () => {
     const bare = loadConfig({ DATA_DIR: './data' });
     assert.match(
       startupLine(bare, 'http://127.0.0.1:3000'),
-      /\(account dashboard\); WARNING: invoices lack SELLER_NAME, SELLER_ADDRESS, SELLER_COUNTRY, SELLER_VAT_NUMBER, SELLER_IBAN \(see README set-up; `salary-api doctor` checks them\)$/,
+      /\(account dashboard\); mail: written to this log, password-reset and verification links included \(no SMTP_URL; keep the log private\); WARNING: invoices lack SELLER_NAME, SELLER_ADDRESS, SELLER_COUNTRY, SELLER_VAT_NUMBER, SELLER_IBAN \(see README set-up; `salary-api doctor` checks them\)$/,
     );
     const full = loadConfig({
       DATA_DIR: './data',
@@ -77,5 +77,14 @@ describe('startupLine seller warning', () => {
       SELLER_IBAN: 'NL91ABNA0417164300',
     });
     assert.doesNotMatch(startupLine(full, 'http://127.0.0.1:3000'), /WARNING/);
+  });
+
+  it('says mail goes to the log without SMTP_URL, and not with it', () => {
+    assert.match(
+      startupLine(loadConfig({ DATA_DIR: './data' }), 'http://127.0.0.1:3000'),
+      /mail: written to this log/,
+    );
+    const smtp = loadConfig({ DATA_DIR: './data', SMTP_URL: 'smtp://127.0.0.1:2525' });
+    assert.doesNotMatch(startupLine(smtp, 'http://127.0.0.1:3000'), /mail:/);
   });
 });

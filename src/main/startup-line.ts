@@ -2,12 +2,12 @@ import { resolve } from 'node:path';
 import { sellerGaps, type Config } from '../config/index.js';
 
 type StartupConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'redisUrl' | 'publicBaseUrl'> &
-  Partial<Pick<Config, 'seller'>>;
+  Partial<Pick<Config, 'seller' | 'smtpUrl'>>;
 
 /**
  * The server's one start-up line: where it listens, which database and shared store it uses
- * (no password), and where to go; then a warning naming the SELLER_* settings invoices still
- * lack, if any. `address` is a listened address as Fastify gives it.
+ * (no password), and where to go, and how mail leaves; then a warning naming the SELLER_*
+ * settings invoices still lack, if any. `address` is a listened address as Fastify gives it.
  */
 export function startupLine(config: StartupConfig, address: string): string {
   const base = (config.publicBaseUrl ?? address).replace(/\/$/, '');
@@ -16,6 +16,7 @@ export function startupLine(config: StartupConfig, address: string): string {
     `database: ${describeDatabase(config)}; ` +
     `limits and caches: ${config.redisUrl === undefined ? 'in-process (no REDIS_URL)' : `Redis at ${withoutSecrets(config.redisUrl)}`}; ` +
     `open ${base}/ (start), ${base}/docs (API reference), ${base}/dashboard (account dashboard)` +
+    mailNote(config) +
     sellerWarning(config)
   );
 }
@@ -31,6 +32,15 @@ export function listenText(config: StartupConfig): (address: string) => string {
     first = false;
     return startupLine(config, address);
   };
+}
+
+/**
+ * Without SMTP_URL, mail is written to the log (docs/notices.md), password-reset and
+ * verification links included: whoever reads the log can use them.
+ */
+function mailNote(config: StartupConfig): string {
+  if (!('smtpUrl' in config) || config.smtpUrl !== undefined) return '';
+  return '; mail: written to this log, password-reset and verification links included (no SMTP_URL; keep the log private)';
 }
 
 function sellerWarning(config: StartupConfig): string {

@@ -1,9 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { SCOPES } from '../auth/index.js';
-import { problemResponses } from '../http/openapi-responses.js';
+import { jsonAnswer, problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import type { OAuthClientService } from './client-service.js';
+import {
+  NEW_OAUTH_CLIENT_EXAMPLE,
+  OAUTH_CLIENT_EXAMPLE,
+  OAUTH_CLIENT_LIST_EXAMPLE,
+  ROTATED_OAUTH_CLIENT_EXAMPLE,
+} from './examples.js';
 import { AUTH_METHODS } from './token-service.js';
 
 const Jwks = Type.Object(
@@ -38,7 +44,7 @@ export const OAuthClientSchema = Type.Object(
         'Every token of this client is sender-constrained with DPoP (RFC 9449): a token request without a DPoP proof is refused.',
     }),
   },
-  { $id: 'OAuthClient' },
+  { $id: 'OAuthClient', examples: [OAUTH_CLIENT_EXAMPLE] },
 );
 
 export const NewOAuthClientSchema = Type.Object(
@@ -48,7 +54,7 @@ export const NewOAuthClientSchema = Type.Object(
       description: 'Shown only in this response (null for private_key_jwt); stored as a hash.',
     }),
   },
-  { $id: 'NewOAuthClient' },
+  { $id: 'NewOAuthClient', examples: [NEW_OAUTH_CLIENT_EXAMPLE] },
 );
 
 const CreateBody = Type.Object(
@@ -128,7 +134,10 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ clients: OAuthClient
         summary: 'List OAuth clients (never the secrets)',
         description: 'Every live client of the account with its scopes, allowlist and auth method.',
         response: {
-          200: Type.Object({ data: Type.Array(Type.Ref('OAuthClient')) }),
+          200: Type.Object(
+            { data: Type.Array(Type.Ref('OAuthClient')) },
+            { examples: [OAUTH_CLIENT_LIST_EXAMPLE] },
+          ),
           ...problemResponses(401, 403),
         },
       },
@@ -206,7 +215,10 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ clients: OAuthClient
         summary: 'Rotate a client secret',
         description: 'The previous secret keeps working for 24 hours.',
         params: Params,
-        response: { 201: Type.Ref('NewOAuthClient'), ...problemResponses(400, 401, 403, 404, 409) },
+        response: {
+          201: jsonAnswer(Type.Ref('NewOAuthClient'), ROTATED_OAUTH_CLIENT_EXAMPLE),
+          ...problemResponses(400, 401, 403, 404, 409),
+        },
       },
       config: write,
     },

@@ -6,6 +6,7 @@ import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { CHANGES_LIMIT, type ReleaseCatalog } from './catalog.js';
 import { CHANGE_REASONS, PERCENTILES } from './diff.js';
+import { CHANGES_EXAMPLE, RELEASE_EXAMPLE, RELEASE_LIST_EXAMPLE } from './examples.js';
 
 const version = Type.String({
   pattern: '^[0-9]{4}\\.[0-9]{2}\\.[0-9]+$',
@@ -46,7 +47,7 @@ const ReleaseSchema = Type.Object(
       description: 'What changed from the previous kept release.',
     }),
   },
-  { $id: 'Release' },
+  { $id: 'Release', examples: [RELEASE_EXAMPLE] },
 );
 
 const group = {
@@ -75,37 +76,51 @@ const SummarySchema = Type.Object({
   by_reason: Type.Object(Object.fromEntries(CHANGE_REASONS.map((r) => [r, Type.Integer()]))),
 });
 
-const ChangesSchema = Type.Object({
-  release: Type.String(),
-  from: Type.String(),
-  summary: SummarySchema,
-  reasons: Type.Array(Type.Object({ reason, detail: Type.String() })),
-  data: Type.Array(
-    Type.Object({
-      country: Type.String(),
-      job: Type.String(),
-      level: Type.String(),
-      year: Type.Integer(),
-      old: Figures,
-      new: Figures,
-      change_pct: Type.Number({ description: 'Relative change of the median, in percent.' }),
-      reasons: Type.Array(reason),
-    }),
-  ),
-  total: Type.Integer({ description: 'Changed cells matching the filters.' }),
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-});
+const ChangesSchema = Type.Object(
+  {
+    release: Type.String(),
+    from: Type.String(),
+    summary: SummarySchema,
+    reasons: Type.Array(Type.Object({ reason, detail: Type.String() })),
+    data: Type.Array(
+      Type.Object({
+        country: Type.String(),
+        job: Type.String(),
+        level: Type.String(),
+        year: Type.Integer(),
+        old: Figures,
+        new: Figures,
+        change_pct: Type.Number({ description: 'Relative change of the median, in percent.' }),
+        reasons: Type.Array(reason),
+      }),
+    ),
+    total: Type.Integer({ description: 'Changed cells matching the filters.' }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  },
+  { examples: [CHANGES_EXAMPLE] },
+);
 
 const ChangesQuerySchema = Type.Object(
   {
-    from: Type.Optional({ ...version, description: 'The release to compare with; the previous kept release when omitted.' }),
-    country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Only this country (ISO code).' })),
+    from: Type.Optional({
+      ...version,
+      description: 'The release to compare with; the previous kept release when omitted.',
+    }),
+    country: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Only this country (ISO code).' }),
+    ),
     job: Type.Optional(StringEnum(JOB_SLUGS, { description: 'Only this job.' })),
     level: Type.Optional(StringEnum(LEVELS, { description: 'Only this level.' })),
-    year: Type.Optional(Type.Integer({ minimum: 2000, maximum: 2100, description: 'Only this year.' })),
+    year: Type.Optional(
+      Type.Integer({ minimum: 2000, maximum: 2100, description: 'Only this year.' }),
+    ),
     min_change: Type.Optional(
-      Type.Number({ minimum: 0, maximum: 1000, description: 'Only cells whose median moved by at least this many percent (either way).' }),
+      Type.Number({
+        minimum: 0,
+        maximum: 1000,
+        description: 'Only cells whose median moved by at least this many percent (either way).',
+      }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: CHANGES_LIMIT })),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
@@ -136,7 +151,10 @@ export const releaseRoutes: FastifyPluginAsyncTypebox<{
           'Every kept data release (vintage): its version, publication and loading dates, sources with their years, method and counts. The first is the active release; `release=` or `as_of=` on the salary endpoints answers from an older one.',
         querystring: EmptyQuery,
         response: {
-          200: Type.Object({ data: Type.Array(ReleaseSchema) }),
+          200: Type.Object(
+            { data: Type.Array(ReleaseSchema) },
+            { examples: [RELEASE_LIST_EXAMPLE] },
+          ),
           ...problemResponses(400, 401, 429),
         },
       },

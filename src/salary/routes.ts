@@ -4,6 +4,7 @@ import { JOB_SLUGS } from '../catalog/index.js';
 import { MEDIA_TYPES } from '../formats/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import type { QuotaDeclaration } from '../http/quota.js';
+import { HISTORY_EXAMPLE } from './examples.js';
 import { EXTRA_FIELD_NAMES } from './fields.js';
 import type { SalaryResponder } from './responder.js';
 import {
@@ -24,17 +25,18 @@ export interface SalaryRoutesOptions {
 /**
  * The responses of a route answering salary figures in every format a plan may have: the
  * salary routes', the custom endpoints' and the pay position's (their own 200 description and,
- * for the position, its own JSON body).
+ * for the position, its own JSON body; for the history, its own example).
  */
 export function salaryResponses<S extends object = typeof SalaryResponseSchema>(
   description: string,
   json: S = SalaryResponseSchema as unknown as S,
+  example?: unknown,
 ) {
   return {
     200: {
       description,
       content: {
-        'application/json': { schema: json },
+        'application/json': { schema: json, ...(example === undefined ? {} : { example }) },
         ...Object.fromEntries(
           (['csv', 'xlsx', 'xml', 'parquet'] as const).map((f) => [
             MEDIA_TYPES[f],
@@ -52,9 +54,9 @@ export function salaryResponses<S extends object = typeof SalaryResponseSchema>(
   };
 }
 
-const okResponse = salaryResponses(
-  'The figures: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.',
-);
+const FIGURES =
+  'The figures: JSON by default; CSV, Excel, XML or Parquet with format= or Accept, as the plan allows.';
+const okResponse = salaryResponses(FIGURES);
 export const LOOKUP_AUTH = { access: 'data', scope: 'salary:read' } as const satisfies RouteAuth;
 const BULK_AUTH = { access: 'data', scope: 'bulk:read' } as const satisfies RouteAuth;
 /**
@@ -117,7 +119,7 @@ export const salaryRoutes: FastifyPluginAsyncTypebox<SalaryRoutesOptions> = asyn
         description:
           'Every year from the earliest the plan reaches to the current year: Free the current year, Developer 1 year back, Business 3, Enterprise the full archive from 2014.',
         querystring: HistoryQuerySchema,
-        response: okResponse,
+        response: salaryResponses(FIGURES, SalaryResponseSchema, HISTORY_EXAMPLE),
       },
       config,
     },

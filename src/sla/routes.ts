@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import { StringEnum } from '../lib/string-enum.js';
 import { assertPlanHas, type Plan, type PlanId } from '../plans/index.js';
 import { INTERVAL_MS, monthOf, monthRange, type DownInterval } from './measure.js';
+import { SLA_EXAMPLE, SLA_MONTH_EXAMPLE, STATUS_EXAMPLE } from './examples.js';
 import type { MonthFigures, SlaService } from './service.js';
 import { COMPONENTS, type StatusService } from './status.js';
 
@@ -35,15 +36,18 @@ const MonthSchema = Type.Object({
 
 const BandSchema = Type.Object({ below: Type.Number(), percent: Type.Integer() });
 
-const SoFarSchema = Type.Object({
-  month: Type.String(),
-  measured_until: time,
-  uptime_percent: percent,
-  intervals: Type.Integer(),
-  excluded: Type.Object({ maintenance: Type.Integer(), own_reasons: Type.Integer() }),
-  credit_percent_if_closed_now: Type.Integer(),
-  down: Type.Array(DownSchema),
-});
+const SoFarSchema = Type.Object(
+  {
+    month: Type.String(),
+    measured_until: time,
+    uptime_percent: percent,
+    intervals: Type.Integer(),
+    excluded: Type.Object({ maintenance: Type.Integer(), own_reasons: Type.Integer() }),
+    credit_percent_if_closed_now: Type.Integer(),
+    down: Type.Array(DownSchema),
+  },
+  { examples: [SLA_MONTH_EXAMPLE] },
+);
 
 const floor4 = (v: number): number => Math.floor(v * 10_000) / 10_000;
 
@@ -116,7 +120,7 @@ const StatusSchema = Type.Object(
       }),
     ),
   },
-  { $id: 'ServiceStatus' },
+  { $id: 'ServiceStatus', examples: [STATUS_EXAMPLE] },
 );
 
 export const slaRoutes: FastifyPluginAsyncTypebox<{
@@ -138,13 +142,16 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{
         description:
           'Business and Enterprise. The measurement rule is docs/sla.md: 5-minute intervals per account, an interval’s error rate is failed ÷ counted requests, a total outage counts 100 % for every account. `down` lists this month’s intervals with a non-zero error rate so the arithmetic can be checked.',
         response: {
-          200: Type.Object({
-            plan: Type.String(),
-            target_percent: Type.Number(),
-            credit_bands: Type.Array(BandSchema),
-            current_month: SoFarSchema,
-            months: Type.Array(MonthSchema),
-          }),
+          200: Type.Object(
+            {
+              plan: Type.String(),
+              target_percent: Type.Number(),
+              credit_bands: Type.Array(BandSchema),
+              current_month: SoFarSchema,
+              months: Type.Array(MonthSchema),
+            },
+            { examples: [SLA_EXAMPLE] },
+          ),
           ...problemResponses(401, 403),
         },
       },

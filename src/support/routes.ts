@@ -4,6 +4,7 @@ import { actorOf } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
+import { CONTACTS_EXAMPLE, SUPPORT_REQUEST_EXAMPLE } from './examples.js';
 import { SEVERITIES, type SupportService } from './service.js';
 
 const RequestBody = Type.Object(
@@ -15,12 +16,15 @@ const RequestBody = Type.Object(
   { additionalProperties: false },
 );
 
-const SupportRequest = Type.Object({
-  id: Type.String(),
-  priority: Type.String({ description: 'P1 Enterprise, P2 Business, P3 Developer.' }),
-  response_target: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
-});
+const SupportRequest = Type.Object(
+  {
+    id: Type.String(),
+    priority: Type.String({ description: 'P1 Enterprise, P2 Business, P3 Developer.' }),
+    response_target: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { examples: [SUPPORT_REQUEST_EXAMPLE] },
+);
 
 const Address = Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Null()]);
 
@@ -34,24 +38,29 @@ const ContactsBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-const Contacts = Type.Object({
-  name: Type.Union([Type.String(), Type.Null()], { description: 'Greets the account in e-mail.' }),
-  billing_email: Type.Union([Type.String(), Type.Null()], {
-    description: 'Billing notices; the account e-mail when null.',
-  }),
-  technical_email: Type.Union([Type.String(), Type.Null()], {
-    description: 'Technical and security notices; the account e-mail when null.',
-  }),
-  notices_opt_out: Type.Boolean({ description: 'No notices but billing and security ones.' }),
-  support: Type.Object({
-    channel: Type.String(),
-    response_target: Type.Union([Type.String(), Type.Null()]),
-    community_url: Type.Optional(Type.String()),
-    account_manager: Type.Optional(
-      Type.Object({ name: Type.Union([Type.String(), Type.Null()]), email: Type.String() }),
-    ),
-  }),
-});
+const Contacts = Type.Object(
+  {
+    name: Type.Union([Type.String(), Type.Null()], {
+      description: 'Greets the account in e-mail.',
+    }),
+    billing_email: Type.Union([Type.String(), Type.Null()], {
+      description: 'Billing notices; the account e-mail when null.',
+    }),
+    technical_email: Type.Union([Type.String(), Type.Null()], {
+      description: 'Technical and security notices; the account e-mail when null.',
+    }),
+    notices_opt_out: Type.Boolean({ description: 'No notices but billing and security ones.' }),
+    support: Type.Object({
+      channel: Type.String(),
+      response_target: Type.Union([Type.String(), Type.Null()]),
+      community_url: Type.Optional(Type.String()),
+      account_manager: Type.Optional(
+        Type.Object({ name: Type.Union([Type.String(), Type.Null()]), email: Type.String() }),
+      ),
+    }),
+  },
+  { examples: [CONTACTS_EXAMPLE] },
+);
 
 const accountOf = (principal: { accountId: string | null }): string => {
   if (principal.accountId === null) throw new AppError('UNAUTHENTICATED', 'Sign in first.');

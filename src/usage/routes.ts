@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
+import { USAGE_EXAMPLE } from './examples.js';
 import type { UsageService } from './service.js';
 
 const Counts = Type.Record(Type.String(), Type.Integer());
@@ -38,29 +39,32 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageService }> = a
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            from: Type.String({ format: 'date-time' }),
-            to: Type.String({ format: 'date-time' }),
-            granularity: Type.String(),
-            total: Type.Integer(),
-            series: Type.Array(
-              Type.Object({
-                start: Type.String({ format: 'date-time' }),
-                requests: Type.Integer(),
-                errors: Type.Integer(),
+          200: Type.Object(
+            {
+              from: Type.String({ format: 'date-time' }),
+              to: Type.String({ format: 'date-time' }),
+              granularity: Type.String(),
+              total: Type.Integer(),
+              series: Type.Array(
+                Type.Object({
+                  start: Type.String({ format: 'date-time' }),
+                  requests: Type.Integer(),
+                  errors: Type.Integer(),
+                }),
+              ),
+              by_endpoint: Counts,
+              by_status: Counts,
+              by_key: Counts,
+              quota: Type.Object({
+                limit: Type.Union([Type.Integer(), Type.Null()]),
+                used: Type.Union([Type.Integer(), Type.Null()]),
+                remaining: Type.Union([Type.Integer(), Type.Null()]),
+                window: Type.Union([Type.String(), Type.Null()]),
+                resets_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
               }),
-            ),
-            by_endpoint: Counts,
-            by_status: Counts,
-            by_key: Counts,
-            quota: Type.Object({
-              limit: Type.Union([Type.Integer(), Type.Null()]),
-              used: Type.Union([Type.Integer(), Type.Null()]),
-              remaining: Type.Union([Type.Integer(), Type.Null()]),
-              window: Type.Union([Type.String(), Type.Null()]),
-              resets_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-            }),
-          }),
+            },
+            { examples: [USAGE_EXAMPLE] },
+          ),
           ...problemResponses(400, 401, 403),
         },
       },

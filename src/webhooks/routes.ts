@@ -1,22 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { problemResponses } from '../http/openapi-responses.js';
+import { jsonAnswer, problemResponses } from '../http/openapi-responses.js';
 import { StringEnum } from '../lib/string-enum.js';
+import {
+  DELIVERY_EXAMPLE,
+  DELIVERY_LIST_EXAMPLE,
+  NEW_WEBHOOK_EXAMPLE,
+  REDELIVERY_EXAMPLE,
+  ROTATED_WEBHOOK_EXAMPLE,
+  WEBHOOK_EXAMPLE,
+  WEBHOOK_LIST_EXAMPLE,
+  WEBHOOK_TEST_EXAMPLE,
+} from './examples.js';
 import { EVENT_TYPES, type WebhookService } from './service.js';
 
 const time = Type.String({ format: 'date-time' });
 const nullableTime = Type.Union([time, Type.Null()]);
-
-const WEBHOOK_EXAMPLE = {
-  id: 'wh_tj_kox570A_exCC4',
-  url: 'https://hooks.example.com/salary',
-  events: ['data.updated'],
-  status: 'enabled',
-  disabled_reason: null,
-  failing_since: null,
-  created_at: '2026-11-22T10:15:00.000Z',
-  updated_at: '2026-11-22T10:15:00.000Z',
-};
 
 export const WebhookSchema = Type.Object(
   {
@@ -42,9 +41,7 @@ export const NewWebhookSchema = Type.Object(
   },
   {
     $id: 'NewWebhook',
-    examples: [
-      { ...WEBHOOK_EXAMPLE, secret: 'whsec_Zh7WCv+LMNwangJ2DjoA2T75ORIGwAPZVp7fBjGkkLw=' },
-    ],
+    examples: [NEW_WEBHOOK_EXAMPLE],
   },
 );
 
@@ -78,7 +75,7 @@ export const DeliverySchema = Type.Object(
     completed_at: nullableTime,
     attempt_log: Type.Array(AttemptSchema),
   },
-  { $id: 'WebhookDelivery' },
+  { $id: 'WebhookDelivery', examples: [DELIVERY_EXAMPLE] },
 );
 
 export const webhookSchemas = [WebhookSchema, NewWebhookSchema, DeliverySchema];
@@ -148,7 +145,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
         summary: 'List webhook endpoints (never the secrets)',
         description: 'Every endpoint of the account with its URL, events and status.',
         response: {
-          200: Type.Object({ data: Type.Array(Type.Ref('Webhook')) }),
+          200: Type.Object(
+            { data: Type.Array(Type.Ref('Webhook')) },
+            { examples: [WEBHOOK_LIST_EXAMPLE] },
+          ),
           ...problemResponses(401, 403),
         },
       },
@@ -225,10 +225,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
           'Returns the new secret once. For 24 hours deliveries carry two signatures (new and old secret), so receivers can switch without missing events.',
         params: Params,
         response: {
-          200: Type.Object({
-            ...NewWebhookSchema.properties,
-            previous_secret_expires_at: time,
-          }),
+          200: Type.Object(
+            { ...NewWebhookSchema.properties, previous_secret_expires_at: time },
+            { examples: [ROTATED_WEBHOOK_EXAMPLE] },
+          ),
           ...problemResponses(400, 401, 403, 404),
         },
       },
@@ -248,17 +248,20 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
           'Sends a `webhook.test` event and reports the status code and time taken. The receiver’s response body is never read or returned.',
         params: Params,
         response: {
-          200: Type.Object({
-            ok: Type.Boolean({ description: 'true when the receiver answered 2xx.' }),
-            status_code: Type.Union([Type.Integer(), Type.Null()]),
-            duration_ms: Type.Union([Type.Integer(), Type.Null()], {
-              description: 'Time to the response; null when none came.',
-            }),
-            error: Type.Union([Type.String(), Type.Null()], {
-              description:
-                'null, the status class ("HTTP 4xx") or "no response": network reasons are not shown.',
-            }),
-          }),
+          200: Type.Object(
+            {
+              ok: Type.Boolean({ description: 'true when the receiver answered 2xx.' }),
+              status_code: Type.Union([Type.Integer(), Type.Null()]),
+              duration_ms: Type.Union([Type.Integer(), Type.Null()], {
+                description: 'Time to the response; null when none came.',
+              }),
+              error: Type.Union([Type.String(), Type.Null()], {
+                description:
+                  'null, the status class ("HTTP 4xx") or "no response": network reasons are not shown.',
+              }),
+            },
+            { examples: [WEBHOOK_TEST_EXAMPLE] },
+          ),
           ...problemResponses(400, 401, 403, 404, 429),
         },
       },
@@ -281,7 +284,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
         }),
         response: {
-          200: Type.Object({ data: Type.Array(Type.Ref('WebhookDelivery')) }),
+          200: Type.Object(
+            { data: Type.Array(Type.Ref('WebhookDelivery')) },
+            { examples: [DELIVERY_LIST_EXAMPLE] },
+          ),
           ...problemResponses(400, 401, 403, 404),
         },
       },
@@ -307,7 +313,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
           'Queues the same event (same webhook-id) as a new delivery, due now; the endpoint must be enabled.',
         params: DeliveryParams,
         response: {
-          202: Type.Ref('WebhookDelivery'),
+          202: jsonAnswer(Type.Ref('WebhookDelivery'), REDELIVERY_EXAMPLE),
           ...problemResponses(400, 401, 403, 404, 409, 429),
         },
       },

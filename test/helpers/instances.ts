@@ -94,16 +94,4 @@ export async function call(
 
 export const LOOKUP = '/api/v1/salary?country=IT&job=chef&level=mid';
 
-/** Polls `check` every `everyMs` until it holds; the time it took, in ms. */
-export async function until(
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-  everyMs = 5,
-): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    if (await check()) return performance.now() - started;
-    if (performance.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+export { until } from './wait.js';

@@ -8,11 +8,12 @@ import { REQUEST_TIMEOUT_MS } from '../../src/http/client-errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { listenHttp } from '../helpers/http.js';
 import { openSocket, readUntil } from '../helpers/sockets.js';
+import { until } from '../helpers/wait.js';
 
 describe('answers in flight when the server starts stopping', () => {
   let t: TestApp;
   let base: string;
-  let release: () => void = () => undefined;
+  let release: (() => void) | undefined;
 
   before(async () => {
     t = await buildTestApp({
@@ -29,9 +30,9 @@ describe('answers in flight when the server starts stopping', () => {
   it('say Connection: close, though their request arrived before', async () => {
     const socket = await openSocket(base);
     socket.write('GET /slow-answer HTTP/1.1\r\nHost: test\r\nConnection: keep-alive\r\n\r\n');
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => release !== undefined);
     const draining = t.app.shutdown.drain(50);
-    release();
+    release!();
     const answer = await readUntil(socket, (s) => s.includes('{"ok":true}'));
     await draining;
     socket.destroy();

@@ -18,8 +18,8 @@ describe('examples in the API reference', () => {
   let t: TestApp;
   let doc: Doc;
   let key: string;
-  const get = async (url: string) => {
-    const res = await t.app.inject({ url, headers: { authorization: `Bearer ${key}` } });
+  const get = async (url: string, credential = key) => {
+    const res = await t.app.inject({ url, headers: { authorization: `Bearer ${credential}` } });
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
     return res.json<unknown>();
   };
@@ -49,6 +49,13 @@ describe('examples in the API reference', () => {
     assert.deepEqual(exampleOf('/api/v1/salary/position'), served);
   });
 
+  it('shows the history as the server answers it (Developer: the current year and the one before)', async () => {
+    const served = await get(
+      '/api/v1/salary/history?country=DE&job=software-engineer&level=senior',
+    );
+    assert.deepEqual(exampleOf('/api/v1/salary/history'), served);
+  });
+
   it('shows countries and jobs taken from the served catalogues', async () => {
     const countries = (await get('/api/v1/countries')) as { data: unknown[] };
     for (const country of (exampleOf('/api/v1/countries') as { data: unknown[] }).data)
@@ -62,6 +69,34 @@ describe('examples in the API reference', () => {
       assert.ok(jobs.data.some((j) => JSON.stringify(j) === JSON.stringify(job)));
     for (const level of example.levels)
       assert.ok(jobs.levels.some((l) => JSON.stringify(l) === JSON.stringify(level)));
+  });
+
+  it('shows the releases and their changes as the server answers them', async () => {
+    // When this server loaded a release is its own; the example shows the first sources only.
+    type Release = { loaded_at: string; sources: unknown[] } & Record<string, unknown>;
+    const same = (example: Release, served: Release, where: string) => {
+      const { sources } = example;
+      assert.deepEqual(
+        { ...example, loaded_at: '', sources: [] },
+        { ...served, loaded_at: '', sources: [] },
+        where,
+      );
+      assert.deepEqual(sources, served.sources.slice(0, sources.length), where);
+    };
+    const list = (await get('/api/v1/releases')) as { data: Release[] };
+    const example = exampleOf('/api/v1/releases') as { data: Release[] };
+    assert.equal(example.data.length, list.data.length);
+    example.data.forEach((r, i) => same(r, list.data[i]!, `release ${i}`));
+    const active = list.data[0]!;
+    same(
+      exampleOf('/api/v1/releases/{version}') as Release,
+      (await get(`/api/v1/releases/${String(active.version)}`)) as Release,
+      'the active release',
+    );
+    const changes = await get(
+      `/api/v1/releases/${String(active.version)}/changes?from=${String(active.previous_release)}&country=DE&job=software-engineer&level=senior&year=2026`,
+    );
+    assert.deepEqual(exampleOf('/api/v1/releases/{version}/changes'), changes);
   });
 
   it('gives keys and webhooks examples with ids and secrets of the served form', () => {

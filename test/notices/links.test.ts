@@ -18,8 +18,8 @@ const linksOf = (text: string): string[] => [
 /** Sample data for every kind, so that every template's links are checked. */
 const SAMPLE: Record<string, Record<string, unknown>> = {
   'data.updated': {
-    release: '2026.11.6',
-    previous_release: '2026.11.5',
+    release: '2026.11.8',
+    previous_release: '2026.11.7',
     changes: { beyond: { '1': 3, '5': 1, '10': 0 }, by_country: [{ country: 'DE', beyond_5: 1 }] },
   },
   'webhooks.endpoint_disabled': { url: 'https://hooks.example/x', webhook_id: 'wh_test' },

@@ -74,10 +74,20 @@ describe('Redis restarted under load', { skip }, () => {
     const { apiKey, accountId } = await paidAccount(s, 'developer');
     const counterKey = `${prefix}rl:{acct:${accountId}}:daily:${windowStart(Date.now(), DAY_MS)}`;
     const loads = instances.map((i) => loadLoop(i.url, apiKey));
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => loads.every((l) => l.statuses.length >= 3), 10_000);
 
     await redisServer.stop();
-    await new Promise((r) => setTimeout(r, 1000));
+    // Both instances have noticed, and go on answering meanwhile.
+    const answered = loads.map((l) => l.statuses.length);
+    await until(
+      async () =>
+        loads.every((l, n) => l.statuses.length >= answered[n]! + 3) &&
+        (await Promise.all(instances.map((i) => call(i.url, '/ready')))).every(
+          (r) => r.status === 503,
+        ),
+      10_000,
+      50,
+    );
     for (const instance of instances) {
       const ready = await call(instance.url, '/ready');
       assert.equal(ready.status, 503);
@@ -152,7 +162,7 @@ describe('PostgreSQL restarted under load', { skip }, () => {
   it('serves lookups from memory, answers writes 503 with Retry-After, and recovers by itself', async () => {
     const owner = await paidAccount(s, 'enterprise');
     const load = loadLoop(instance.url, owner.apiKey);
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => load.statuses.length >= 3, 10_000);
 
     await server.stop();
     const write = await call(instance.url, '/api/v1/keys', {
@@ -163,7 +173,8 @@ describe('PostgreSQL restarted under load', { skip }, () => {
     assert.equal(write.status, 503, JSON.stringify(write.body));
     assert.ok(write.headers.get('retry-after') !== null);
     assert.equal((await call(instance.url, '/ready')).status, 503);
-    await new Promise((r) => setTimeout(r, 1500)); // a usage flush fails meanwhile
+    // A usage flush (every second here) fails meanwhile.
+    await until(() => /usage\.flush failed/.test(instance.log()), 10_000, 50);
 
     await server.start();
     await until(

@@ -293,15 +293,20 @@ describe(
 
       let loading = true;
       const survivors = instances.slice(0, 2);
-      const load = survivors.map(async (instance) => {
+      const answered = survivors.map(() => 0);
+      const load = survivors.map(async (instance, n) => {
         const seen: number[] = [];
-        while (loading)
+        while (loading) {
           seen.push((await call(instance.url, LOOKUP, { token: owner.apiKey })).status);
+          answered[n]!++;
+        }
         return seen;
       });
-      await new Promise((r) => setTimeout(r, 300));
+      await until(() => answered.every((a) => a >= 3), 10_000);
       await victim.kill();
-      await new Promise((r) => setTimeout(r, 700));
+      // The survivors go on answering while it is down.
+      const before = [...answered];
+      await until(() => answered.every((a, n) => a >= before[n]! + 3), 10_000);
       // While it is down: a key revoked and one created elsewhere.
       const other = await call(instances[0]!.url, '/api/v1/keys', {
         method: 'POST',

@@ -102,6 +102,8 @@ describe('every document of docs/ on the site, and the 404 page', () => {
     assert.equal(api.status, 404);
     assert.match(String(api.headers.get('content-type')), /^application\/problem\+json/);
     assert.equal(api.json().code, 'NOT_FOUND');
+    // Both answers of the one URL tell a shared cache that they depend on Accept.
+    for (const answer of [page, api]) assert.match(String(answer.headers.get('vary')), /Accept/i);
     // Accept is negotiated by preference: HTML named but liked less, or any type, or none.
     for (const accept of ['application/json, text/html;q=0.5', '*/*', 'text/html;q=0']) {
       const other = await call('GET', '/no-such-page', { headers: { accept } });

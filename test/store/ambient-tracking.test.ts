@@ -3,7 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
-const PROBE = fileURLToPath(new URL('../helpers/ambient-probe.ts', import.meta.url));
+// The probe as this file runs: compiled (`npm test`), or from source through tsx.
+const COMPILED = import.meta.url.endsWith('.js');
+const PROBE = fileURLToPath(
+  new URL(`../helpers/ambient-probe.${COMPILED ? 'js' : 'ts'}`, import.meta.url),
+);
+const LOADER = COMPILED ? [] : ['--import', 'tsx'];
 
 /**
  * Node before 24 implements AsyncLocalStorage with async hooks (24 with AsyncContextFrame, which
@@ -15,7 +20,7 @@ function probe(scenario: string): {
   steps: Record<string, boolean | number>;
   statements: string[];
 } {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', PROBE, scenario], {
+  const out = execFileSync(process.execPath, [...LOADER, PROBE, scenario], {
     encoding: 'utf8',
   });
   return JSON.parse(out) as { steps: Record<string, boolean | number>; statements: string[] };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runClaimed, type Db } from '../../src/store/index.js';
 import { clonePglite, freshPostgres, postgresAvailable, type TestDb } from '../helpers/db.js';
+import { until } from '../helpers/wait.js';
 
 const postgres = await postgresAvailable();
 
@@ -23,11 +24,13 @@ for (const kind of ['pglite', 'postgres'] as const) {
         const running = new Promise<void>((r) => (release = r));
         const now = Date.parse('2026-11-22T10:00:00Z');
         const claim = { name: 'test.once', now, leaseMs: 60_000 };
+        let claimed = false;
         const first = runClaimed(db, { ...claim, holder: 'a' }, async () => {
+          claimed = true;
           await running;
           return 'a ran';
         });
-        await new Promise((r) => setTimeout(r, 50));
+        await until(() => claimed);
         assert.equal(
           await runClaimed(db, { ...claim, holder: 'b' }, async () => 'b ran'),
           undefined,

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { listenHttp, type HttpCall } from '../helpers/http.js';
+import { until } from '../helpers/wait.js';
 
 describe('unmatched /api/v1 requests', () => {
   let t: TestApp;
@@ -29,7 +30,7 @@ describe('unmatched /api/v1 requests', () => {
       assert.equal(res.status, 404, path);
     }
     // Counted once the answer is sent (onResponse), a moment after the client has read it.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => counted() >= before + 2);
     assert.equal(counted(), before + 2);
   });
 });

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { accountOnPlan } from '../../../test/helpers/accounts.js';
@@ -15,8 +15,10 @@ import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { listenHttp } from '../../../test/helpers/http.js';
 
 const run = promisify(execFile);
-const CLIENT_DIR = fileURLToPath(new URL('..', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+// The directories themselves, not links to their files (`npm test` runs a compiled copy of the
+// repository whose other files are links, and npm packs no link).
+const CLIENT_DIR = dirname(realpathSync(new URL('../package.json', import.meta.url)));
+const ROOT = dirname(realpathSync(new URL('../../../package.json', import.meta.url)));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 /** The environment without what `npm test` sets for its own project (npm_config_local_prefix …). */
 const ENV = Object.fromEntries(

@@ -1481,6 +1481,191 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /**
+     * @example {
+     *       "id": "review_A9VUecMtHLqyHFP3",
+     *       "generated_at": "2026-11-22T10:15:00.000Z",
+     *       "generated_by": "account:acct_C3gpUOQrK2Z9FLWA",
+     *       "period": {
+     *         "from": "2026-08-24T10:15:00.000Z",
+     *         "to": "2026-11-22T10:15:00.000Z"
+     *       },
+     *       "account": {
+     *         "id": "acct_C3gpUOQrK2Z9FLWA",
+     *         "email": "ada@example.com",
+     *         "plan": "enterprise",
+     *         "status": "active",
+     *         "created_at": "2026-10-05T08:12:09.000Z",
+     *         "allowlist": []
+     *       },
+     *       "api_keys": [
+     *         {
+     *           "id": "key_ohA8ZrEgBejAqSaC",
+     *           "name": "Default key",
+     *           "prefix": "sk_live_qTe2",
+     *           "scopes": null,
+     *           "allowlist": [],
+     *           "status": "revoked",
+     *           "created_at": "2026-10-05T08:24:45.000Z",
+     *           "age_days": 48,
+     *           "last_used_at": null,
+     *           "rotated_from": null,
+     *           "replaced_by": null,
+     *           "expires_at": null,
+     *           "revoked_at": "2026-11-22T10:15:00.000Z"
+     *         },
+     *         {
+     *           "id": "key_RTzmgcG1teoaSN97",
+     *           "name": "staging",
+     *           "prefix": "sk_test_PKCU",
+     *           "scopes": [
+     *             "salary:read",
+     *             "bulk:read",
+     *             "usage:read",
+     *             "keys:read",
+     *             "keys:write",
+     *             "account:read",
+     *             "account:write",
+     *             "billing:read",
+     *             "billing:write",
+     *             "webhooks:read",
+     *             "webhooks:write",
+     *             "exports:read",
+     *             "exports:write",
+     *             "oauth:read",
+     *             "oauth:write",
+     *             "compliance:read"
+     *           ],
+     *           "allowlist": [],
+     *           "status": "active",
+     *           "created_at": "2026-11-03T09:30:11.000Z",
+     *           "age_days": 19,
+     *           "last_used_at": null,
+     *           "rotated_from": null,
+     *           "replaced_by": null,
+     *           "expires_at": null,
+     *           "revoked_at": null
+     *         },
+     *         {
+     *           "id": "key_d3INLxTOsoGk4Hxj",
+     *           "name": "reporting",
+     *           "prefix": "sk_live_RrgE",
+     *           "scopes": [
+     *             "salary:read",
+     *             "bulk:read"
+     *           ],
+     *           "allowlist": [
+     *             "203.0.113.0/24"
+     *           ],
+     *           "status": "rotating",
+     *           "created_at": "2026-11-03T09:30:11.000Z",
+     *           "age_days": 19,
+     *           "last_used_at": "2026-11-21T16:47:05.000Z",
+     *           "rotated_from": null,
+     *           "replaced_by": "key_CUYf4vbEzOsEWEnc",
+     *           "expires_at": "2026-11-23T10:15:00.000Z",
+     *           "revoked_at": null
+     *         }
+     *       ],
+     *       "oauth_clients": [
+     *         {
+     *           "id": "ocl_eEla8NPy0UiJVnpG",
+     *           "name": "reporting backend",
+     *           "auth_method": "client_secret_basic",
+     *           "scopes": [
+     *             "salary:read",
+     *             "bulk:read"
+     *           ],
+     *           "allowlist": [
+     *             "203.0.113.0/24"
+     *           ],
+     *           "status": "active",
+     *           "created_at": "2026-11-09T15:02:48.000Z",
+     *           "age_days": 12,
+     *           "last_used_at": null,
+     *           "secret_rotated_at": "2026-11-22T10:15:00.000Z",
+     *           "secret_age_days": 0,
+     *           "deleted_at": null
+     *         }
+     *       ],
+     *       "sessions": [
+     *         {
+     *           "id": "ses_cMJ5uJJSkefYoGFv",
+     *           "status": "expired",
+     *           "created_at": "2026-10-05T08:12:09.000Z",
+     *           "expires_at": "2026-11-04T08:12:09.000Z",
+     *           "revoked_at": null
+     *         },
+     *         {
+     *           "id": "ses_ypwsQt_oU7ImvlYc",
+     *           "status": "expired",
+     *           "created_at": "2026-10-05T08:13:40.000Z",
+     *           "expires_at": "2026-11-04T08:13:40.000Z",
+     *           "revoked_at": null
+     *         },
+     *         {
+     *           "id": "ses_jJaPXycCn2UyPPGS",
+     *           "status": "active",
+     *           "created_at": "2026-11-02T10:20:41.000Z",
+     *           "expires_at": "2026-12-02T10:20:41.000Z",
+     *           "revoked_at": null
+     *         }
+     *       ],
+     *       "webhook_endpoints": [
+     *         {
+     *           "id": "wh_UdIoqAQk08AVbDDz",
+     *           "url": "https://hooks.example.com/salary",
+     *           "events": [
+     *             "data.updated"
+     *           ],
+     *           "enabled": true,
+     *           "created_at": "2026-11-04T11:20:33.000Z"
+     *         }
+     *       ],
+     *       "export_destinations": [
+     *         {
+     *           "export_id": "exp_hNQQ4CDmOsT2N8NN",
+     *           "name": "Monthly DE archive",
+     *           "type": "webhook",
+     *           "host": null,
+     *           "port": null,
+     *           "username": null,
+     *           "path": null,
+     *           "created_at": "2026-11-06T13:45:20.000Z"
+     *         }
+     *       ],
+     *       "audit_log": {
+     *         "entries_in_period": 21,
+     *         "actions": {
+     *           "accounts.create": 1,
+     *           "accounts.email_verified": 1,
+     *           "accounts.set_response_schema": 1,
+     *           "billing.details_set": 1,
+     *           "custom_endpoints.create": 1,
+     *           "invoices.mark_paid": 4,
+     *           "keys.create": 3,
+     *           "licenses.record": 1,
+     *           "mandates.give": 1,
+     *           "oauth.client_create": 1,
+     *           "sessions.create": 2,
+     *           "subscriptions.change": 3,
+     *           "webhooks.create": 1
+     *         },
+     *         "verification": {
+     *           "valid": true,
+     *           "from": "2026-08-24T10:15:00.000Z",
+     *           "to": "2026-11-22T10:15:00.000Z",
+     *           "entries_checked": 22,
+     *           "first_broken": null,
+     *           "anchor": null,
+     *           "head": {
+     *             "id": 22,
+     *             "hash": "246cffaf84d05b28fbfdfde0e5788c38dbea8fc9a6fd7d93485de8e6340fc34d"
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     AccessReview: {
       account: {
         allowlist: string[];
@@ -1595,6 +1780,17 @@ export interface components {
         url: string;
       }[];
     };
+    /**
+     * @example {
+     *       "id": "acct_C3gpUOQrK2Z9FLWA",
+     *       "email": "ada@example.com",
+     *       "plan": "enterprise",
+     *       "status": "active",
+     *       "allowlist": [],
+     *       "created_at": "2026-10-05T08:12:09.000Z",
+     *       "email_verified_at": "2026-10-05T08:13:40.000Z"
+     *     }
+     */
     Account: {
       allowlist: string[];
       /** Format: date-time */
@@ -1609,13 +1805,19 @@ export interface components {
     };
     /**
      * @example {
-     *       "id": "key_jlZ-q3KDLRcJ8GBV",
+     *       "id": "key_d3INLxTOsoGk4Hxj",
      *       "name": "reporting",
-     *       "prefix": "sk_live_s95_",
-     *       "scopes": null,
-     *       "allowlist": [],
-     *       "created_at": "2026-11-22T10:15:00.000Z",
-     *       "last_used_at": "2026-11-24T08:02:41.000Z",
+     *       "prefix": "sk_live_RrgE",
+     *       "mode": "live",
+     *       "scopes": [
+     *         "salary:read",
+     *         "bulk:read"
+     *       ],
+     *       "allowlist": [
+     *         "203.0.113.0/24"
+     *       ],
+     *       "created_at": "2026-11-03T09:30:11.000Z",
+     *       "last_used_at": "2026-11-21T16:47:05.000Z",
      *       "expires_at": null,
      *       "revoked_at": null,
      *       "status": "active"
@@ -1642,6 +1844,20 @@ export interface components {
       /** @enum {string} */
       status: 'active' | 'expiring' | 'expired' | 'revoked';
     };
+    /**
+     * @example {
+     *       "company_name": "Example Analytics GmbH",
+     *       "address_lines": [
+     *         "Friedrichstraße 1",
+     *         "10117 Berlin"
+     *       ],
+     *       "country": "DE",
+     *       "vat_number": null,
+     *       "vat_number_check": null,
+     *       "location_confirmed_at": null,
+     *       "updated_at": "2026-10-05T08:21:17.000Z"
+     *     }
+     */
     BillingDetails: {
       address_lines: string[];
       company_name: string;
@@ -1660,6 +1876,23 @@ export interface components {
         reference: string | null;
       } | null;
     };
+    /**
+     * @example {
+     *       "id": "cdoc_B-oOuLa3ZvjHdKDi",
+     *       "series": "soc-2-type-ii-report",
+     *       "version": 1,
+     *       "current": true,
+     *       "title": "SOC 2 Type II report",
+     *       "description": "Security and availability controls, examined by an independent auditor over twelve months.",
+     *       "period_start": "2025-10-01",
+     *       "period_end": "2026-09-30",
+     *       "file_name": "soc2-type-ii-2026.pdf",
+     *       "size_bytes": 2184316,
+     *       "page_count": 68,
+     *       "added_at": "2026-10-28T12:00:00.000Z",
+     *       "download_url": "/api/v1/compliance/documents/cdoc_B-oOuLa3ZvjHdKDi"
+     *     }
+     */
     ComplianceDocument: {
       /** Format: date-time */
       added_at: string;
@@ -1683,6 +1916,33 @@ export interface components {
       title: string;
       version: number;
     };
+    /**
+     * @example {
+     *       "id": "exp_hNQQ4CDmOsT2N8NN",
+     *       "name": "Monthly DE archive",
+     *       "schedule": "0 6 1 * *",
+     *       "timezone": "Europe/Berlin",
+     *       "query": {
+     *         "kind": "country",
+     *         "years": "current",
+     *         "country": "DE"
+     *       },
+     *       "format": "csv",
+     *       "compression": "gzip",
+     *       "destination": {
+     *         "type": "sftp",
+     *         "host": "sftp.example.com",
+     *         "port": 22,
+     *         "username": "salary-export",
+     *         "auth": "private_key",
+     *         "host_key_sha256": "SHA256:xYJcMoV73rhd95rDG4sLF1Z4p8sHczDcSIt+DfTwybk",
+     *         "path": "/upload/salary"
+     *       },
+     *       "next_run_at": "2026-12-01T05:00:00.000Z",
+     *       "created_at": "2026-11-06T13:45:20.000Z",
+     *       "updated_at": "2026-11-06T13:45:20.000Z"
+     *     }
+     */
     Export: {
       /** @enum {string} */
       compression: 'gzip' | 'none';
@@ -1736,6 +1996,24 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
     };
+    /**
+     * @example {
+     *       "id": "run_1gtTkQLkS5t5n6MU",
+     *       "export_id": "exp_hNQQ4CDmOsT2N8NN",
+     *       "trigger": "manual",
+     *       "status": "succeeded",
+     *       "scheduled_at": "2026-11-22T10:15:00.000Z",
+     *       "started_at": "2026-11-22T10:15:01.204Z",
+     *       "finished_at": "2026-11-22T10:15:03.871Z",
+     *       "next_attempt_at": null,
+     *       "rows": 84,
+     *       "bytes": 822,
+     *       "sha256": "c604937cf8df25af0501c08e194a45e16731a95aac8e235288f31097bfd74d0f",
+     *       "file_name": "/upload/salary/Monthly-DE-archive-2026-11-22.csv.gz",
+     *       "attempts": 1,
+     *       "error": null
+     *     }
+     */
     ExportRun: {
       attempts: number;
       bytes: number | null;
@@ -1759,6 +2037,74 @@ export interface components {
       /** @enum {string} */
       trigger: 'schedule' | 'manual';
     };
+    /**
+     * @example {
+     *       "id": "in_Snf-KIyEoCn9nta5",
+     *       "number": 4,
+     *       "status": "open",
+     *       "currency": "EUR",
+     *       "period_start": "2026-11-02T10:00:00.000Z",
+     *       "period_end": "2026-11-05T08:24:45.000Z",
+     *       "lines": [
+     *         {
+     *           "kind": "proration",
+     *           "description": "Upgrade from Business to Enterprise, rest of the period",
+     *           "amount_cents": 12313,
+     *           "period_start": "2026-11-02T10:00:00.000Z",
+     *           "period_end": "2026-11-05T08:24:45.000Z"
+     *         },
+     *         {
+     *           "kind": "renewal_adjustment",
+     *           "description": "Enterprise plan for the next period (19900 cents invoiced in advance)",
+     *           "amount_cents": 130100,
+     *           "period_start": "2026-11-05T08:24:45.000Z",
+     *           "period_end": "2026-12-05T08:24:45.000Z"
+     *         }
+     *       ],
+     *       "subtotal_cents": 142413,
+     *       "vat": {
+     *         "treatment": "standard",
+     *         "rate_percent": 19,
+     *         "country": "DE",
+     *         "note": "VAT at the standard rate of Germany, 19 %: the buyer's country, where the service is supplied to a buyer without a VAT number (Article 58, Directive 2006/112/EC).",
+     *         "amount_cents": 27058
+     *       },
+     *       "total_cents": 169471,
+     *       "balance_applied_cents": 0,
+     *       "amount_due_cents": 169471,
+     *       "created_at": "2026-11-02T10:00:00.000Z",
+     *       "due_at": "2026-11-09T10:00:00.000Z",
+     *       "paid_at": null,
+     *       "seller": {
+     *         "name": "Salary Data Europe B.V.",
+     *         "address": [
+     *           "Keizersgracht 1",
+     *           "1015 CJ Amsterdam"
+     *         ],
+     *         "country": "NL",
+     *         "vat_number": "NL812345678B01"
+     *       },
+     *       "buyer": {
+     *         "name": "Example Analytics GmbH",
+     *         "address": [
+     *           "Friedrichstraße 1",
+     *           "10117 Berlin"
+     *         ],
+     *         "country": "DE",
+     *         "vat_number": null
+     *       },
+     *       "reference": "RF904",
+     *       "transfer": {
+     *         "beneficiary": "Salary Data Europe B.V.",
+     *         "iban": "NL91ABNA0417164300",
+     *         "iban_display": "NL91 ABNA 0417 1643 00",
+     *         "bic": "ABNANL2A",
+     *         "reference": "RF904",
+     *         "amount_cents": 169471,
+     *         "epc_qr": "BCD\n002\n1\nSCT\nABNANL2A\nSalary Data Europe B.V.\nNL91ABNA0417164300\nEUR1694.71\n\nRF904"
+     *       }
+     *     }
+     */
     Invoice: {
       amount_due_cents: number;
       balance_applied_cents: number;
@@ -1839,17 +2185,21 @@ export interface components {
     };
     /**
      * @example {
-     *       "id": "key_jlZ-q3KDLRcJ8GBV",
+     *       "id": "key_d3INLxTOsoGk4Hxj",
      *       "name": "reporting",
-     *       "prefix": "sk_live_s95_",
-     *       "scopes": null,
+     *       "prefix": "sk_live_RrgE",
+     *       "mode": "live",
+     *       "scopes": [
+     *         "salary:read",
+     *         "bulk:read"
+     *       ],
      *       "allowlist": [],
-     *       "created_at": "2026-11-22T10:15:00.000Z",
+     *       "created_at": "2026-11-03T09:30:11.000Z",
      *       "last_used_at": null,
      *       "expires_at": null,
      *       "revoked_at": null,
      *       "status": "active",
-     *       "key": "sk_live_s95_QnZ5jXXHUq9AGI1iW-fqSeqj7Dnr4RwRU7a64Zc"
+     *       "key": "sk_live_RrgEiFU3etDoPB41Tkpm5evKxtRpxQUfRH2a19QwEq4"
      *     }
      */
     NewApiKey: {
@@ -1875,6 +2225,25 @@ export interface components {
       /** @enum {string} */
       status: 'active' | 'expiring' | 'expired' | 'revoked';
     };
+    /**
+     * @example {
+     *       "id": "ocl_eEla8NPy0UiJVnpG",
+     *       "client_id": "ocl_eEla8NPy0UiJVnpG",
+     *       "name": "reporting backend",
+     *       "scopes": [
+     *         "salary:read",
+     *         "bulk:read"
+     *       ],
+     *       "allowlist": [],
+     *       "token_endpoint_auth_method": "client_secret_basic",
+     *       "jwks": null,
+     *       "created_at": "2026-11-09T15:02:48.000Z",
+     *       "updated_at": "2026-11-09T15:02:48.000Z",
+     *       "previous_secret_expires_at": null,
+     *       "dpop_bound": false,
+     *       "client_secret": "ocs_iyvt4vZfHh-TB8W8csl3NT2BtnSeDdmGVluEotD1cX4"
+     *     }
+     */
     NewOAuthClient: {
       allowlist: string[];
       /** @description The identifier the client authenticates with. */
@@ -1902,7 +2271,7 @@ export interface components {
     };
     /**
      * @example {
-     *       "id": "wh_tj_kox570A_exCC4",
+     *       "id": "wh_UdIoqAQk08AVbDDz",
      *       "url": "https://hooks.example.com/salary",
      *       "events": [
      *         "data.updated"
@@ -1910,9 +2279,9 @@ export interface components {
      *       "status": "enabled",
      *       "disabled_reason": null,
      *       "failing_since": null,
-     *       "created_at": "2026-11-22T10:15:00.000Z",
-     *       "updated_at": "2026-11-22T10:15:00.000Z",
-     *       "secret": "whsec_Zh7WCv+LMNwangJ2DjoA2T75ORIGwAPZVp7fBjGkkLw="
+     *       "created_at": "2026-11-04T11:20:33.000Z",
+     *       "updated_at": "2026-11-04T11:20:33.000Z",
+     *       "secret": "whsec_Ppt9gQy/qohHHy+qANNpI9QKF3Obsk89lpIH1rSgWn0="
      *     }
      */
     NewWebhook: {
@@ -1931,6 +2300,26 @@ export interface components {
       /** Format: uri */
       url: string;
     };
+    /**
+     * @example {
+     *       "id": "ocl_eEla8NPy0UiJVnpG",
+     *       "client_id": "ocl_eEla8NPy0UiJVnpG",
+     *       "name": "reporting backend",
+     *       "scopes": [
+     *         "salary:read",
+     *         "bulk:read"
+     *       ],
+     *       "allowlist": [
+     *         "203.0.113.0/24"
+     *       ],
+     *       "token_endpoint_auth_method": "client_secret_basic",
+     *       "jwks": null,
+     *       "created_at": "2026-11-09T15:02:48.000Z",
+     *       "updated_at": "2026-11-22T10:15:00.000Z",
+     *       "previous_secret_expires_at": "2026-11-23T10:15:00.000Z",
+     *       "dpop_bound": false
+     *     }
+     */
     OAuthClient: {
       allowlist: string[];
       /** @description The identifier the client authenticates with. */
@@ -2020,6 +2409,45 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /**
+     * @example {
+     *       "version": "2026.11.8",
+     *       "active": true,
+     *       "published_at": "2026-11-29T09:00:00.000Z",
+     *       "loaded_at": "2026-11-29T09:11:31.370Z",
+     *       "first_year": 2014,
+     *       "current_year": 2026,
+     *       "last_published_year": 2024,
+     *       "methodology": "Modelled figures, not survey microdata. Each country's mean full-time gross pay is Eurostat nama_10_fte for 2022-2024 (the Netherlands: CBS pay per job at a 38-hour week); other years follow the national statistical office's annual average earnings where published, else the Eurostat SES surveys, and are projected after the last published year. Each job's level comes from the national occupation tables of its country (converted through each table's own all-employee figure), pooled across countries for jobs a country does not publish, within the country's own SES 2022 occupation-group structure. Levels follow pay scales (physicians, nurses, teachers, care workers) or pay by years of service; the spread within a cell comes from published quantiles by occupation, scaled to each country's published decile ratio; no percentile is below the statutory minimum wage. A held-out set of published figures the fit never sees measures the error; confidence labels are calibrated on it (high: at most 10 % typical error, medium: 20 %). Every step, number and caveat: docs/data.md and docs/validation.md in the salary-api repository.",
+     *       "sources": [
+     *         {
+     *           "id": "at_lehrer_entlohnung_pd_2025",
+     *           "title": "Austria — teacher pay scales: Pädagogischer Dienst (pd) and old L1 scheme, amounts valid until 30 June 2026",
+     *           "publisher": "Federal law (Vertragsbedienstetengesetz 1948, Entlohnungsschema pd; Gehaltsgesetz 1956 § 55 for L1). Page read: branchenblatt.at overview (republication).",
+     *           "years": [
+     *             2025
+     *           ]
+     *         },
+     *         {
+     *           "id": "at_statistik_austria_vse_oisco_2022",
+     *           "title": "Statistik Austria, Verdienststrukturerhebung 2022: median gross hourly earnings by ÖISCO-08 sub-major group",
+     *           "publisher": "Statistik Austria, Verdienststrukturerhebung 2022 (VSE, Austria's Structure of Earnings Survey 2022), open government data set OGD_veste403_Veste403_1 \"Bruttostundenverdienste nach Beruf\" (CC BY 4.0).",
+     *           "years": [
+     *             2022
+     *           ]
+     *         }
+     *       ],
+     *       "counts": {
+     *         "records": 29484,
+     *         "countries": 27,
+     *         "jobs": 21,
+     *         "levels": 4,
+     *         "years": 13
+     *       },
+     *       "previous_release": "2026.11.7",
+     *       "changes_url": "/api/v1/releases/2026.11.8/changes?from=2026.11.7"
+     *     }
+     */
     Release: {
       /** @description Whether lookups without `release` answer from it. */
       active: boolean;
@@ -2058,12 +2486,43 @@ export interface components {
       }[];
       version: string;
     };
+    /**
+     * @example {
+     *       "fields": [
+     *         {
+     *           "field": "median",
+     *           "name": "median_salary"
+     *         },
+     *         {
+     *           "field": "p25",
+     *           "name": "lower_quartile"
+     *         },
+     *         {
+     *           "field": "p75",
+     *           "name": "upper_quartile"
+     *         }
+     *       ]
+     *     }
+     */
     ResponseSchema: {
+      /** @description Empty while the standard schema applies. */
       fields: {
         field: string;
         name: string;
       }[];
     };
+    /**
+     * @example {
+     *       "reference": "SAPI-20261005-5CD9720289",
+     *       "scheme": "core",
+     *       "iban_masked": "DE89 •••• •••• •••• ••30 00",
+     *       "account_holder": "Example Analytics GmbH",
+     *       "creditor_name": "Salary Data Europe B.V.",
+     *       "creditor_id": "NL69ZZZ123456780000",
+     *       "mandate_text": "By accepting this mandate, you authorise (A) Salary Data Europe B.V. (SEPA creditor identifier NL69ZZZ123456780000) to send instructions to your bank to debit your account and (B) your bank to debit your account in accordance with the instructions from Salary Data Europe B.V.. As part of your rights, you are entitled to a refund from your bank under the terms and conditions of your agreement with your bank. A refund must be claimed within 8 weeks starting from the date on which your account was debited. You are told the amount and date of each collection at least 5 days in advance, with the invoice.",
+     *       "signed_at": "2026-10-05T08:23:02.000Z"
+     *     }
+     */
     SepaMandate: {
       account_holder: string;
       /** @description The SEPA creditor identifier. */
@@ -2080,6 +2539,522 @@ export interface components {
       /** Format: date-time */
       signed_at: string;
     };
+    /**
+     * @example {
+     *       "generated_at": "2026-11-22T10:15:00.000Z",
+     *       "status": "operational",
+     *       "components": [
+     *         {
+     *           "id": "api",
+     *           "name": "API",
+     *           "status": "operational"
+     *         },
+     *         {
+     *           "id": "releases",
+     *           "name": "Data releases",
+     *           "status": "operational"
+     *         },
+     *         {
+     *           "id": "webhooks",
+     *           "name": "Webhooks",
+     *           "status": "operational"
+     *         },
+     *         {
+     *           "id": "exports",
+     *           "name": "Exports",
+     *           "status": "operational"
+     *         }
+     *       ],
+     *       "uptime": {
+     *         "days": 90,
+     *         "overall_percent": 99.996,
+     *         "daily": [
+     *           {
+     *             "date": "2026-08-25",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-08-26",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-08-27",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-08-28",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-08-29",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-08-30",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-08-31",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-01",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-02",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-03",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-04",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-05",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-06",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-07",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-08",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-09",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-10",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-11",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-12",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-13",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-14",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-15",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-16",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-17",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-18",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-19",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-20",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-21",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-22",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-23",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-24",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-25",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-26",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-27",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-28",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-29",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-09-30",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-01",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-02",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-03",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-04",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-05",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-06",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-07",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-08",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-09",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-10",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-11",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-12",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-13",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-14",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-15",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-16",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-17",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-18",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-19",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-20",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-21",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-22",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-23",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-24",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-25",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-26",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-27",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-28",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-29",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-30",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-10-31",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-01",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-02",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-03",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-04",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-05",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-06",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-07",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-08",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-09",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-10",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-11",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-12",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-13",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-14",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-15",
+     *             "uptime_percent": 99.99,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-16",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-17",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-18",
+     *             "uptime_percent": 99.653,
+     *             "down_minutes": 5
+     *           },
+     *           {
+     *             "date": "2026-11-19",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-20",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-21",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           },
+     *           {
+     *             "date": "2026-11-22",
+     *             "uptime_percent": 100,
+     *             "down_minutes": 0
+     *           }
+     *         ]
+     *       },
+     *       "incidents": [
+     *         {
+     *           "id": "inc_Rk2mW8vQx0TzLp4s",
+     *           "title": "Health probe failing from one region",
+     *           "component": "api",
+     *           "status": "resolved",
+     *           "created_at": "2026-11-18T14:42:10.000Z",
+     *           "resolved_at": "2026-11-18T15:20:33.000Z",
+     *           "updates": [
+     *             {
+     *               "status": "investigating",
+     *               "message": "The external probe reports failures; we are looking into it.",
+     *               "at": "2026-11-18T14:42:10.000Z"
+     *             },
+     *             {
+     *               "status": "resolved",
+     *               "message": "A load balancer node was replaced; every check has passed since 14:45 UTC.",
+     *               "at": "2026-11-18T15:20:33.000Z"
+     *             }
+     *           ]
+     *         }
+     *       ],
+     *       "maintenance": [
+     *         {
+     *           "id": "mnt_b7Jd0Qe9SfXw3Hn1",
+     *           "title": "Database upgrade",
+     *           "starts_at": "2026-11-29T02:00:00.000Z",
+     *           "ends_at": "2026-11-29T03:00:00.000Z",
+     *           "announced_at": "2026-11-20T09:00:00.000Z",
+     *           "excluded_from_sla": true
+     *         }
+     *       ]
+     *     }
+     */
     ServiceStatus: {
       components: {
         /** @enum {string} */
@@ -2127,12 +3102,29 @@ export interface components {
         overall_percent: number | null;
       };
     };
+    /**
+     * @example {
+     *       "token": "sess_7T5ye3koapqxAomWCfYqSlpQB8hflvBnDaw5H2-zf-Y",
+     *       "expires_at": "2026-12-22T10:15:00.000Z"
+     *     }
+     */
     Session: {
       /** Format: date-time */
       expires_at: string;
       /** @description Bearer token for account management; shown once. */
       token: string;
     };
+    /**
+     * @example {
+     *       "plan": "enterprise",
+     *       "status": "active",
+     *       "current_period_start": "2026-11-05T08:24:45.000Z",
+     *       "current_period_end": "2026-12-05T08:24:45.000Z",
+     *       "pending_plan": null,
+     *       "cancel_at_period_end": false,
+     *       "balance_cents": 0
+     *     }
+     */
     Subscription: {
       /** @description Credit owed to the account, spent on the next invoices. */
       balance_cents: number;
@@ -2147,7 +3139,7 @@ export interface components {
     };
     /**
      * @example {
-     *       "id": "wh_tj_kox570A_exCC4",
+     *       "id": "wh_UdIoqAQk08AVbDDz",
      *       "url": "https://hooks.example.com/salary",
      *       "events": [
      *         "data.updated"
@@ -2155,7 +3147,7 @@ export interface components {
      *       "status": "enabled",
      *       "disabled_reason": null,
      *       "failing_since": null,
-     *       "created_at": "2026-11-22T10:15:00.000Z",
+     *       "created_at": "2026-11-04T11:20:33.000Z",
      *       "updated_at": "2026-11-22T10:15:00.000Z"
      *     }
      */
@@ -2173,6 +3165,30 @@ export interface components {
       /** Format: uri */
       url: string;
     };
+    /**
+     * @example {
+     *       "id": "dlv_25a25ce69a2b4ce9a304f256da4299bc",
+     *       "event_id": "evt_me0NekGmvwn3McKQ",
+     *       "event_type": "data.updated",
+     *       "status": "succeeded",
+     *       "attempts": 1,
+     *       "next_attempt_at": null,
+     *       "last_status_code": 204,
+     *       "last_error": null,
+     *       "created_at": "2026-11-20T06:00:12.000Z",
+     *       "completed_at": "2026-11-20T06:00:12.391Z",
+     *       "attempt_log": [
+     *         {
+     *           "attempt": 1,
+     *           "started_at": "2026-11-20T06:00:12.208Z",
+     *           "duration_ms": 183,
+     *           "status_code": 204,
+     *           "ok": true,
+     *           "error": null
+     *         }
+     *       ]
+     *     }
+     */
     WebhookDelivery: {
       attempt_log: {
         attempt: number;
@@ -2224,6 +3240,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "acct_C3gpUOQrK2Z9FLWA",
+           *       "email": "ada@example.com",
+           *       "plan": "enterprise",
+           *       "status": "active",
+           *       "allowlist": [],
+           *       "created_at": "2026-10-05T08:12:09.000Z",
+           *       "email_verified_at": "2026-10-05T08:13:40.000Z",
+           *       "support": {
+           *         "channel": "dedicated account manager",
+           *         "response_target": "4 hours",
+           *         "account_manager": {
+           *           "name": "Jonas Weber",
+           *           "email": "jonas.weber@salary-api.eu"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             allowlist: string[];
             /** Format: date-time */
@@ -2295,6 +3330,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "acct_C3gpUOQrK2Z9FLWA",
+           *       "email": "ada@example.com",
+           *       "plan": "enterprise",
+           *       "status": "active",
+           *       "allowlist": [
+           *         "203.0.113.0/24"
+           *       ],
+           *       "created_at": "2026-10-05T08:12:09.000Z",
+           *       "email_verified_at": "2026-10-05T08:13:40.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Account'];
         };
       };
@@ -2387,6 +3435,68 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": 35,
+           *           "actor": "account:acct_C3gpUOQrK2Z9FLWA",
+           *           "action": "sessions.create",
+           *           "data": {},
+           *           "ip": "203.0.113.24",
+           *           "created_at": "2026-11-22T10:15:00.000Z"
+           *         },
+           *         {
+           *           "id": 34,
+           *           "actor": "account:acct_C3gpUOQrK2Z9FLWA",
+           *           "action": "accounts.change_password",
+           *           "data": {
+           *             "sessions_revoked": 2
+           *           },
+           *           "ip": "203.0.113.24",
+           *           "created_at": "2026-11-22T10:15:00.000Z"
+           *         },
+           *         {
+           *           "id": 33,
+           *           "actor": "account:acct_C3gpUOQrK2Z9FLWA",
+           *           "action": "accounts.update_contacts",
+           *           "data": {
+           *             "name": "Ada Lovelace",
+           *             "billing_email": "invoices@example.com",
+           *             "technical_email": "api@example.com"
+           *           },
+           *           "ip": "203.0.113.24",
+           *           "created_at": "2026-11-22T10:15:00.000Z"
+           *         },
+           *         {
+           *           "id": 32,
+           *           "actor": "account:acct_C3gpUOQrK2Z9FLWA",
+           *           "action": "compliance.access_review_generated",
+           *           "data": {
+           *             "to": "2026-11-22T10:15:00.000Z",
+           *             "from": "2026-08-24T10:15:00.000Z",
+           *             "format": "json",
+           *             "review_id": "review_A9VUecMtHLqyHFP3",
+           *             "chain_valid": true
+           *           },
+           *           "ip": "203.0.113.24",
+           *           "created_at": "2026-11-22T10:15:00.000Z"
+           *         }
+           *       ],
+           *       "verification": {
+           *         "valid": true,
+           *         "from": null,
+           *         "to": null,
+           *         "entries_checked": 35,
+           *         "first_broken": null,
+           *         "anchor": null,
+           *         "head": {
+           *           "id": 35,
+           *           "hash": "48e849199e1864b0b240ba95f2b5659f70b7794e1243faed6475f819f309ebd7"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               action: string;
@@ -2491,6 +3601,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "company_name": "Example Analytics GmbH",
+           *       "address_lines": [
+           *         "Friedrichstraße 1",
+           *         "10117 Berlin"
+           *       ],
+           *       "country": "DE",
+           *       "vat_number": null,
+           *       "vat_number_check": null,
+           *       "location_confirmed_at": null,
+           *       "updated_at": "2026-10-05T08:21:17.000Z"
+           *     }
+           */
           'application/json': components['schemas']['BillingDetails'] | null;
         };
       };
@@ -2703,6 +3827,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "name": "Ada Lovelace",
+           *       "billing_email": "invoices@example.com",
+           *       "technical_email": "api@example.com",
+           *       "notices_opt_out": false,
+           *       "support": {
+           *         "channel": "dedicated account manager",
+           *         "response_target": "4 hours",
+           *         "account_manager": {
+           *           "name": "Jonas Weber",
+           *           "email": "jonas.weber@salary-api.eu"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             /** @description Billing notices; the account e-mail when null. */
             billing_email: string | null;
@@ -2792,6 +3932,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "name": "Ada Lovelace",
+           *       "billing_email": "invoices@example.com",
+           *       "technical_email": "api@example.com",
+           *       "notices_opt_out": false,
+           *       "support": {
+           *         "channel": "dedicated account manager",
+           *         "response_target": "4 hours",
+           *         "account_manager": {
+           *           "name": "Jonas Weber",
+           *           "email": "jonas.weber@salary-api.eu"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             /** @description Billing notices; the account e-mail when null. */
             billing_email: string | null;
@@ -2901,10 +4057,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "account_id": "acct_C3gpUOQrK2Z9FLWA",
+           *       "deleted_at": "2026-11-22T10:15:00.000Z",
+           *       "api_keys_revoked": 3,
+           *       "sessions_ended": 2,
+           *       "subscription_canceled": true,
+           *       "invoices_voided": 0,
+           *       "invoices_kept": 4,
+           *       "retained": [
+           *         "Invoices with their lines, the buyer as printed on them, payments and the balance ledger: kept 10 years from the end of the year of issue (German tax law, § 147 AO and § 14b UStG), then deleted.",
+           *         "The audit log of the account (actions, times, client addresses): kept, since each entry is part of a tamper-evident hash chain, for the period the operator keeps security records.",
+           *         "Usage counts per day, key and endpoint: they name no person and are what invoices and SLA credits were computed from.",
+           *         "A SEPA Direct Debit mandate given (reference, account holder, IBAN encrypted), revoked at the deletion: kept as the evidence of the collections made under it."
+           *       ]
+           *     }
+           */
           'application/json': {
-            /** @example acct_01JD6X9Q2T8M4N5P6R7S8T9V0W */
             account_id: string;
-            /** @example 2 */
             api_keys_revoked: number;
             /** Format: date-time */
             deleted_at: string;
@@ -2914,7 +4085,6 @@ export interface operations {
             invoices_voided: number;
             /** @description What is kept, how long and why. */
             retained: string[];
-            /** @example 1 */
             sessions_ended: number;
             subscription_canceled: boolean;
           };
@@ -3022,9 +4192,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "sent": true,
+           *       "email_verified_at": null
+           *     }
+           */
           'application/json': {
             email_verified_at: string | null;
-            /** @example true */
             sent: boolean;
           };
         };
@@ -3110,6 +4285,259 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "exported_at": "2026-11-22T10:15:00.000Z",
+           *       "account": {
+           *         "id": "acct_C3gpUOQrK2Z9FLWA",
+           *         "email": "ada@example.com",
+           *         "plan": "enterprise",
+           *         "status": "active",
+           *         "allowlist": [
+           *           "203.0.113.0/24"
+           *         ],
+           *         "response_schema": {
+           *           "fields": [
+           *             {
+           *               "name": "median_salary",
+           *               "field": "median"
+           *             },
+           *             {
+           *               "name": "lower_quartile",
+           *               "field": "p25"
+           *             },
+           *             {
+           *               "name": "upper_quartile",
+           *               "field": "p75"
+           *             }
+           *           ]
+           *         },
+           *         "created_at": "2026-10-05T08:12:09.000Z",
+           *         "updated_at": "2026-11-22T10:15:00.000Z",
+           *         "email_verified_at": "2026-10-05T08:13:40.000Z",
+           *         "name": "Ada Lovelace",
+           *         "billing_email": "invoices@example.com",
+           *         "technical_email": "api@example.com",
+           *         "notices_opt_out": false,
+           *         "manager_name": "Jonas Weber",
+           *         "manager_email": "jonas.weber@salary-api.eu",
+           *         "deleted_at": null
+           *       },
+           *       "api_keys": [
+           *         {
+           *           "id": "key_ohA8ZrEgBejAqSaC",
+           *           "name": "Default key",
+           *           "prefix": "sk_live_qTe2",
+           *           "scopes": null,
+           *           "allowlist": [],
+           *           "created_at": "2026-10-05T08:24:45.000Z",
+           *           "last_used_at": null,
+           *           "expires_at": null,
+           *           "revoked_at": "2026-11-22T10:15:00.000Z",
+           *           "replaced_by": null
+           *         }
+           *       ],
+           *       "sessions": [
+           *         {
+           *           "id": "ses_cMJ5uJJSkefYoGFv",
+           *           "created_at": "2026-10-05T08:12:09.000Z",
+           *           "expires_at": "2026-11-04T08:12:09.000Z",
+           *           "revoked_at": "2026-11-22T10:15:00.000Z",
+           *           "ip": "203.0.113.24"
+           *         }
+           *       ],
+           *       "subscription": {
+           *         "plan": "enterprise",
+           *         "status": "active",
+           *         "anchor_at": "2026-10-05T08:24:45.000Z",
+           *         "period_start": "2026-11-05T08:24:45.000Z",
+           *         "period_end": "2026-12-05T08:24:45.000Z",
+           *         "pending_plan": null,
+           *         "cancel_at_period_end": false,
+           *         "past_due_since": null
+           *       },
+           *       "billing_details": {
+           *         "company_name": "Example Analytics GmbH",
+           *         "address_lines": [
+           *           "Friedrichstraße 1",
+           *           "10117 Berlin"
+           *         ],
+           *         "country": "DE",
+           *         "vat_number": null,
+           *         "updated_at": "2026-10-05T08:21:17.000Z"
+           *       },
+           *       "invoices": [
+           *         {
+           *           "id": "in_LPLbveOw_wifsI0r",
+           *           "number": 1,
+           *           "status": "paid",
+           *           "period_start": "2026-10-05T08:24:45.000Z",
+           *           "period_end": "2026-11-05T08:24:45.000Z",
+           *           "subtotal_cents": 4900,
+           *           "balance_applied_cents": 0,
+           *           "amount_due_cents": 5831,
+           *           "vat_treatment": "standard",
+           *           "vat_rate_bp": 1900,
+           *           "vat_country": "DE",
+           *           "vat_cents": 931,
+           *           "total_cents": 5831,
+           *           "seller": {
+           *             "bic": "ABNANL2A",
+           *             "iban": "NL91ABNA0417164300",
+           *             "name": "Salary Data Europe B.V.",
+           *             "address": [
+           *               "Keizersgracht 1",
+           *               "1015 CJ Amsterdam"
+           *             ],
+           *             "country": "NL",
+           *             "vatNumber": "NL812345678B01",
+           *             "sepaCreditorId": "NL69ZZZ123456780000"
+           *           },
+           *           "buyer": {
+           *             "name": "Example Analytics GmbH",
+           *             "address": [
+           *               "Friedrichstraße 1",
+           *               "10117 Berlin"
+           *             ],
+           *             "country": "DE",
+           *             "vatCheck": null,
+           *             "vatNumber": null,
+           *             "locationConfirmed": false
+           *           },
+           *           "created_at": "2026-10-05T08:24:45.000Z",
+           *           "due_at": "2026-10-12T08:24:45.000Z",
+           *           "paid_at": "2026-10-21T09:02:00.000Z"
+           *         }
+           *       ],
+           *       "invoice_lines": [
+           *         {
+           *           "invoice_id": "in_LPLbveOw_wifsI0r",
+           *           "kind": "subscription",
+           *           "description": "Developer plan",
+           *           "amount_cents": 4900,
+           *           "period_start": "2026-10-05T08:24:45.000Z",
+           *           "period_end": "2026-11-05T08:24:45.000Z"
+           *         }
+           *       ],
+           *       "balance_ledger": [],
+           *       "usage_daily": [
+           *         {
+           *           "day": "2026-10-05T00:00:00.000Z",
+           *           "key_id": "",
+           *           "endpoint": "GET /api/v1/billing/mandate",
+           *           "status": 200,
+           *           "count": 1
+           *         }
+           *       ],
+           *       "webhooks": [
+           *         {
+           *           "id": "wh_UdIoqAQk08AVbDDz",
+           *           "url": "https://hooks.example.com/salary",
+           *           "events": [
+           *             "data.updated"
+           *           ],
+           *           "enabled": true,
+           *           "disabled_reason": null,
+           *           "failing_since": null,
+           *           "created_at": "2026-11-04T11:20:33.000Z",
+           *           "updated_at": "2026-11-22T10:15:00.000Z"
+           *         }
+           *       ],
+           *       "exports": [
+           *         {
+           *           "id": "exp_hNQQ4CDmOsT2N8NN",
+           *           "name": "Monthly DE archive",
+           *           "schedule": "0 6 1 * *",
+           *           "timezone": "Europe/Berlin",
+           *           "query": {
+           *             "kind": "country",
+           *             "years": "current",
+           *             "country": "DE"
+           *           },
+           *           "format": "parquet",
+           *           "compression": "gzip",
+           *           "destination": {
+           *             "url": "https://hooks.example.com/salary",
+           *             "type": "webhook"
+           *           },
+           *           "next_run_at": "2026-12-01T05:00:00.000Z",
+           *           "created_at": "2026-11-06T13:45:20.000Z",
+           *           "updated_at": "2026-11-22T10:15:00.000Z"
+           *         }
+           *       ],
+           *       "custom_endpoints": [
+           *         {
+           *           "id": "cep_xd1i244K0UHFyoGB",
+           *           "slug": "de-engineering",
+           *           "description": "Engineering pay in Germany",
+           *           "query": {
+           *             "jobs": [
+           *               "software-engineer",
+           *               "civil-engineer"
+           *             ],
+           *             "fields": [
+           *               "p10",
+           *               "p90"
+           *             ],
+           *             "levels": [
+           *               "mid",
+           *               "senior",
+           *               "lead"
+           *             ],
+           *             "countries": [
+           *               "DE"
+           *             ]
+           *           },
+           *           "parameters": [
+           *             "job",
+           *             "level"
+           *           ],
+           *           "created_at": "2026-11-10T08:40:00.000Z",
+           *           "updated_at": "2026-11-22T10:15:00.000Z",
+           *           "deleted_at": null
+           *         }
+           *       ],
+           *       "support_requests": [
+           *         {
+           *           "id": "sup_J0YUfype1xS8T8IM",
+           *           "subject": "CSV export",
+           *           "message": "The CSV export has a semicolon",
+           *           "severity": "high",
+           *           "priority": "P1",
+           *           "created_at": "2026-11-22T10:15:00.000Z"
+           *         }
+           *       ],
+           *       "audit_log": [
+           *         {
+           *           "id": 1,
+           *           "actor": "account:acct_C3gpUOQrK2Z9FLWA",
+           *           "action": "accounts.create",
+           *           "data": {},
+           *           "ip": "203.0.113.24",
+           *           "created_at": "2026-10-05T08:12:09.000Z"
+           *         }
+           *       ],
+           *       "sepa_mandates": [
+           *         {
+           *           "reference": "SAPI-20261005-5CD9720289",
+           *           "scheme": "core",
+           *           "iban_masked": "DE89 •••• •••• •••• ••30 00",
+           *           "account_holder": "Example Analytics GmbH",
+           *           "creditor_id": "NL69ZZZ123456780000",
+           *           "creditor_name": "Salary Data Europe B.V.",
+           *           "mandate_text": "By accepting this mandate, you authorise (A) Salary Data Europe B.V. (SEPA creditor identifier NL69ZZZ123456780000) to send instructions to your bank to debit your account and (B) your bank to debit your account in accordance with the instructions from Salary Data Europe B.V.. As part of your rights, you are entitled to a refund from your bank under the terms and conditions of your agreement with your bank. A refund must be claimed within 8 weeks starting from the date on which your account was debited. You are told the amount and date of each collection at least 5 days in advance, with the invoice.",
+           *           "signed_at": "2026-10-05T08:23:02.000Z",
+           *           "revoked_at": null
+           *         }
+           *       ],
+           *       "retained_after_deletion": [
+           *         "Invoices with their lines, the buyer as printed on them, payments and the balance ledger: kept 10 years from the end of the year of issue (German tax law, § 147 AO and § 14b UStG), then deleted.",
+           *         "The audit log of the account (actions, times, client addresses): kept, since each entry is part of a tamper-evident hash chain, for the period the operator keeps security records.",
+           *         "Usage counts per day, key and endpoint: they name no person and are what invoices and SLA credits were computed from.",
+           *         "A SEPA Direct Debit mandate given (reference, account holder, IBAN encrypted), revoked at the deletion: kept as the evidence of the collections made under it."
+           *       ]
+           *     }
+           */
           'application/json': {
             account: {
               [key: string]: unknown;
@@ -3221,6 +4649,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "licensee": "Example Analytics GmbH",
+           *       "attribution": "Data: Example Analytics, modelled from official statistics.",
+           *       "white_label": false,
+           *       "permitted_use": "Pay benchmarks inside Example Analytics products for their customers.",
+           *       "term_end": "2027-10-31",
+           *       "active": true,
+           *       "recorded_at": "2026-11-02T10:05:00.000Z",
+           *       "updated_at": "2026-11-02T10:05:00.000Z"
+           *     }
+           */
           'application/json': {
             /** @description False after the term’s last day. */
             active: boolean;
@@ -3328,6 +4768,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "sessions_revoked": 2
+           *     }
+           */
           'application/json': {
             /** @description Other sessions that were ended. */
             sessions_revoked: number;
@@ -3492,6 +4937,24 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "fields": [
+         *         {
+         *           "field": "median",
+         *           "name": "median_salary"
+         *         },
+         *         {
+         *           "field": "p25",
+         *           "name": "lower_quartile"
+         *         },
+         *         {
+         *           "field": "p75",
+         *           "name": "upper_quartile"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           fields: {
             field: string;
@@ -3590,6 +5053,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "fields": []
+           *     }
+           */
           'application/json': components['schemas']['ResponseSchema'];
         };
       };
@@ -3661,6 +5129,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "account": {
+           *         "id": "acct_C3gpUOQrK2Z9FLWA",
+           *         "email": "ada@example.com",
+           *         "plan": "free",
+           *         "status": "active",
+           *         "allowlist": [],
+           *         "created_at": "2026-10-05T08:12:09.000Z",
+           *         "email_verified_at": null
+           *       },
+           *       "session": {
+           *         "token": "sess_wAupekkIgYuO9Khe-ab-yGfevL_SDMnaQKiwozgb39k",
+           *         "expires_at": "2026-11-04T08:12:09.000Z"
+           *       }
+           *     }
+           */
           'application/json': {
             account: components['schemas']['Account'];
             session: components['schemas']['Session'];
@@ -3790,6 +5275,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "balance_cents": 0,
+           *       "entries": []
+           *     }
+           */
           'application/json': {
             balance_cents: number;
             entries: {
@@ -3861,6 +5352,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "offered": true,
+           *       "terms": {
+           *         "creditor_name": "Salary Data Europe B.V.",
+           *         "creditor_id": "NL69ZZZ123456780000",
+           *         "pre_notification_days": 5,
+           *         "mandate_texts": {
+           *           "core": "By accepting this mandate, you authorise (A) Salary Data Europe B.V. (SEPA creditor identifier NL69ZZZ123456780000) to send instructions to your bank to debit your account and (B) your bank to debit your account in accordance with the instructions from Salary Data Europe B.V.. As part of your rights, you are entitled to a refund from your bank under the terms and conditions of your agreement with your bank. A refund must be claimed within 8 weeks starting from the date on which your account was debited. You are told the amount and date of each collection at least 5 days in advance, with the invoice.",
+           *           "b2b": "By accepting this mandate, you authorise (A) Salary Data Europe B.V. (SEPA creditor identifier NL69ZZZ123456780000) to send instructions to your bank to debit your account and (B) your bank to debit your account in accordance with the instructions from Salary Data Europe B.V.. This mandate is only intended for business-to-business transactions. You are not entitled to a refund from your bank after your account has been debited, but you are entitled to request your bank not to debit your account up until the day on which the payment is due. Your bank must be told of this mandate before the first collection. You are told the amount and date of each collection at least 5 days in advance, with the invoice."
+           *         }
+           *       },
+           *       "mandate": {
+           *         "reference": "SAPI-20261005-5CD9720289",
+           *         "scheme": "core",
+           *         "iban_masked": "DE89 •••• •••• •••• ••30 00",
+           *         "account_holder": "Example Analytics GmbH",
+           *         "creditor_name": "Salary Data Europe B.V.",
+           *         "creditor_id": "NL69ZZZ123456780000",
+           *         "mandate_text": "By accepting this mandate, you authorise (A) Salary Data Europe B.V. (SEPA creditor identifier NL69ZZZ123456780000) to send instructions to your bank to debit your account and (B) your bank to debit your account in accordance with the instructions from Salary Data Europe B.V.. As part of your rights, you are entitled to a refund from your bank under the terms and conditions of your agreement with your bank. A refund must be claimed within 8 weeks starting from the date on which your account was debited. You are told the amount and date of each collection at least 5 days in advance, with the invoice.",
+           *         "signed_at": "2026-10-05T08:23:02.000Z"
+           *       }
+           *     }
+           */
           'application/json': {
             mandate: components['schemas']['SepaMandate'] | null;
             /** @description Whether the operator collects by SEPA Direct Debit. */
@@ -5195,6 +6710,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "cdoc_B-oOuLa3ZvjHdKDi",
+           *           "series": "soc-2-type-ii-report",
+           *           "version": 1,
+           *           "current": true,
+           *           "title": "SOC 2 Type II report",
+           *           "description": "Security and availability controls, examined by an independent auditor over twelve months.",
+           *           "period_start": "2025-10-01",
+           *           "period_end": "2026-09-30",
+           *           "file_name": "soc2-type-ii-2026.pdf",
+           *           "size_bytes": 2184316,
+           *           "page_count": 68,
+           *           "added_at": "2026-10-28T12:00:00.000Z",
+           *           "download_url": "/api/v1/compliance/documents/cdoc_B-oOuLa3ZvjHdKDi"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['ComplianceDocument'][];
           };
@@ -5524,6 +7060,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "cep_xd1i244K0UHFyoGB",
+           *           "slug": "de-engineering",
+           *           "path": "/api/v1/custom/de-engineering",
+           *           "description": "Engineering pay in Germany",
+           *           "query": {
+           *             "jobs": [
+           *               "software-engineer",
+           *               "civil-engineer"
+           *             ],
+           *             "fields": [
+           *               "p10",
+           *               "p90"
+           *             ],
+           *             "levels": [
+           *               "mid",
+           *               "senior",
+           *               "lead"
+           *             ],
+           *             "countries": [
+           *               "DE"
+           *             ]
+           *           },
+           *           "parameters": [
+           *             "job",
+           *             "level"
+           *           ],
+           *           "created_at": "2026-11-10T08:40:00.000Z",
+           *           "updated_at": "2026-11-22T10:15:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: {
               /** Format: date-time */
@@ -5657,6 +7229,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cep_xd1i244K0UHFyoGB",
+           *       "slug": "de-engineering",
+           *       "path": "/api/v1/custom/de-engineering",
+           *       "description": "Engineering pay in Germany",
+           *       "query": {
+           *         "jobs": [
+           *           "software-engineer",
+           *           "civil-engineer"
+           *         ],
+           *         "fields": [
+           *           "p10",
+           *           "p90"
+           *         ],
+           *         "levels": [
+           *           "mid",
+           *           "senior"
+           *         ],
+           *         "countries": [
+           *           "DE"
+           *         ]
+           *       },
+           *       "parameters": [
+           *         "job",
+           *         "level"
+           *       ],
+           *       "created_at": "2026-11-10T08:40:00.000Z",
+           *       "updated_at": "2026-11-10T08:40:00.000Z"
+           *     }
+           */
           'application/json': {
             /** Format: date-time */
             created_at: string;
@@ -5798,6 +7401,38 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cep_xd1i244K0UHFyoGB",
+           *       "slug": "de-engineering",
+           *       "path": "/api/v1/custom/de-engineering",
+           *       "description": "Engineering pay in Germany",
+           *       "query": {
+           *         "jobs": [
+           *           "software-engineer",
+           *           "civil-engineer"
+           *         ],
+           *         "fields": [
+           *           "p10",
+           *           "p90"
+           *         ],
+           *         "levels": [
+           *           "mid",
+           *           "senior",
+           *           "lead"
+           *         ],
+           *         "countries": [
+           *           "DE"
+           *         ]
+           *       },
+           *       "parameters": [
+           *         "job",
+           *         "level"
+           *       ],
+           *       "created_at": "2026-11-10T08:40:00.000Z",
+           *       "updated_at": "2026-11-22T10:15:00.000Z"
+           *     }
+           */
           'application/json': {
             /** Format: date-time */
             created_at: string;
@@ -5952,6 +7587,38 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cep_xd1i244K0UHFyoGB",
+           *       "slug": "de-engineering",
+           *       "path": "/api/v1/custom/de-engineering",
+           *       "description": "Engineering pay in Germany",
+           *       "query": {
+           *         "jobs": [
+           *           "software-engineer",
+           *           "civil-engineer"
+           *         ],
+           *         "fields": [
+           *           "p10",
+           *           "p90"
+           *         ],
+           *         "levels": [
+           *           "mid",
+           *           "senior",
+           *           "lead"
+           *         ],
+           *         "countries": [
+           *           "DE"
+           *         ]
+           *       },
+           *       "parameters": [
+           *         "job",
+           *         "level"
+           *       ],
+           *       "created_at": "2026-11-10T08:40:00.000Z",
+           *       "updated_at": "2026-11-22T10:15:00.000Z"
+           *     }
+           */
           'application/json': {
             /** Format: date-time */
             created_at: string;
@@ -6477,6 +8144,386 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "openapi": "3.1.0",
+           *       "info": {
+           *         "title": "Example Analytics GmbH data API",
+           *         "version": "1.0.0",
+           *         "description": "The custom endpoints of one account: saved queries over gross annual pay percentiles (EUR) for EU member states, job categories and seniority levels. Every figure is modelled from published statistics; `meta` names the release and the method.",
+           *         "contact": {
+           *           "name": "API support",
+           *           "email": "support@salary-api.eu",
+           *           "url": "https://salary-api.eu"
+           *         }
+           *       },
+           *       "servers": [
+           *         {
+           *           "url": "https://api.salary-api.eu"
+           *         }
+           *       ],
+           *       "security": [
+           *         {
+           *           "apiKey": []
+           *         }
+           *       ],
+           *       "tags": [
+           *         {
+           *           "name": "Custom endpoints",
+           *           "description": "Saved queries published by the account."
+           *         }
+           *       ],
+           *       "paths": {
+           *         "/api/v1/custom/de-engineering": {
+           *           "get": {
+           *             "operationId": "deEngineering",
+           *             "tags": [
+           *               "Custom endpoints"
+           *             ],
+           *             "summary": "Engineering pay in Germany",
+           *             "description": "Engineering pay in Germany\n\nSaved query: {\"jobs\":[\"software-engineer\",\"civil-engineer\"],\"fields\":[\"p10\",\"p90\"],\"levels\":[\"mid\",\"senior\",\"lead\"],\"countries\":[\"DE\"]}. Parameters narrow within the saved values: job, level.",
+           *             "parameters": [
+           *               {
+           *                 "name": "job",
+           *                 "in": "query",
+           *                 "required": false,
+           *                 "description": "One of the job categories this endpoint serves.",
+           *                 "schema": {
+           *                   "type": "string",
+           *                   "enum": [
+           *                     "software-engineer",
+           *                     "civil-engineer"
+           *                   ]
+           *                 }
+           *               },
+           *               {
+           *                 "name": "level",
+           *                 "in": "query",
+           *                 "required": false,
+           *                 "description": "One of the seniority levels this endpoint serves.",
+           *                 "schema": {
+           *                   "type": "string",
+           *                   "enum": [
+           *                     "mid",
+           *                     "senior",
+           *                     "lead"
+           *                   ]
+           *                 }
+           *               },
+           *               {
+           *                 "name": "release",
+           *                 "in": "query",
+           *                 "required": false,
+           *                 "description": "Answer from this kept data release (GET /api/v1/releases); the active release when omitted. Free reaches the active release, Developer and Business the previous one too, Enterprise every kept release.",
+           *                 "schema": {
+           *                   "pattern": "^[0-9]{4}\\.[0-9]{2}\\.[0-9]+$",
+           *                   "maxLength": 20,
+           *                   "examples": [
+           *                     "2026.11.7"
+           *                   ],
+           *                   "type": "string"
+           *                 }
+           *               },
+           *               {
+           *                 "name": "as_of",
+           *                 "in": "query",
+           *                 "required": false,
+           *                 "description": "Answer from the release in effect on this date (YYYY-MM-DD): the newest kept release published on or before it. Not together with `release`.",
+           *                 "schema": {
+           *                   "format": "date",
+           *                   "examples": [
+           *                     "2026-11-26"
+           *                   ],
+           *                   "type": "string"
+           *                 }
+           *               }
+           *             ],
+           *             "responses": {
+           *               "200": {
+           *                 "description": "The figures.",
+           *                 "content": {
+           *                   "application/json": {
+           *                     "schema": {
+           *                       "type": "object",
+           *                       "properties": {
+           *                         "data": {
+           *                           "type": "array",
+           *                           "items": {
+           *                             "type": "object",
+           *                             "properties": {
+           *                               "median_salary": {
+           *                                 "type": [
+           *                                   "integer",
+           *                                   "null"
+           *                                 ],
+           *                                 "title": "median"
+           *                               },
+           *                               "lower_quartile": {
+           *                                 "type": [
+           *                                   "integer",
+           *                                   "null"
+           *                                 ],
+           *                                 "title": "p25"
+           *                               },
+           *                               "upper_quartile": {
+           *                                 "type": [
+           *                                   "integer",
+           *                                   "null"
+           *                                 ],
+           *                                 "title": "p75"
+           *                               }
+           *                             },
+           *                             "additionalProperties": false
+           *                           }
+           *                         },
+           *                         "meta": {
+           *                           "type": "object",
+           *                           "required": [
+           *                             "count",
+           *                             "release",
+           *                             "source",
+           *                             "methodology_url",
+           *                             "modelled"
+           *                           ],
+           *                           "properties": {
+           *                             "country": {
+           *                               "type": "object",
+           *                               "required": [
+           *                                 "code",
+           *                                 "name"
+           *                               ],
+           *                               "properties": {
+           *                                 "code": {
+           *                                   "type": "string"
+           *                                 },
+           *                                 "name": {
+           *                                   "type": "string"
+           *                                 }
+           *                               }
+           *                             },
+           *                             "job": {
+           *                               "type": "object",
+           *                               "required": [
+           *                                 "slug",
+           *                                 "title",
+           *                                 "isco_code"
+           *                               ],
+           *                               "properties": {
+           *                                 "slug": {
+           *                                   "type": "string"
+           *                                 },
+           *                                 "title": {
+           *                                   "type": "string"
+           *                                 },
+           *                                 "isco_code": {
+           *                                   "type": "string"
+           *                                 }
+           *                               }
+           *                             },
+           *                             "year": {
+           *                               "type": "integer"
+           *                             },
+           *                             "years": {
+           *                               "type": "array",
+           *                               "items": {
+           *                                 "type": "integer"
+           *                               }
+           *                             },
+           *                             "count": {
+           *                               "description": "Number of records in data.",
+           *                               "type": "integer"
+           *                             },
+           *                             "release": {
+           *                               "type": "object",
+           *                               "required": [
+           *                                 "version",
+           *                                 "created_at",
+           *                                 "current_year",
+           *                                 "last_published_year"
+           *                               ],
+           *                               "properties": {
+           *                                 "version": {
+           *                                   "type": "string"
+           *                                 },
+           *                                 "created_at": {
+           *                                   "format": "date-time",
+           *                                   "type": "string"
+           *                                 },
+           *                                 "current_year": {
+           *                                   "type": "integer"
+           *                                 },
+           *                                 "last_published_year": {
+           *                                   "type": "integer"
+           *                                 }
+           *                               }
+           *                             },
+           *                             "source": {
+           *                               "description": "Short note of how the figures were made and from which publishers.",
+           *                               "type": "string"
+           *                             },
+           *                             "methodology_url": {
+           *                               "description": "Where every modelling step, number and caveat is documented.",
+           *                               "type": "string"
+           *                             },
+           *                             "modelled": {
+           *                               "description": "Every figure is modelled from published statistics.",
+           *                               "type": "boolean",
+           *                               "enum": [
+           *                                 true
+           *                               ]
+           *                             },
+           *                             "attribution": {
+           *                               "description": "White-label accounts: the licensee's attribution text, in place of this service's name.",
+           *                               "type": "string"
+           *                             },
+           *                             "mode": {
+           *                               "description": "Present only in answers to a test-mode key (sk_test_…): the same figures, outside quota, usage and billing. Absent for live keys.",
+           *                               "type": "string",
+           *                               "enum": [
+           *                                 "test"
+           *                               ]
+           *                             }
+           *                           }
+           *                         }
+           *                       },
+           *                       "required": [
+           *                         "data",
+           *                         "meta"
+           *                       ]
+           *                     }
+           *                   },
+           *                   "text/csv": {
+           *                     "schema": {
+           *                       "type": "string"
+           *                     }
+           *                   },
+           *                   "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": {
+           *                     "schema": {
+           *                       "type": "string",
+           *                       "format": "binary"
+           *                     }
+           *                   },
+           *                   "application/xml": {
+           *                     "schema": {
+           *                       "type": "string"
+           *                     }
+           *                   },
+           *                   "application/vnd.apache.parquet": {
+           *                     "schema": {
+           *                       "type": "string",
+           *                       "format": "binary"
+           *                     }
+           *                   }
+           *                 }
+           *               },
+           *               "400": {
+           *                 "description": "A parameter outside the values this endpoint serves.",
+           *                 "content": {
+           *                   "application/problem+json": {
+           *                     "schema": {
+           *                       "$ref": "#/components/schemas/Problem"
+           *                     }
+           *                   }
+           *                 }
+           *               },
+           *               "401": {
+           *                 "description": "Missing or invalid credential.",
+           *                 "content": {
+           *                   "application/problem+json": {
+           *                     "schema": {
+           *                       "$ref": "#/components/schemas/Problem"
+           *                     }
+           *                   }
+           *                 }
+           *               },
+           *               "403": {
+           *                 "description": "The plan or the key does not allow it.",
+           *                 "content": {
+           *                   "application/problem+json": {
+           *                     "schema": {
+           *                       "$ref": "#/components/schemas/Problem"
+           *                     }
+           *                   }
+           *                 }
+           *               },
+           *               "404": {
+           *                 "description": "No such endpoint for this account, or no data.",
+           *                 "content": {
+           *                   "application/problem+json": {
+           *                     "schema": {
+           *                       "$ref": "#/components/schemas/Problem"
+           *                     }
+           *                   }
+           *                 }
+           *               },
+           *               "406": {
+           *                 "description": "The Accept header names no format this endpoint produces.",
+           *                 "content": {
+           *                   "application/problem+json": {
+           *                     "schema": {
+           *                       "$ref": "#/components/schemas/Problem"
+           *                     }
+           *                   }
+           *                 }
+           *               },
+           *               "429": {
+           *                 "description": "Rate limit reached; see Retry-After.",
+           *                 "content": {
+           *                   "application/problem+json": {
+           *                     "schema": {
+           *                       "$ref": "#/components/schemas/Problem"
+           *                     }
+           *                   }
+           *                 }
+           *               },
+           *               "503": {
+           *                 "description": "Temporarily unavailable; see Retry-After.",
+           *                 "content": {
+           *                   "application/problem+json": {
+           *                     "schema": {
+           *                       "$ref": "#/components/schemas/Problem"
+           *                     }
+           *                   }
+           *                 }
+           *               }
+           *             }
+           *           }
+           *         }
+           *       },
+           *       "components": {
+           *         "securitySchemes": {
+           *           "apiKey": {
+           *             "type": "http",
+           *             "scheme": "bearer",
+           *             "description": "An API key of the account."
+           *           }
+           *         },
+           *         "schemas": {
+           *           "Problem": {
+           *             "type": "object",
+           *             "description": "RFC 9457 problem details.",
+           *             "properties": {
+           *               "type": {
+           *                 "type": "string"
+           *               },
+           *               "title": {
+           *                 "type": "string"
+           *               },
+           *               "status": {
+           *                 "type": "integer"
+           *               },
+           *               "detail": {
+           *                 "type": "string"
+           *               },
+           *               "instance": {
+           *                 "type": "string"
+           *               }
+           *             }
+           *           }
+           *         }
+           *       }
+           *     }
+           */
           'application/json': Record<string, never>;
         };
       };
@@ -6546,6 +8593,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "acct_C3gpUOQrK2Z9FLWA",
+           *       "email": "ada@example.com",
+           *       "plan": "free",
+           *       "status": "active",
+           *       "allowlist": [],
+           *       "created_at": "2026-10-05T08:12:09.000Z",
+           *       "email_verified_at": "2026-10-05T08:13:40.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Account'];
         };
       };
@@ -6587,6 +8645,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "exp_hNQQ4CDmOsT2N8NN",
+           *           "name": "Monthly DE archive",
+           *           "schedule": "0 6 1 * *",
+           *           "timezone": "Europe/Berlin",
+           *           "query": {
+           *             "kind": "country",
+           *             "years": "current",
+           *             "country": "DE"
+           *           },
+           *           "format": "csv",
+           *           "compression": "gzip",
+           *           "destination": {
+           *             "type": "sftp",
+           *             "host": "sftp.example.com",
+           *             "port": 22,
+           *             "username": "salary-export",
+           *             "auth": "private_key",
+           *             "host_key_sha256": "SHA256:xYJcMoV73rhd95rDG4sLF1Z4p8sHczDcSIt+DfTwybk",
+           *             "path": "/upload/salary"
+           *           },
+           *           "next_run_at": "2026-12-01T05:00:00.000Z",
+           *           "created_at": "2026-11-06T13:45:20.000Z",
+           *           "updated_at": "2026-11-06T13:45:20.000Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['Export'][];
           };
@@ -6702,6 +8791,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "exp_hNQQ4CDmOsT2N8NN",
+           *       "name": "Monthly DE archive",
+           *       "schedule": "0 6 1 * *",
+           *       "timezone": "Europe/Berlin",
+           *       "query": {
+           *         "kind": "country",
+           *         "years": "current",
+           *         "country": "DE"
+           *       },
+           *       "format": "csv",
+           *       "compression": "gzip",
+           *       "destination": {
+           *         "type": "sftp",
+           *         "host": "sftp.example.com",
+           *         "port": 22,
+           *         "username": "salary-export",
+           *         "auth": "private_key",
+           *         "host_key_sha256": "SHA256:xYJcMoV73rhd95rDG4sLF1Z4p8sHczDcSIt+DfTwybk",
+           *         "path": "/upload/salary"
+           *       },
+           *       "next_run_at": "2026-12-01T05:00:00.000Z",
+           *       "created_at": "2026-11-06T13:45:20.000Z",
+           *       "updated_at": "2026-11-06T13:45:20.000Z"
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             compression: 'gzip' | 'none';
@@ -7135,6 +9251,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "exp_hNQQ4CDmOsT2N8NN",
+           *       "name": "Monthly DE archive",
+           *       "schedule": "0 6 1 * *",
+           *       "timezone": "Europe/Berlin",
+           *       "query": {
+           *         "kind": "country",
+           *         "years": "current",
+           *         "country": "DE"
+           *       },
+           *       "format": "parquet",
+           *       "compression": "gzip",
+           *       "destination": {
+           *         "type": "sftp",
+           *         "host": "sftp.example.com",
+           *         "port": 22,
+           *         "username": "salary-export",
+           *         "auth": "private_key",
+           *         "host_key_sha256": "SHA256:xYJcMoV73rhd95rDG4sLF1Z4p8sHczDcSIt+DfTwybk",
+           *         "path": "/upload/salary"
+           *       },
+           *       "next_run_at": "2026-12-01T05:00:00.000Z",
+           *       "created_at": "2026-11-06T13:45:20.000Z",
+           *       "updated_at": "2026-11-22T10:15:00.000Z"
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             compression: 'gzip' | 'none';
@@ -7295,6 +9438,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "run_1gtTkQLkS5t5n6MU",
+           *       "export_id": "exp_hNQQ4CDmOsT2N8NN",
+           *       "trigger": "manual",
+           *       "status": "queued",
+           *       "scheduled_at": "2026-11-22T10:15:00.000Z",
+           *       "started_at": null,
+           *       "finished_at": null,
+           *       "next_attempt_at": "2026-11-22T10:15:00.000Z",
+           *       "rows": null,
+           *       "bytes": null,
+           *       "sha256": null,
+           *       "file_name": null,
+           *       "attempts": 0,
+           *       "error": null
+           *     }
+           */
           'application/json': components['schemas']['ExportRun'];
         };
       };
@@ -7450,6 +9611,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "run_1gtTkQLkS5t5n6MU",
+           *           "export_id": "exp_hNQQ4CDmOsT2N8NN",
+           *           "trigger": "manual",
+           *           "status": "succeeded",
+           *           "scheduled_at": "2026-11-22T10:15:00.000Z",
+           *           "started_at": "2026-11-22T10:15:01.204Z",
+           *           "finished_at": "2026-11-22T10:15:03.871Z",
+           *           "next_attempt_at": null,
+           *           "rows": 84,
+           *           "bytes": 822,
+           *           "sha256": "c604937cf8df25af0501c08e194a45e16731a95aac8e235288f31097bfd74d0f",
+           *           "file_name": "/upload/salary/Monthly-DE-archive-2026-11-22.csv.gz",
+           *           "attempts": 1,
+           *           "error": null
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['ExportRun'][];
           };
@@ -7811,6 +9994,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "ok": true,
+           *       "error": null
+           *     }
+           */
           'application/json': {
             error: string | null;
             ok: boolean;
@@ -7942,6 +10131,223 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "in_LPLbveOw_wifsI0r",
+           *           "number": 1,
+           *           "status": "paid",
+           *           "currency": "EUR",
+           *           "period_start": "2026-10-05T08:24:45.000Z",
+           *           "period_end": "2026-11-05T08:24:45.000Z",
+           *           "lines": [
+           *             {
+           *               "kind": "subscription",
+           *               "description": "Developer plan",
+           *               "amount_cents": 4900,
+           *               "period_start": "2026-10-05T08:24:45.000Z",
+           *               "period_end": "2026-11-05T08:24:45.000Z"
+           *             }
+           *           ],
+           *           "subtotal_cents": 4900,
+           *           "vat": {
+           *             "treatment": "standard",
+           *             "rate_percent": 19,
+           *             "country": "DE",
+           *             "note": "VAT at the standard rate of Germany, 19 %: the buyer's country, where the service is supplied to a buyer without a VAT number (Article 58, Directive 2006/112/EC).",
+           *             "amount_cents": 931
+           *           },
+           *           "total_cents": 5831,
+           *           "balance_applied_cents": 0,
+           *           "amount_due_cents": 5831,
+           *           "created_at": "2026-10-05T08:24:45.000Z",
+           *           "due_at": "2026-10-12T08:24:45.000Z",
+           *           "paid_at": "2026-10-21T09:02:00.000Z",
+           *           "seller": {
+           *             "name": "Salary Data Europe B.V.",
+           *             "address": [
+           *               "Keizersgracht 1",
+           *               "1015 CJ Amsterdam"
+           *             ],
+           *             "country": "NL",
+           *             "vat_number": "NL812345678B01"
+           *           },
+           *           "buyer": {
+           *             "name": "Example Analytics GmbH",
+           *             "address": [
+           *               "Friedrichstraße 1",
+           *               "10117 Berlin"
+           *             ],
+           *             "country": "DE",
+           *             "vat_number": null
+           *           },
+           *           "reference": "RF741",
+           *           "transfer": null
+           *         },
+           *         {
+           *           "id": "in_DpKc1Tq4gYBtHEHi",
+           *           "number": 2,
+           *           "status": "paid",
+           *           "currency": "EUR",
+           *           "period_start": "2026-10-19T14:03:52.000Z",
+           *           "period_end": "2026-11-05T08:24:45.000Z",
+           *           "lines": [
+           *             {
+           *               "kind": "proration",
+           *               "description": "Upgrade from Developer to Business, rest of the period",
+           *               "amount_cents": 8112,
+           *               "period_start": "2026-10-19T14:03:52.000Z",
+           *               "period_end": "2026-11-05T08:24:45.000Z"
+           *             }
+           *           ],
+           *           "subtotal_cents": 8112,
+           *           "vat": {
+           *             "treatment": "standard",
+           *             "rate_percent": 19,
+           *             "country": "DE",
+           *             "note": "VAT at the standard rate of Germany, 19 %: the buyer's country, where the service is supplied to a buyer without a VAT number (Article 58, Directive 2006/112/EC).",
+           *             "amount_cents": 1541
+           *           },
+           *           "total_cents": 9653,
+           *           "balance_applied_cents": 0,
+           *           "amount_due_cents": 9653,
+           *           "created_at": "2026-10-19T14:03:52.000Z",
+           *           "due_at": "2026-10-26T14:03:52.000Z",
+           *           "paid_at": "2026-10-21T09:02:00.000Z",
+           *           "seller": {
+           *             "name": "Salary Data Europe B.V.",
+           *             "address": [
+           *               "Keizersgracht 1",
+           *               "1015 CJ Amsterdam"
+           *             ],
+           *             "country": "NL",
+           *             "vat_number": "NL812345678B01"
+           *           },
+           *           "buyer": {
+           *             "name": "Example Analytics GmbH",
+           *             "address": [
+           *               "Friedrichstraße 1",
+           *               "10117 Berlin"
+           *             ],
+           *             "country": "DE",
+           *             "vat_number": null
+           *           },
+           *           "reference": "RF472",
+           *           "transfer": null
+           *         },
+           *         {
+           *           "id": "in_AkBK5tNUuo5oQH7q",
+           *           "number": 3,
+           *           "status": "paid",
+           *           "currency": "EUR",
+           *           "period_start": "2026-11-05T08:24:45.000Z",
+           *           "period_end": "2026-12-05T08:24:45.000Z",
+           *           "lines": [
+           *             {
+           *               "kind": "subscription",
+           *               "description": "Business plan",
+           *               "amount_cents": 19900,
+           *               "period_start": "2026-11-05T08:24:45.000Z",
+           *               "period_end": "2026-12-05T08:24:45.000Z"
+           *             }
+           *           ],
+           *           "subtotal_cents": 19900,
+           *           "vat": {
+           *             "treatment": "standard",
+           *             "rate_percent": 19,
+           *             "country": "DE",
+           *             "note": "VAT at the standard rate of Germany, 19 %: the buyer's country, where the service is supplied to a buyer without a VAT number (Article 58, Directive 2006/112/EC).",
+           *             "amount_cents": 3781
+           *           },
+           *           "total_cents": 23681,
+           *           "balance_applied_cents": 0,
+           *           "amount_due_cents": 23681,
+           *           "created_at": "2026-10-29T08:24:45.000Z",
+           *           "due_at": "2026-11-05T08:24:45.000Z",
+           *           "paid_at": "2026-10-31T10:12:00.000Z",
+           *           "seller": {
+           *             "name": "Salary Data Europe B.V.",
+           *             "address": [
+           *               "Keizersgracht 1",
+           *               "1015 CJ Amsterdam"
+           *             ],
+           *             "country": "NL",
+           *             "vat_number": "NL812345678B01"
+           *           },
+           *           "buyer": {
+           *             "name": "Example Analytics GmbH",
+           *             "address": [
+           *               "Friedrichstraße 1",
+           *               "10117 Berlin"
+           *             ],
+           *             "country": "DE",
+           *             "vat_number": null
+           *           },
+           *           "reference": "RF203",
+           *           "transfer": null
+           *         },
+           *         {
+           *           "id": "in_Snf-KIyEoCn9nta5",
+           *           "number": 4,
+           *           "status": "paid",
+           *           "currency": "EUR",
+           *           "period_start": "2026-11-02T10:00:00.000Z",
+           *           "period_end": "2026-11-05T08:24:45.000Z",
+           *           "lines": [
+           *             {
+           *               "kind": "proration",
+           *               "description": "Upgrade from Business to Enterprise, rest of the period",
+           *               "amount_cents": 12313,
+           *               "period_start": "2026-11-02T10:00:00.000Z",
+           *               "period_end": "2026-11-05T08:24:45.000Z"
+           *             },
+           *             {
+           *               "kind": "renewal_adjustment",
+           *               "description": "Enterprise plan for the next period (19900 cents invoiced in advance)",
+           *               "amount_cents": 130100,
+           *               "period_start": "2026-11-05T08:24:45.000Z",
+           *               "period_end": "2026-12-05T08:24:45.000Z"
+           *             }
+           *           ],
+           *           "subtotal_cents": 142413,
+           *           "vat": {
+           *             "treatment": "standard",
+           *             "rate_percent": 19,
+           *             "country": "DE",
+           *             "note": "VAT at the standard rate of Germany, 19 %: the buyer's country, where the service is supplied to a buyer without a VAT number (Article 58, Directive 2006/112/EC).",
+           *             "amount_cents": 27058
+           *           },
+           *           "total_cents": 169471,
+           *           "balance_applied_cents": 0,
+           *           "amount_due_cents": 169471,
+           *           "created_at": "2026-11-02T10:00:00.000Z",
+           *           "due_at": "2026-11-09T10:00:00.000Z",
+           *           "paid_at": "2026-11-09T07:55:00.000Z",
+           *           "seller": {
+           *             "name": "Salary Data Europe B.V.",
+           *             "address": [
+           *               "Keizersgracht 1",
+           *               "1015 CJ Amsterdam"
+           *             ],
+           *             "country": "NL",
+           *             "vat_number": "NL812345678B01"
+           *           },
+           *           "buyer": {
+           *             "name": "Example Analytics GmbH",
+           *             "address": [
+           *               "Friedrichstraße 1",
+           *               "10117 Berlin"
+           *             ],
+           *             "country": "DE",
+           *             "vat_number": null
+           *           },
+           *           "reference": "RF904",
+           *           "transfer": null
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['Invoice'][];
           };
@@ -8243,6 +10649,91 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "key_ohA8ZrEgBejAqSaC",
+           *           "name": "Default key",
+           *           "prefix": "sk_live_qTe2",
+           *           "mode": "live",
+           *           "scopes": null,
+           *           "allowlist": [],
+           *           "created_at": "2026-10-05T08:24:45.000Z",
+           *           "last_used_at": null,
+           *           "expires_at": null,
+           *           "revoked_at": "2026-11-22T10:15:00.000Z",
+           *           "status": "revoked"
+           *         },
+           *         {
+           *           "id": "key_RTzmgcG1teoaSN97",
+           *           "name": "staging",
+           *           "prefix": "sk_test_PKCU",
+           *           "mode": "test",
+           *           "scopes": [
+           *             "salary:read",
+           *             "bulk:read",
+           *             "usage:read",
+           *             "keys:read",
+           *             "keys:write",
+           *             "account:read",
+           *             "account:write",
+           *             "billing:read",
+           *             "billing:write",
+           *             "webhooks:read",
+           *             "webhooks:write",
+           *             "exports:read",
+           *             "exports:write",
+           *             "oauth:read",
+           *             "oauth:write",
+           *             "compliance:read"
+           *           ],
+           *           "allowlist": [],
+           *           "created_at": "2026-11-03T09:30:11.000Z",
+           *           "last_used_at": null,
+           *           "expires_at": null,
+           *           "revoked_at": null,
+           *           "status": "active"
+           *         },
+           *         {
+           *           "id": "key_d3INLxTOsoGk4Hxj",
+           *           "name": "reporting",
+           *           "prefix": "sk_live_RrgE",
+           *           "mode": "live",
+           *           "scopes": [
+           *             "salary:read",
+           *             "bulk:read"
+           *           ],
+           *           "allowlist": [
+           *             "203.0.113.0/24"
+           *           ],
+           *           "created_at": "2026-11-03T09:30:11.000Z",
+           *           "last_used_at": "2026-11-21T16:47:05.000Z",
+           *           "expires_at": "2026-11-23T10:15:00.000Z",
+           *           "revoked_at": null,
+           *           "status": "expiring"
+           *         },
+           *         {
+           *           "id": "key_CUYf4vbEzOsEWEnc",
+           *           "name": "reporting",
+           *           "prefix": "sk_live_g7zu",
+           *           "mode": "live",
+           *           "scopes": [
+           *             "salary:read",
+           *             "bulk:read"
+           *           ],
+           *           "allowlist": [
+           *             "203.0.113.0/24"
+           *           ],
+           *           "created_at": "2026-11-22T10:15:00.000Z",
+           *           "last_used_at": null,
+           *           "expires_at": null,
+           *           "revoked_at": null,
+           *           "status": "active"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['ApiKey'][];
           };
@@ -8558,6 +11049,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "key_ohA8ZrEgBejAqSaC",
+           *       "name": "Default key",
+           *       "prefix": "sk_live_qTe2",
+           *       "mode": "live",
+           *       "scopes": null,
+           *       "allowlist": [],
+           *       "created_at": "2026-10-05T08:24:45.000Z",
+           *       "last_used_at": null,
+           *       "expires_at": null,
+           *       "revoked_at": "2026-11-22T10:15:00.000Z",
+           *       "status": "revoked"
+           *     }
+           */
           'application/json': components['schemas']['ApiKey'];
         };
       };
@@ -8783,6 +11289,47 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "key": {
+           *         "id": "key_CUYf4vbEzOsEWEnc",
+           *         "name": "reporting",
+           *         "prefix": "sk_live_g7zu",
+           *         "mode": "live",
+           *         "scopes": [
+           *           "salary:read",
+           *           "bulk:read"
+           *         ],
+           *         "allowlist": [
+           *           "203.0.113.0/24"
+           *         ],
+           *         "created_at": "2026-11-22T10:15:00.000Z",
+           *         "last_used_at": null,
+           *         "expires_at": null,
+           *         "revoked_at": null,
+           *         "status": "active",
+           *         "key": "sk_live_g7zu_nSquz7zmc9uuSJlCbiQhxeQ-ZlR0wpI5ndxfEw"
+           *       },
+           *       "previous": {
+           *         "id": "key_d3INLxTOsoGk4Hxj",
+           *         "name": "reporting",
+           *         "prefix": "sk_live_RrgE",
+           *         "mode": "live",
+           *         "scopes": [
+           *           "salary:read",
+           *           "bulk:read"
+           *         ],
+           *         "allowlist": [
+           *           "203.0.113.0/24"
+           *         ],
+           *         "created_at": "2026-11-03T09:30:11.000Z",
+           *         "last_used_at": "2026-11-21T16:47:05.000Z",
+           *         "expires_at": "2026-11-23T10:15:00.000Z",
+           *         "revoked_at": null,
+           *         "status": "expiring"
+           *       }
+           *     }
+           */
           'application/json': {
             key: components['schemas']['NewApiKey'];
             previous: components['schemas']['ApiKey'];
@@ -8917,6 +11464,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "ocl_eEla8NPy0UiJVnpG",
+           *           "client_id": "ocl_eEla8NPy0UiJVnpG",
+           *           "name": "reporting backend",
+           *           "scopes": [
+           *             "salary:read",
+           *             "bulk:read"
+           *           ],
+           *           "allowlist": [
+           *             "203.0.113.0/24"
+           *           ],
+           *           "token_endpoint_auth_method": "client_secret_basic",
+           *           "jwks": null,
+           *           "created_at": "2026-11-09T15:02:48.000Z",
+           *           "updated_at": "2026-11-22T10:15:00.000Z",
+           *           "previous_secret_expires_at": "2026-11-23T10:15:00.000Z",
+           *           "dpop_bound": false
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['OAuthClient'][];
           };
@@ -9484,6 +12055,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ocl_eEla8NPy0UiJVnpG",
+           *       "client_id": "ocl_eEla8NPy0UiJVnpG",
+           *       "name": "reporting backend",
+           *       "scopes": [
+           *         "salary:read",
+           *         "bulk:read"
+           *       ],
+           *       "allowlist": [
+           *         "203.0.113.0/24"
+           *       ],
+           *       "token_endpoint_auth_method": "client_secret_basic",
+           *       "jwks": null,
+           *       "created_at": "2026-11-09T15:02:48.000Z",
+           *       "updated_at": "2026-11-22T10:15:00.000Z",
+           *       "previous_secret_expires_at": "2026-11-23T10:15:00.000Z",
+           *       "dpop_bound": false,
+           *       "client_secret": "ocs_G8q5mySsGzNiZKtTuocLHdfCXwmIiDmoVP7uXacQSdk"
+           *     }
+           */
           'application/json': components['schemas']['NewOAuthClient'];
         };
       };
@@ -9622,8 +12214,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": "If an account has this address, a link to choose a new password was mailed to it; it works once, for one hour."
+           *     }
+           */
           'application/json': {
-            /** @example If an account has this address, a link to choose a new password was mailed to it; it works once, for one hour. */
             detail: string;
           };
         };
@@ -9697,6 +12293,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "sessions_revoked": 2
+           *     }
+           */
           'application/json': {
             /** @description Sessions that were ended. */
             sessions_revoked: number;
@@ -9741,6 +12342,123 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "version": "2026.11.8",
+           *           "active": true,
+           *           "published_at": "2026-11-29T09:00:00.000Z",
+           *           "loaded_at": "2026-11-29T09:11:31.370Z",
+           *           "first_year": 2014,
+           *           "current_year": 2026,
+           *           "last_published_year": 2024,
+           *           "methodology": "Modelled figures, not survey microdata. Each country's mean full-time gross pay is Eurostat nama_10_fte for 2022-2024 (the Netherlands: CBS pay per job at a 38-hour week); other years follow the national statistical office's annual average earnings where published, else the Eurostat SES surveys, and are projected after the last published year. Each job's level comes from the national occupation tables of its country (converted through each table's own all-employee figure), pooled across countries for jobs a country does not publish, within the country's own SES 2022 occupation-group structure. Levels follow pay scales (physicians, nurses, teachers, care workers) or pay by years of service; the spread within a cell comes from published quantiles by occupation, scaled to each country's published decile ratio; no percentile is below the statutory minimum wage. A held-out set of published figures the fit never sees measures the error; confidence labels are calibrated on it (high: at most 10 % typical error, medium: 20 %). Every step, number and caveat: docs/data.md and docs/validation.md in the salary-api repository.",
+           *           "sources": [
+           *             {
+           *               "id": "at_lehrer_entlohnung_pd_2025",
+           *               "title": "Austria — teacher pay scales: Pädagogischer Dienst (pd) and old L1 scheme, amounts valid until 30 June 2026",
+           *               "publisher": "Federal law (Vertragsbedienstetengesetz 1948, Entlohnungsschema pd; Gehaltsgesetz 1956 § 55 for L1). Page read: branchenblatt.at overview (republication).",
+           *               "years": [
+           *                 2025
+           *               ]
+           *             },
+           *             {
+           *               "id": "at_statistik_austria_vse_oisco_2022",
+           *               "title": "Statistik Austria, Verdienststrukturerhebung 2022: median gross hourly earnings by ÖISCO-08 sub-major group",
+           *               "publisher": "Statistik Austria, Verdienststrukturerhebung 2022 (VSE, Austria's Structure of Earnings Survey 2022), open government data set OGD_veste403_Veste403_1 \"Bruttostundenverdienste nach Beruf\" (CC BY 4.0).",
+           *               "years": [
+           *                 2022
+           *               ]
+           *             }
+           *           ],
+           *           "counts": {
+           *             "records": 29484,
+           *             "countries": 27,
+           *             "jobs": 21,
+           *             "levels": 4,
+           *             "years": 13
+           *           },
+           *           "previous_release": "2026.11.7",
+           *           "changes_url": "/api/v1/releases/2026.11.8/changes?from=2026.11.7"
+           *         },
+           *         {
+           *           "version": "2026.11.7",
+           *           "active": false,
+           *           "published_at": "2026-11-29T05:30:00.000Z",
+           *           "loaded_at": "2026-11-29T09:11:28.898Z",
+           *           "first_year": 2014,
+           *           "current_year": 2026,
+           *           "last_published_year": 2024,
+           *           "methodology": "Modelled figures, not survey microdata. Each country's mean full-time gross pay is Eurostat nama_10_fte for 2022-2024 (the Netherlands: CBS pay per job at a 38-hour week); other years follow the national statistical office's annual average earnings where published, else the Eurostat SES surveys, and are projected after the last published year. Each job's level comes from the national occupation tables of its country (converted through each table's own all-employee figure), pooled across countries for jobs a country does not publish, within the country's own SES 2022 occupation-group structure. Levels follow pay scales (physicians, nurses, teachers, care workers) or pay by years of service; the spread within a cell comes from published quantiles by occupation, scaled to each country's published decile ratio; no percentile is below the statutory minimum wage. A held-out set of published figures the fit never sees measures the error; confidence labels are calibrated on it (high: at most 10 % typical error, medium: 20 %). Every step, number and caveat: docs/data.md and docs/validation.md in the salary-api repository.",
+           *           "sources": [
+           *             {
+           *               "id": "at_lehrer_entlohnung_pd_2025",
+           *               "title": "Austria — teacher pay scales: Pädagogischer Dienst (pd) and old L1 scheme, amounts valid until 30 June 2026",
+           *               "publisher": "Federal law (Vertragsbedienstetengesetz 1948, Entlohnungsschema pd; Gehaltsgesetz 1956 § 55 for L1). Page read: branchenblatt.at overview (republication).",
+           *               "years": [
+           *                 2025
+           *               ]
+           *             },
+           *             {
+           *               "id": "at_statistik_austria_vse_oisco_2022",
+           *               "title": "Statistik Austria, Verdienststrukturerhebung 2022: median gross hourly earnings by ÖISCO-08 sub-major group",
+           *               "publisher": "Statistik Austria, Verdienststrukturerhebung 2022 (VSE, Austria's Structure of Earnings Survey 2022), open government data set OGD_veste403_Veste403_1 \"Bruttostundenverdienste nach Beruf\" (CC BY 4.0).",
+           *               "years": [
+           *                 2022
+           *               ]
+           *             }
+           *           ],
+           *           "counts": {
+           *             "records": 29484,
+           *             "countries": 27,
+           *             "jobs": 21,
+           *             "levels": 4,
+           *             "years": 13
+           *           },
+           *           "previous_release": "2026.11.6",
+           *           "changes_url": "/api/v1/releases/2026.11.7/changes?from=2026.11.6"
+           *         },
+           *         {
+           *           "version": "2026.11.6",
+           *           "active": false,
+           *           "published_at": "2026-11-29T01:00:00.000Z",
+           *           "loaded_at": "2026-11-29T09:11:26.361Z",
+           *           "first_year": 2014,
+           *           "current_year": 2026,
+           *           "last_published_year": 2024,
+           *           "methodology": "Modelled figures, not survey microdata. Each country's mean full-time gross pay is Eurostat nama_10_fte for 2022-2024 (the Netherlands: CBS pay per job at a 38-hour week); other years follow the national statistical office's annual average earnings where published, else the Eurostat SES surveys, and are projected after the last published year. Each job's level comes from the national occupation tables of its country (converted through each table's own all-employee figure), pooled across countries for jobs a country does not publish, within the country's own SES 2022 occupation-group structure. Levels follow pay scales (physicians, nurses, teachers, care workers) or pay by years of service; the spread within a cell comes from published quantiles by occupation, scaled to each country's published decile ratio; no percentile is below the statutory minimum wage. A held-out set of published figures the fit never sees measures the error; confidence labels are calibrated on it (high: at most 10 % typical error, medium: 20 %). Every step, number and caveat: docs/data.md and docs/validation.md in the salary-api repository.",
+           *           "sources": [
+           *             {
+           *               "id": "at_lehrer_entlohnung_pd_2025",
+           *               "title": "Austria — teacher pay scales: Pädagogischer Dienst (pd) and old L1 scheme, amounts valid until 30 June 2026",
+           *               "publisher": "Federal law (Vertragsbedienstetengesetz 1948, Entlohnungsschema pd; Gehaltsgesetz 1956 § 55 for L1). Page read: branchenblatt.at overview (republication).",
+           *               "years": [
+           *                 2025
+           *               ]
+           *             },
+           *             {
+           *               "id": "at_statistik_austria_vse_oisco_2022",
+           *               "title": "Statistik Austria, Verdienststrukturerhebung 2022: median gross hourly earnings by ÖISCO-08 sub-major group",
+           *               "publisher": "Statistik Austria, Verdienststrukturerhebung 2022 (VSE, Austria's Structure of Earnings Survey 2022), open government data set OGD_veste403_Veste403_1 \"Bruttostundenverdienste nach Beruf\" (CC BY 4.0).",
+           *               "years": [
+           *                 2022
+           *               ]
+           *             }
+           *           ],
+           *           "counts": {
+           *             "records": 29484,
+           *             "countries": 27,
+           *             "jobs": 21,
+           *             "levels": 4,
+           *             "years": 13
+           *           },
+           *           "previous_release": null,
+           *           "changes_url": null
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['Release'][];
           };
@@ -9833,6 +12551,45 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "version": "2026.11.8",
+           *       "active": true,
+           *       "published_at": "2026-11-29T09:00:00.000Z",
+           *       "loaded_at": "2026-11-29T09:11:31.370Z",
+           *       "first_year": 2014,
+           *       "current_year": 2026,
+           *       "last_published_year": 2024,
+           *       "methodology": "Modelled figures, not survey microdata. Each country's mean full-time gross pay is Eurostat nama_10_fte for 2022-2024 (the Netherlands: CBS pay per job at a 38-hour week); other years follow the national statistical office's annual average earnings where published, else the Eurostat SES surveys, and are projected after the last published year. Each job's level comes from the national occupation tables of its country (converted through each table's own all-employee figure), pooled across countries for jobs a country does not publish, within the country's own SES 2022 occupation-group structure. Levels follow pay scales (physicians, nurses, teachers, care workers) or pay by years of service; the spread within a cell comes from published quantiles by occupation, scaled to each country's published decile ratio; no percentile is below the statutory minimum wage. A held-out set of published figures the fit never sees measures the error; confidence labels are calibrated on it (high: at most 10 % typical error, medium: 20 %). Every step, number and caveat: docs/data.md and docs/validation.md in the salary-api repository.",
+           *       "sources": [
+           *         {
+           *           "id": "at_lehrer_entlohnung_pd_2025",
+           *           "title": "Austria — teacher pay scales: Pädagogischer Dienst (pd) and old L1 scheme, amounts valid until 30 June 2026",
+           *           "publisher": "Federal law (Vertragsbedienstetengesetz 1948, Entlohnungsschema pd; Gehaltsgesetz 1956 § 55 for L1). Page read: branchenblatt.at overview (republication).",
+           *           "years": [
+           *             2025
+           *           ]
+           *         },
+           *         {
+           *           "id": "at_statistik_austria_vse_oisco_2022",
+           *           "title": "Statistik Austria, Verdienststrukturerhebung 2022: median gross hourly earnings by ÖISCO-08 sub-major group",
+           *           "publisher": "Statistik Austria, Verdienststrukturerhebung 2022 (VSE, Austria's Structure of Earnings Survey 2022), open government data set OGD_veste403_Veste403_1 \"Bruttostundenverdienste nach Beruf\" (CC BY 4.0).",
+           *           "years": [
+           *             2022
+           *           ]
+           *         }
+           *       ],
+           *       "counts": {
+           *         "records": 29484,
+           *         "countries": 27,
+           *         "jobs": 21,
+           *         "levels": 4,
+           *         "years": 13
+           *       },
+           *       "previous_release": "2026.11.7",
+           *       "changes_url": "/api/v1/releases/2026.11.8/changes?from=2026.11.7"
+           *     }
+           */
           'application/json': {
             /** @description Whether lookups without `release` answer from it. */
             active: boolean;
@@ -10026,6 +12783,81 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "release": "2026.11.8",
+           *       "from": "2026.11.7",
+           *       "summary": {
+           *         "cells": 29484,
+           *         "changed": 1,
+           *         "added": 0,
+           *         "removed": 0,
+           *         "beyond": {
+           *           "1": 0,
+           *           "5": 0,
+           *           "10": 0
+           *         },
+           *         "by_country": [
+           *           {
+           *             "country": "DE",
+           *             "changed": 1,
+           *             "beyond_1": 0,
+           *             "beyond_5": 0,
+           *             "beyond_10": 0,
+           *             "median_change_pct": 0.01
+           *           }
+           *         ],
+           *         "by_job": [
+           *           {
+           *             "job": "software-engineer",
+           *             "changed": 1,
+           *             "beyond_1": 0,
+           *             "beyond_5": 0,
+           *             "beyond_10": 0,
+           *             "median_change_pct": 0.01
+           *           }
+           *         ],
+           *         "by_reason": {
+           *           "new_source": 0,
+           *           "method": 0,
+           *           "fx": 0,
+           *           "revision": 1
+           *         }
+           *       },
+           *       "reasons": [],
+           *       "data": [
+           *         {
+           *           "country": "DE",
+           *           "job": "software-engineer",
+           *           "level": "senior",
+           *           "year": 2026,
+           *           "old": {
+           *             "p10": 60778,
+           *             "p25": 73175,
+           *             "median": 89936,
+           *             "p75": 110536,
+           *             "p90": 133082,
+           *             "mean": 94240
+           *           },
+           *           "new": {
+           *             "p10": 60697,
+           *             "p25": 73127,
+           *             "median": 89945,
+           *             "p75": 110631,
+           *             "p90": 133287,
+           *             "mean": 94282
+           *           },
+           *           "change_pct": 0.01,
+           *           "reasons": [
+           *             "revision"
+           *           ]
+           *         }
+           *       ],
+           *       "total": 1,
+           *       "limit": 1000,
+           *       "offset": 0
+           *     }
+           */
           'application/json': {
             data: {
               /** @description Relative change of the median, in percent. */
@@ -10555,6 +13387,71 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "country": "DE",
+           *           "job": "software-engineer",
+           *           "level": "senior",
+           *           "year": 2025,
+           *           "currency": "EUR",
+           *           "period": "annual",
+           *           "p25": 69123,
+           *           "median": 85020,
+           *           "p75": 104573,
+           *           "local_currency": "EUR",
+           *           "local_median": 85020,
+           *           "basis": "projected",
+           *           "projected": true,
+           *           "confidence": "high",
+           *           "confidence_note": "own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2025 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 7 %"
+           *         },
+           *         {
+           *           "country": "DE",
+           *           "job": "software-engineer",
+           *           "level": "senior",
+           *           "year": 2026,
+           *           "currency": "EUR",
+           *           "period": "annual",
+           *           "p25": 73127,
+           *           "median": 89945,
+           *           "p75": 110631,
+           *           "local_currency": "EUR",
+           *           "local_median": 89945,
+           *           "basis": "projected",
+           *           "projected": true,
+           *           "confidence": "high",
+           *           "confidence_note": "own table Destatis April 2022 (Software-Entwickler*in), KldB occupation, all requirement levels; mean projected to 2026 from 2024 (Eurostat nama_10_fte) at +5.8 % a year; typical error 7 %"
+           *         }
+           *       ],
+           *       "meta": {
+           *         "count": 2,
+           *         "release": {
+           *           "version": "2026.11.8",
+           *           "created_at": "2026-11-29T09:00:00.000Z",
+           *           "current_year": 2026,
+           *           "last_published_year": 2024
+           *         },
+           *         "source": "Modelled from published statistics (Federal law; Statistik Austria, Verdienststrukturerhebung 2022; Conseil National du Travail; Statbel; Council of Ministers; National Statistical Institute of Bulgaria; Council of Ministers decrees under the Minimum Wage Law; Český statistický úřad; Czech Statistical Office; Government of the Czech Republic; Ministry of Labour and Social Affairs of the Czech Republic; Bundesagentur für Arbeit; Statistisches Bundesamt; Bundesregierung; Collective agreements: Vereinigung der kommunalen Arbeitgeberverbände; CEPOS; Danmarks Statistik, quoted by alt.dk; Danmarks Statistik figures quoted by bemlo.dk; Danmarks Statistik; European Central Bank; Government of Estonia; Government of Estonia / Ministry of Education and Research; Statistics Estonia; INE — Encuesta Anual de Estructura Salarial; INE; INE, Encuesta Cuatrienal de Estructura Salarial 2014; INE, Encuesta Cuatrienal de Estructura Salarial 2010; Instituto Nacional de Estadística; Gobierno de España; Council of the European Union; Eurostat; Eurostat, dataset nama_10_fte \"Average annual full-time adjusted salary per employee\"; Eurostat, Structure of Earnings Survey, dataset earn_ses_pub2s; Statistics Finland; Statutory grids fixed by decree; INSEE; Government decrees; Ministry of Labour; Ministry of Finance / Ministry of Health; Government of Croatia; KSH; Központi Statisztikai Hivatal; Government; Irish Nurses and Midwives Organisation; Minister for Enterprise/Employment by statutory order; Department of Education salary circulars, as republished by the Teachers' Union of Ireland; International Labour Organization, ILOSTAT, indicator EES_TEES_SEX_OCU_NB; ISTAT; Ragioneria Generale dello Stato; Government of Lithuania resolutions; Sodra; Užimtumo tarnyba; Statistics Lithuania / State Data Agency; Law; Central Statistical Bureau of Latvia; Cabinet of Ministers; Government of Malta — National Minimum Wage National Standard Order; CBS; Statistics Netherlands; Ministerie van Sociale Zaken en Werkgelegenheid; GUS; Statistics Poland; Główny Urząd Statystyczny; Minister Edukacji; Rada Ministrów; Fundação José Neves; Governo de Portugal, Decreto-Lei each year; Pordata; Parliament of Romania — Legea-cadru nr. 153/2017 privind salarizarea personalului plătit din fonduri publice, Anexa II; Government of Romania; Medlingsinstitutet; SCB wage structure statistics, republished by facket.net; Statistics Sweden; Ministrstvo za javno upravo; Statistični urad RS; Government of the Slovak Republic; Štatistický úrad SR); not survey microdata. Release 2026.11.8.",
+           *         "methodology_url": "/methodology",
+           *         "modelled": true,
+           *         "country": {
+           *           "code": "DE",
+           *           "name": "Germany"
+           *         },
+           *         "job": {
+           *           "slug": "software-engineer",
+           *           "title": "Software engineer",
+           *           "isco_code": "2512"
+           *         },
+           *         "years": [
+           *           2025,
+           *           2026
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               /**
@@ -11120,6 +14017,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "totp_required": true,
+           *       "challenge": "tfa_Hq3Zt0bX7cVn1LpR9sWy4Ke8uJ2mA6dF5gQoT_iN-vE",
+           *       "expires_at": "2026-11-22T10:20:00.000Z"
+           *     }
+           */
           'application/json': {
             /** @description Send it with a code to POST /api/v1/sessions/totp; it works once, until expires_at (5 minutes). */
             challenge: string;
@@ -11372,11 +14276,120 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "plan": "enterprise",
+           *       "target_percent": 99.9,
+           *       "credit_bands": [
+           *         {
+           *           "below": 99.9,
+           *           "percent": 10
+           *         },
+           *         {
+           *           "below": 99,
+           *           "percent": 25
+           *         },
+           *         {
+           *           "below": 95,
+           *           "percent": 100
+           *         }
+           *       ],
+           *       "current_month": {
+           *         "month": "2026-11",
+           *         "measured_until": "2026-11-22T10:15:00.000Z",
+           *         "uptime_percent": 99.9825,
+           *         "intervals": 6159,
+           *         "excluded": {
+           *           "maintenance": 12,
+           *           "own_reasons": 0
+           *         },
+           *         "credit_percent_if_closed_now": 0,
+           *         "down": [
+           *           {
+           *             "start": "2026-11-15T02:05:00.000Z",
+           *             "end": "2026-11-15T02:10:00.000Z",
+           *             "error_rate_percent": 5.59,
+           *             "reason": "errors",
+           *             "served": 152,
+           *             "failed": 9
+           *           },
+           *           {
+           *             "start": "2026-11-15T02:10:00.000Z",
+           *             "end": "2026-11-15T02:15:00.000Z",
+           *             "error_rate_percent": 1.9867,
+           *             "reason": "errors",
+           *             "served": 148,
+           *             "failed": 3
+           *           },
+           *           {
+           *             "start": "2026-11-18T14:40:00.000Z",
+           *             "end": "2026-11-18T14:45:00.000Z",
+           *             "error_rate_percent": 100,
+           *             "reason": "probe_failed",
+           *             "served": 0,
+           *             "failed": 0
+           *           }
+           *         ]
+           *       },
+           *       "months": [
+           *         {
+           *           "month": "2026-10",
+           *           "uptime_percent": 100,
+           *           "target_percent": 99.5,
+           *           "intervals": 7675,
+           *           "excluded_intervals": 0,
+           *           "down_intervals": 0,
+           *           "fee_cents": 19900,
+           *           "credit_percent": 0,
+           *           "credit_cents": 0
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             credit_bands: {
               below: number;
               percent: number;
             }[];
+            /**
+             * @example {
+             *       "month": "2026-11",
+             *       "measured_until": "2026-11-22T10:15:00.000Z",
+             *       "uptime_percent": 99.9825,
+             *       "intervals": 6159,
+             *       "excluded": {
+             *         "maintenance": 12,
+             *         "own_reasons": 0
+             *       },
+             *       "credit_percent_if_closed_now": 0,
+             *       "down": [
+             *         {
+             *           "start": "2026-11-15T02:05:00.000Z",
+             *           "end": "2026-11-15T02:10:00.000Z",
+             *           "error_rate_percent": 5.59,
+             *           "reason": "errors",
+             *           "served": 152,
+             *           "failed": 9
+             *         },
+             *         {
+             *           "start": "2026-11-15T02:10:00.000Z",
+             *           "end": "2026-11-15T02:15:00.000Z",
+             *           "error_rate_percent": 1.9867,
+             *           "reason": "errors",
+             *           "served": 148,
+             *           "failed": 3
+             *         },
+             *         {
+             *           "start": "2026-11-18T14:40:00.000Z",
+             *           "end": "2026-11-18T14:45:00.000Z",
+             *           "error_rate_percent": 100,
+             *           "reason": "probe_failed",
+             *           "served": 0,
+             *           "failed": 0
+             *         }
+             *       ]
+             *     }
+             */
             current_month: {
               credit_percent_if_closed_now: number;
               down: {
@@ -11482,6 +14495,45 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "month": "2026-11",
+           *       "measured_until": "2026-11-22T10:15:00.000Z",
+           *       "uptime_percent": 99.9825,
+           *       "intervals": 6159,
+           *       "excluded": {
+           *         "maintenance": 12,
+           *         "own_reasons": 0
+           *       },
+           *       "credit_percent_if_closed_now": 0,
+           *       "down": [
+           *         {
+           *           "start": "2026-11-15T02:05:00.000Z",
+           *           "end": "2026-11-15T02:10:00.000Z",
+           *           "error_rate_percent": 5.59,
+           *           "reason": "errors",
+           *           "served": 152,
+           *           "failed": 9
+           *         },
+           *         {
+           *           "start": "2026-11-15T02:10:00.000Z",
+           *           "end": "2026-11-15T02:15:00.000Z",
+           *           "error_rate_percent": 1.9867,
+           *           "reason": "errors",
+           *           "served": 148,
+           *           "failed": 3
+           *         },
+           *         {
+           *           "start": "2026-11-18T14:40:00.000Z",
+           *           "end": "2026-11-18T14:45:00.000Z",
+           *           "error_rate_percent": 100,
+           *           "reason": "probe_failed",
+           *           "served": 0,
+           *           "failed": 0
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             credit_percent_if_closed_now: number;
             down: {
@@ -11684,6 +14736,80 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "subscription": {
+           *         "plan": "business",
+           *         "status": "active",
+           *         "current_period_start": "2026-10-05T08:24:45.000Z",
+           *         "current_period_end": "2026-11-05T08:24:45.000Z",
+           *         "pending_plan": null,
+           *         "cancel_at_period_end": false,
+           *         "balance_cents": 0
+           *       },
+           *       "invoices": [
+           *         {
+           *           "id": "in_DpKc1Tq4gYBtHEHi",
+           *           "number": 2,
+           *           "status": "open",
+           *           "currency": "EUR",
+           *           "period_start": "2026-10-19T14:03:52.000Z",
+           *           "period_end": "2026-11-05T08:24:45.000Z",
+           *           "lines": [
+           *             {
+           *               "kind": "proration",
+           *               "description": "Upgrade from Developer to Business, rest of the period",
+           *               "amount_cents": 8112,
+           *               "period_start": "2026-10-19T14:03:52.000Z",
+           *               "period_end": "2026-11-05T08:24:45.000Z"
+           *             }
+           *           ],
+           *           "subtotal_cents": 8112,
+           *           "vat": {
+           *             "treatment": "standard",
+           *             "rate_percent": 19,
+           *             "country": "DE",
+           *             "note": "VAT at the standard rate of Germany, 19 %: the buyer's country, where the service is supplied to a buyer without a VAT number (Article 58, Directive 2006/112/EC).",
+           *             "amount_cents": 1541
+           *           },
+           *           "total_cents": 9653,
+           *           "balance_applied_cents": 0,
+           *           "amount_due_cents": 9653,
+           *           "created_at": "2026-10-19T14:03:52.000Z",
+           *           "due_at": "2026-10-26T14:03:52.000Z",
+           *           "paid_at": null,
+           *           "seller": {
+           *             "name": "Salary Data Europe B.V.",
+           *             "address": [
+           *               "Keizersgracht 1",
+           *               "1015 CJ Amsterdam"
+           *             ],
+           *             "country": "NL",
+           *             "vat_number": "NL812345678B01"
+           *           },
+           *           "buyer": {
+           *             "name": "Example Analytics GmbH",
+           *             "address": [
+           *               "Friedrichstraße 1",
+           *               "10117 Berlin"
+           *             ],
+           *             "country": "DE",
+           *             "vat_number": null
+           *           },
+           *           "reference": "RF472",
+           *           "transfer": {
+           *             "beneficiary": "Salary Data Europe B.V.",
+           *             "iban": "NL91ABNA0417164300",
+           *             "iban_display": "NL91 ABNA 0417 1643 00",
+           *             "bic": "ABNANL2A",
+           *             "reference": "RF472",
+           *             "amount_cents": 9653,
+           *             "epc_qr": "BCD\n002\n1\nSCT\nABNANL2A\nSalary Data Europe B.V.\nNL91ABNA0417164300\nEUR96.53\n\nRF472"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             api_key?: components['schemas']['NewApiKey'];
             invoices: components['schemas']['Invoice'][];
@@ -11813,6 +14939,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "subscription": {
+           *         "plan": "enterprise",
+           *         "status": "active",
+           *         "current_period_start": "2026-11-05T08:24:45.000Z",
+           *         "current_period_end": "2026-12-05T08:24:45.000Z",
+           *         "pending_plan": "free",
+           *         "cancel_at_period_end": true,
+           *         "balance_cents": 0
+           *       },
+           *       "invoices": []
+           *     }
+           */
           'application/json': {
             invoices: components['schemas']['Invoice'][];
             subscription: components['schemas']['Subscription'];
@@ -11911,6 +15051,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sup_J0YUfype1xS8T8IM",
+           *       "priority": "P1",
+           *       "response_target": "4 hours",
+           *       "created_at": "2026-11-22T10:15:00.000Z"
+           *     }
+           */
           'application/json': {
             /** Format: date-time */
             created_at: string;
@@ -12029,6 +15177,89 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "from": "2026-11-16T00:00:00.000Z",
+           *       "to": "2026-11-23T00:00:00.000Z",
+           *       "granularity": "day",
+           *       "total": 21998,
+           *       "series": [
+           *         {
+           *           "start": "2026-11-16T00:00:00.000Z",
+           *           "requests": 4210,
+           *           "errors": 12
+           *         },
+           *         {
+           *           "start": "2026-11-17T00:00:00.000Z",
+           *           "requests": 4388,
+           *           "errors": 9
+           *         },
+           *         {
+           *           "start": "2026-11-18T00:00:00.000Z",
+           *           "requests": 3975,
+           *           "errors": 15
+           *         },
+           *         {
+           *           "start": "2026-11-19T00:00:00.000Z",
+           *           "requests": 4502,
+           *           "errors": 7
+           *         },
+           *         {
+           *           "start": "2026-11-20T00:00:00.000Z",
+           *           "requests": 4124,
+           *           "errors": 11
+           *         },
+           *         {
+           *           "start": "2026-11-21T00:00:00.000Z",
+           *           "requests": 612,
+           *           "errors": 2
+           *         },
+           *         {
+           *           "start": "2026-11-22T00:00:00.000Z",
+           *           "requests": 187,
+           *           "errors": 0
+           *         }
+           *       ],
+           *       "by_endpoint": {
+           *         "GET /api/v1/salary": 14630,
+           *         "GET /api/v1/bulk/jobs": 5210,
+           *         "GET /api/v1/salary/history": 1862,
+           *         "GET /api/v1/custom/de-engineering": 240,
+           *         "GET /api/v1/usage": 35,
+           *         "GET /api/v1/account": 6,
+           *         "GET /api/v1/keys": 4,
+           *         "GET /api/v1/exports/runs/:run_id": 3,
+           *         "PATCH /api/v1/keys/:id": 1,
+           *         "POST /api/v1/keys/:id/rotate": 1,
+           *         "DELETE /api/v1/keys/:id": 1,
+           *         "POST /api/v1/exports/:id/run": 1,
+           *         "POST /api/v1/oauth/clients/:id/rotate-secret": 1,
+           *         "POST /api/v1/webhooks/:id/rotate-secret": 1,
+           *         "PUT /api/v1/custom-endpoints/:id": 1,
+           *         "GET /api/v1/compliance/access-review": 1
+           *       },
+           *       "by_status": {
+           *         "200": 21939,
+           *         "201": 2,
+           *         "202": 1,
+           *         "400": 31,
+           *         "404": 18,
+           *         "429": 7
+           *       },
+           *       "by_key": {
+           *         "key_d3INLxTOsoGk4Hxj": 20310,
+           *         "key_ohA8ZrEgBejAqSaC": 1632,
+           *         "session": 56
+           *       },
+           *       "quota": {
+           *         "limit": null,
+           *         "used": null,
+           *         "remaining": null,
+           *         "window": null,
+           *         "resets_at": null
+           *       }
+           *     }
+           */
           'application/json': {
             by_endpoint: {
               [key: string]: number;
@@ -12147,6 +15378,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "wh_UdIoqAQk08AVbDDz",
+           *           "url": "https://hooks.example.com/salary",
+           *           "events": [
+           *             "data.updated"
+           *           ],
+           *           "status": "enabled",
+           *           "disabled_reason": null,
+           *           "failing_since": null,
+           *           "created_at": "2026-11-04T11:20:33.000Z",
+           *           "updated_at": "2026-11-22T10:15:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['Webhook'][];
           };
@@ -12667,6 +15916,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "dlv_25a25ce69a2b4ce9a304f256da4299bc",
+           *           "event_id": "evt_me0NekGmvwn3McKQ",
+           *           "event_type": "data.updated",
+           *           "status": "succeeded",
+           *           "attempts": 1,
+           *           "next_attempt_at": null,
+           *           "last_status_code": 204,
+           *           "last_error": null,
+           *           "created_at": "2026-11-20T06:00:12.000Z",
+           *           "completed_at": "2026-11-20T06:00:12.391Z",
+           *           "attempt_log": [
+           *             {
+           *               "attempt": 1,
+           *               "started_at": "2026-11-20T06:00:12.208Z",
+           *               "duration_ms": 183,
+           *               "status_code": 204,
+           *               "ok": true,
+           *               "error": null
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: components['schemas']['WebhookDelivery'][];
           };
@@ -12782,6 +16059,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "dlv_zy6n9TtyRWPtHzOc",
+           *       "event_id": "evt_me0NekGmvwn3McKQ",
+           *       "event_type": "data.updated",
+           *       "status": "pending",
+           *       "attempts": 0,
+           *       "next_attempt_at": "2026-11-22T10:15:00.000Z",
+           *       "last_status_code": null,
+           *       "last_error": null,
+           *       "created_at": "2026-11-22T10:15:00.000Z",
+           *       "completed_at": null,
+           *       "attempt_log": []
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
@@ -12937,6 +16229,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wh_UdIoqAQk08AVbDDz",
+           *       "url": "https://hooks.example.com/salary",
+           *       "events": [
+           *         "data.updated"
+           *       ],
+           *       "status": "enabled",
+           *       "disabled_reason": null,
+           *       "failing_since": null,
+           *       "created_at": "2026-11-04T11:20:33.000Z",
+           *       "updated_at": "2026-11-22T10:15:00.000Z",
+           *       "secret": "whsec_+LeQBdLec/SL3hll6sKDq811VC5e74in5OFCOlavyk0=",
+           *       "previous_secret_expires_at": "2026-11-23T10:15:00.000Z"
+           *     }
+           */
           'application/json': {
             /** Format: date-time */
             created_at: string;
@@ -13066,6 +16374,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "ok": true,
+           *       "status_code": 204,
+           *       "duration_ms": 164,
+           *       "error": null
+           *     }
+           */
           'application/json': {
             /** @description Time to the response; null when none came. */
             duration_ms: number | null;
@@ -13206,6 +16522,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok"
+           *     }
+           */
           'application/json': {
             checks?: {
               [key: string]: string;
@@ -13272,6 +16593,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ready",
+           *       "checks": {
+           *         "database": "ok",
+           *         "redis": "ok",
+           *         "data": "ok"
+           *       },
+           *       "release": "2026.11.8"
+           *     }
+           */
           'application/json': {
             checks?: {
               [key: string]: string;
