@@ -5,7 +5,10 @@
  * how many access lines had reached the log file when the load ended against the requests wrk
  * counted: a log destination that falls behind keeps the difference in memory.
  *
- *   npx tsx bench/sustained-lookups.ts [--seconds 40] [--connections 50] [--no-build]
+ *   npx tsx bench/sustained-lookups.ts [--seconds 40] [--connections 50] [--path P] [--no-build]
+ *
+ * --path asks another path than the DE senior lookup (for example the same lookup pinned to an
+ * older release with `&release=`).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +38,7 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '40' },
     connections: { type: 'string', default: '50' },
+    path: { type: 'string', default: LOOKUP },
     'no-build': { type: 'boolean', default: false },
   },
 });
@@ -80,14 +84,16 @@ async function run(): Promise<void> {
     progress(`lookups for ${args.seconds} s on ${args.connections} connections`);
     const sampler = new RssSampler(server.pid);
     const result = await runWrk({
-      url: `${server.baseUrl}${LOOKUP}`,
+      url: `${server.baseUrl}${args.path}`,
       connections: Number(args.connections),
       seconds: Number(args.seconds),
       headers: { authorization: `Bearer ${key}` },
     });
     const peak = sampler.stop();
     const written = accessLines(logFile) - before;
-    console.log(`node ${process.version}, ${args.seconds} s, ${args.connections} connections`);
+    console.log(
+      `node ${process.version}, ${args.path}, ${args.seconds} s, ${args.connections} connections`,
+    );
     console.log(
       `lookups: ${result.requests} (${Math.round(result.requestsPerSecond)} req/s), ` +
         `p99 ${result.p99.toFixed(1)} ms, non-2xx ${result.non2xx}`,

@@ -30,7 +30,13 @@ export {
   type TotpEnrolment,
   type TotpStatus,
 } from './totp.js';
-export { isEmail, normalizeEmail, passwordProblem } from './password-policy.js';
+export {
+  isEmail,
+  MIN_PASSWORD_LENGTH,
+  normalizeEmail,
+  PASSWORD_RULE,
+  passwordProblem,
+} from './password-policy.js';
 export { DELETE_CONFIRMATION, exportFileName } from './deletion.js';
 export {
   AllowlistBodySchema,

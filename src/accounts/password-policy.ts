@@ -16,9 +16,16 @@ const COMMON = new Set([
   'abcdefghijkl',
 ]);
 
+/** The shortest password accepted. */
+export const MIN_PASSWORD_LENGTH = 12;
+
+/** The rule as a form states it beside a new password's field. */
+export const PASSWORD_RULE = `At least ${MIN_PASSWORD_LENGTH} characters, not a common password and not your e-mail address.`;
+
 /** Why a password is refused, or undefined when it is acceptable (NIST 800-63B style). */
 export function passwordProblem(password: string, email: string): string | undefined {
-  if (password.length < 12) return 'it must have at least 12 characters';
+  if (password.length < MIN_PASSWORD_LENGTH)
+    return `it must have at least ${MIN_PASSWORD_LENGTH} characters`;
   if (password.length > 256) return 'it must have at most 256 characters';
   if (new Set(password).size === 1) return 'it must not be one repeated character';
   if (COMMON.has(password.toLowerCase())) return 'it is a well-known password';

@@ -119,6 +119,17 @@ export async function issueInvoice(
   return invoice;
 }
 
+/** The line of a plan's price for one period, as a subscription or renewal invoice carries it. */
+export function planLine(planName: string, amountCents: number, period: Period): repo.InvoiceLine {
+  return {
+    kind: 'subscription',
+    description: `${planName} plan`,
+    amountCents,
+    periodStart: period.start,
+    periodEnd: period.end,
+  };
+}
+
 /** The invoice for one period of a plan (a subscription or its renewal). */
 export function issuePlanInvoice(
   tx: Queryable,
@@ -137,15 +148,7 @@ export function issuePlanInvoice(
   return issueInvoice(tx, clock, {
     seller: input.seller,
     accountId: input.accountId,
-    lines: [
-      {
-        kind: 'subscription',
-        description: `${input.planName} plan`,
-        amountCents: input.amountCents,
-        periodStart: period.start,
-        periodEnd: period.end,
-      },
-    ],
+    lines: [planLine(input.planName, input.amountCents, period)],
     period,
     dueAt: input.dueAt,
     renewalPlan: input.renewalPlan,

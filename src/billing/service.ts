@@ -19,6 +19,7 @@ import {
   chargedFor,
   issueInvoice,
   issuePlanInvoice,
+  planLine,
   PAYMENT_TERMS_MS,
   publicInvoice,
   type PaymentCollector,
@@ -291,13 +292,10 @@ export function createSubscriptionService(deps: BillingDeps) {
               kind: 'subscribe',
               effective: 'now',
               lines: [
-                {
-                  kind: 'subscription',
-                  description: `${next.name} plan`,
-                  amountCents: next.priceCents ?? 0,
-                  periodStart: now,
-                  periodEnd: addMonthsAnchored(now, 1),
-                },
+                planLine(next.name, next.priceCents ?? 0, {
+                  start: now,
+                  end: addMonthsAnchored(now, 1),
+                }),
               ],
             }
           : target === 'free'

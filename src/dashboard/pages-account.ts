@@ -8,6 +8,8 @@ import {
   normalizeEmail,
   PasswordChangeSchema,
   passwordProblem,
+  MIN_PASSWORD_LENGTH,
+  PASSWORD_RULE,
 } from '../accounts/index.js';
 import { actorOf } from '../auth/index.js';
 import { ContactsBodySchema } from '../support/index.js';
@@ -215,8 +217,8 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
         ${passwordForm.field('new_password', PASSWORD['new_password']!, {
           type: 'password',
           schema: PasswordChangeSchema.properties.new_password,
-          hint: 'At least 12 characters, not a common password, not your e-mail address.',
-          attrs: markup`minlength="12" autocomplete="new-password"`,
+          hint: PASSWORD_RULE,
+          attrs: markup`minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password"`,
         })}
         <button type="submit">Change the password</button>
       </form>

@@ -5,6 +5,8 @@ import {
   normalizeEmail,
   PasswordChangeSchema,
   passwordProblem,
+  MIN_PASSWORD_LENGTH,
+  PASSWORD_RULE,
 } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { flashOf, type DashboardTools } from './context.js';
@@ -113,8 +115,8 @@ export function recoveryPages(
       ${form.field('new_password', RESET['new_password']!, {
         type: 'password',
         schema: PasswordChangeSchema.properties.new_password,
-        hint: 'At least 12 characters, not a common password and not your e-mail address. Every session of the account is signed out; API keys keep working.',
-        attrs: markup`minlength="12" autocomplete="new-password"`,
+        hint: `${PASSWORD_RULE} Every session of the account is signed out; API keys keep working.`,
+        attrs: markup`minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password"`,
       })}
       <button type="submit">Set the new password</button>
     </form>`;

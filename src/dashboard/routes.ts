@@ -7,6 +7,8 @@ import {
   normalizeEmail,
   passwordProblem,
   TOTP_CHALLENGE_TTL_MS,
+  MIN_PASSWORD_LENGTH,
+  PASSWORD_RULE,
 } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { formProtection, formRefused } from '../http/form-protection.js';
@@ -232,11 +234,9 @@ function credentialsForm(action: 'sign-in' | 'sign-up', token: string, form: For
       ${form.field('password', CREDENTIALS['password']!, {
         type: 'password',
         schema: CredentialsSchema.properties.password,
-        ...(signUp
-          ? { hint: 'At least 12 characters, not a common password and not your e-mail address.' }
-          : {}),
+        ...(signUp ? { hint: PASSWORD_RULE } : {}),
         attrs: signUp
-          ? markup`minlength="12" autocomplete="new-password"`
+          ? markup`minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password"`
           : markup`autocomplete="current-password"`,
       })}
       <button type="submit">${signUp ? 'Create the account' : 'Sign in'}</button>
