@@ -233,12 +233,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     plans,
     clock,
     secretKey: kit.secretKey,
-    sla: sla.service,
     support: accounts.support,
-    oauthClients: oauth.clients,
-    exports: deps.exports,
-    customEndpoints: enterprise.customEndpoints.service,
-    compliance: enterprise.compliance,
+    planFeatures: {
+      sla: sla.service,
+      oauthClients: oauth.clients,
+      exports: deps.exports,
+      customEndpoints: enterprise.customEndpoints.service,
+      compliance: enterprise.compliance,
+    },
     releases: data.releases,
   });
   app.get(

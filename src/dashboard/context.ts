@@ -29,20 +29,26 @@ export interface DashboardDeps {
   plans: Readonly<Record<PlanId, Plan>>;
   clock: Clock;
   secretKey: string;
-  /** The uptime SLA's figures (the SLA page); absent when not wired. */
-  sla?: SlaService;
   /** Notice addresses, the opt-out and the plan's support channel. */
   support: SupportService;
-  /** The account's OAuth clients (their page, and their names in the usage by key). */
-  oauthClients?: OAuthClientService;
-  /** Scheduled exports (Enterprise); absent when not wired. */
-  exports?: ExportService;
-  /** Custom endpoints (Enterprise); absent when not wired. */
-  customEndpoints?: CustomEndpointService;
-  /** Compliance documents and the access review (Enterprise); absent when not wired. */
-  compliance?: { documents: ComplianceDocuments; reviews: AccessReviews; pdf: PdfPool };
+  /** The services of the pages a plan may lack; each is absent when not wired. */
+  planFeatures: DashboardPlanFeatures;
   /** The kept data releases and what changed in each (the overview's release card). */
   releases?: ReleaseCatalog;
+}
+
+/** The services behind the dashboard's plan-dependent pages. */
+export interface DashboardPlanFeatures {
+  /** The uptime SLA's figures (the SLA page). */
+  sla?: SlaService;
+  /** The account's OAuth clients (their page, and their names in the usage by key). */
+  oauthClients?: OAuthClientService;
+  /** Scheduled exports (Enterprise). */
+  exports?: ExportService;
+  /** Custom endpoints (Enterprise). */
+  customEndpoints?: CustomEndpointService;
+  /** Compliance documents and the access review (Enterprise). */
+  compliance?: { documents: ComplianceDocuments; reviews: AccessReviews; pdf: PdfPool };
 }
 
 export interface Signed {

@@ -6,7 +6,7 @@ import {
   type AccessReview,
   type PublicDocument,
 } from '../compliance/index.js';
-import { type DashboardDeps, type DashboardTools, signedIn } from './context.js';
+import { type DashboardPlanFeatures, type DashboardTools, signedIn } from './context.js';
 import {
   act,
   answeredNotInPlan,
@@ -24,7 +24,7 @@ const PATH = '/compliance';
 const TITLE = 'Compliance';
 const DAY_MS = 86_400_000;
 
-type Compliance = NonNullable<DashboardDeps['compliance']>;
+type Compliance = NonNullable<DashboardPlanFeatures['compliance']>;
 
 function documentsTable(docs: PublicDocument[]): Html {
   if (docs.length === 0)
@@ -161,12 +161,14 @@ function reviewBlock(r: AccessReview): Html {
 /** /dashboard/compliance…: the documents (stamped PDF copies) and the access review (Enterprise). */
 export function compliancePages(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
-  const compliance = (): Compliance => deps.compliance as Compliance;
+  const compliance = (): Compliance => deps.planFeatures.compliance as Compliance;
   const gate = (request: FastifyRequest, reply: FastifyReply) =>
     answeredNotInPlan(request, reply, tools, {
       path: PATH,
       title: TITLE,
-      has: deps.compliance !== undefined && signedIn(request).principal.plan.complianceReports,
+      has:
+        deps.planFeatures.compliance !== undefined &&
+        signedIn(request).principal.plan.complianceReports,
     });
 
   async function render(

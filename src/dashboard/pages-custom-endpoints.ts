@@ -185,12 +185,15 @@ function parameterField(
 /** /dashboard/custom-endpoints…: create from a form, try one, its OpenAPI document (Enterprise). */
 export function customEndpointPages(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
-  const service = (): CustomEndpointService => deps.customEndpoints as CustomEndpointService;
+  const service = (): CustomEndpointService =>
+    deps.planFeatures.customEndpoints as CustomEndpointService;
   const gate = (request: FastifyRequest, reply: FastifyReply) =>
     answeredNotInPlan(request, reply, tools, {
       path: PATH,
       title: TITLE,
-      has: deps.customEndpoints !== undefined && signedIn(request).principal.plan.customEndpoints,
+      has:
+        deps.planFeatures.customEndpoints !== undefined &&
+        signedIn(request).principal.plan.customEndpoints,
     });
 
   /**

@@ -347,12 +347,14 @@ function runsTable(e: PublicExport, runs: PublicRun[]): Html {
 /** /dashboard/exports…: list, create, change, run now, run history, download, delete. */
 export function exportPages(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
-  const service = (): ExportService => deps.exports as ExportService;
+  const service = (): ExportService => deps.planFeatures.exports as ExportService;
   const gate = (request: FastifyRequest, reply: FastifyReply) =>
     answeredNotInPlan(request, reply, tools, {
       path: PATH,
       title: TITLE,
-      has: deps.exports !== undefined && signedIn(request).principal.plan.scheduledExports,
+      has:
+        deps.planFeatures.exports !== undefined &&
+        signedIn(request).principal.plan.scheduledExports,
     });
 
   async function list(

@@ -178,12 +178,12 @@ function createForm(csrf: string, full: boolean, form: FormState): Html {
 /** /dashboard/oauth-clients…: create (secret once), rotate, public keys, delete (Enterprise). */
 export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
-  const service = (): OAuthClientService => deps.oauthClients as OAuthClientService;
+  const service = (): OAuthClientService => deps.planFeatures.oauthClients as OAuthClientService;
   const gate = (request: FastifyRequest, reply: FastifyReply) =>
     answeredNotInPlan(request, reply, tools, {
       path: PATH,
       title: TITLE,
-      has: deps.oauthClients !== undefined && signedIn(request).principal.plan.oauth,
+      has: deps.planFeatures.oauthClients !== undefined && signedIn(request).principal.plan.oauth,
     });
 
   async function render(

@@ -16,7 +16,7 @@ export function slaPage(app: FastifyInstance, tools: DashboardTools): void {
   const { deps } = tools;
   app.get('/dashboard/sla', async (request, reply) => {
     const { principal, page: ctx } = signedIn(request);
-    const sla = deps.sla;
+    const sla = deps.planFeatures.sla;
     if (sla === undefined || principal.plan.slaPercent === null) {
       const content = markup`<p>
           The uptime SLA comes with the Business plan (99.5 %) and Enterprise (99.9 % or the

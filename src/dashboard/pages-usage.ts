@@ -152,8 +152,8 @@ export function usagePage(app: FastifyInstance, tools: DashboardTools): void {
     const [rows, keys, clients] = await Promise.all([
       deps.usage.grouped(principal, { from, to }, step, [COLUMN[params.breakdown]]),
       byKey ? deps.keys.list(principal.accountId as string) : Promise.resolve([]),
-      byKey && principal.plan.oauth && deps.oauthClients !== undefined
-        ? deps.oauthClients.list(principal)
+      byKey && principal.plan.oauth && deps.planFeatures.oauthClients !== undefined
+        ? deps.planFeatures.oauthClients.list(principal)
         : Promise.resolve([]),
     ]);
     const names = new Map([
