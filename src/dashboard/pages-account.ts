@@ -24,7 +24,6 @@ import {
   listProblem,
   password,
   Problems,
-  type RefusedForm,
   stateOf,
   submit,
   text,
@@ -33,8 +32,9 @@ import {
   type Body,
 } from './forms.js';
 import { markup } from '../lib/html.js';
-import { BASE, page, publicPage, time, type Flash } from './layout.js';
+import { BASE, page, publicPage, time } from './layout.js';
 import { twoFactorPages, twoFactorSection } from './pages-two-factor.js';
+import type { AccountForm, RenderAccount } from './account-render.js';
 
 /** The Account page's forms, each field's name, element id and label. */
 const CONTACTS: Record<string, FieldLabel> = {
@@ -60,18 +60,6 @@ const DELETION: Record<string, FieldLabel> = {
   password: { id: 'delete_password', label: 'Password' },
   confirm: { id: 'delete_confirm', label: `Type ${DELETE_CONFIRMATION} to confirm` },
 };
-
-/** A refused form of the Account page: which one (`contacts`, `password`…) and its state. */
-export type AccountForm = RefusedForm<
-  'contacts' | 'allowlist' | 'password' | 'delete' | 'two-factor-off'
->;
-
-export type RenderAccount = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: number,
-  extra?: { flash?: Flash; form?: AccountForm },
-) => Promise<FastifyReply>;
 
 const DONE: Record<string, string> = {
   allowlist: 'The IP allowlist was saved.',

@@ -15,7 +15,7 @@ import {
 } from './forms.js';
 import { Html, markup } from '../lib/html.js';
 import { BASE, page, time, type Flash } from './layout.js';
-import type { RenderAccount } from './pages-account.js';
+import type { RenderAccount } from './account-render.js';
 import { csrfField } from './session.js';
 
 const CODE = 'Code from the authenticator app';
