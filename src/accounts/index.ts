@@ -38,6 +38,7 @@ export {
   passwordProblem,
 } from './password-policy.js';
 export { DELETE_CONFIRMATION, exportFileName } from './deletion.js';
+export { emailNotVerified } from './lifecycle.js';
 export {
   AllowlistBodySchema,
   ChainVerificationSchema,

@@ -15,6 +15,18 @@ import * as tokens from './repo-tokens.js';
 import { deletePendingTotp } from './repo-totp.js';
 
 /** How long a mailed link works. */
+/**
+ * The refusal of what only the address's owner may set up (a paid plan, a key, two-factor
+ * sign-in, contact addresses) while the account's address is not confirmed: until then, anyone
+ * could have signed up with it.
+ */
+export function emailNotVerified(): AppError {
+  return new AppError(
+    'EMAIL_NOT_VERIFIED',
+    'Confirm the account’s e-mail address first: follow the link mailed to it, or have a new one sent (POST /api/v1/account/email-verification).',
+  );
+}
+
 export const RESET_TTL_MS = HOUR_MS;
 export const VERIFY_TTL_MS = 7 * 24 * HOUR_MS;
 

@@ -10,6 +10,7 @@ import type { SecretBox } from '../lib/secret-box.js';
 import type { LimitRule, RateLimiter } from '../limits/index.js';
 import type { Db, Queryable } from '../store/index.js';
 import { addressBucket } from '../auth/index.js';
+import { emailNotVerified } from './lifecycle.js';
 import * as repo from './repo-totp.js';
 import { findAccount } from './repo.js';
 
@@ -219,6 +220,9 @@ export function accountTotp(deps: {
     },
 
     async beginTotp(accountId) {
+      // Only the address's owner sets up a second factor: otherwise whoever signed up first with
+      // someone else's address could keep its owner out after a password reset.
+      if ((await findAccount(db, accountId))?.emailVerifiedAt === null) throw emailNotVerified();
       const row = await repo.findTotp(db, accountId);
       if (row?.enabledAt != null)
         throw new AppError('CONFLICT', 'Two-factor sign-in is on already; turn it off first.');
@@ -237,6 +241,7 @@ export function accountTotp(deps: {
 
     async enableTotp(accountId, input, actor, ip) {
       await deps.checkPassword(accountId, input.password, actor, ip);
+      if ((await findAccount(db, accountId))?.emailVerifiedAt === null) throw emailNotVerified();
       const row = await repo.findTotp(db, accountId);
       if (row === undefined)
         throw new AppError('CONFLICT', 'Start the set-up first: no secret was made for it.');

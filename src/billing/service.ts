@@ -1,10 +1,15 @@
-import { updateAccount, findAccount, type AccountRow, type Contract } from '../accounts/index.js';
+import {
+  emailNotVerified,
+  updateAccount,
+  findAccount,
+  type AccountRow,
+  type Contract,
+} from '../accounts/index.js';
 import { recordAudit } from '../audit/index.js';
 import { enqueueNotice } from '../notices/index.js';
 import { actorOf, type Principal } from '../auth/index.js';
 import { AppError } from '../errors/index.js';
 import {
-  emailNotVerified,
   revokeKeysBeyond,
   type CredentialCache,
   type KeyService,

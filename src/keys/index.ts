@@ -10,7 +10,7 @@ export {
 export { KEY_PREFIX, generateKey } from './key-format.js';
 export { revokeKeysBeyond, touchKeys } from './repo.js';
 export { queueGraceNotices, GRACE_NOTICE_LEAD_MS } from './grace-notices.js';
-export { callerAuthority, emailNotVerified } from './service.js';
+export { callerAuthority } from './service.js';
 export {
   assertWithinAuthority,
   inheritRights,

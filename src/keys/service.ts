@@ -1,3 +1,4 @@
+import { emailNotVerified } from '../accounts/index.js';
 import { actorOf, allowlistProblems, SCOPES, type Principal } from '../auth/index.js';
 import { recordAudit } from '../audit/index.js';
 import { AppError } from '../errors/index.js';
@@ -18,14 +19,6 @@ import * as repo from './repo.js';
 
 /** How long a rotated key keeps working, so deployments can switch without downtime. */
 export const ROTATION_GRACE_MS = 24 * 3_600_000;
-
-/** The refusal of a paid plan or a key to an account whose address is not verified yet. */
-export function emailNotVerified(): AppError {
-  return new AppError(
-    'EMAIL_NOT_VERIFIED',
-    'Confirm the account’s e-mail address first: follow the link mailed to it, or have a new one sent (POST /api/v1/account/email-verification).',
-  );
-}
 
 export interface PublicKey {
   id: string;

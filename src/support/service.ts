@@ -1,4 +1,9 @@
-import { findAccount, updateContacts, type AccountRow } from '../accounts/index.js';
+import {
+  emailNotVerified,
+  findAccount,
+  updateContacts,
+  type AccountRow,
+} from '../accounts/index.js';
 import { recordAudit } from '../audit/index.js';
 import { AppError } from '../errors/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -94,6 +99,12 @@ export function createSupportService(deps: {
       by: { actor: string; ip: string },
     ) {
       const at = new Date(clock.now());
+      // Other addresses receive the account's notices only once its own address is confirmed.
+      if (
+        (patch.billing_email != null || patch.technical_email != null) &&
+        (await findAccount(db, accountId))?.emailVerifiedAt === null
+      )
+        throw emailNotVerified();
       const account = await db.transaction(async (tx) => {
         const updated = await updateContacts(
           tx,

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
+import { verifyEmailOf } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { browserAvailable, launchBrowser, lookAtBothWidths } from '../helpers/browser.js';
 
@@ -34,9 +35,12 @@ describe(
 
     it('enrol → sign out → sign in with the password and a code', async () => {
       const email = 'browser-totp@example.com';
-      await t.services.accounts.signUp({ email, password: PASSWORD }, '127.0.0.1', {
-        throttle: false,
-      });
+      const { account } = await t.services.accounts.signUp(
+        { email, password: PASSWORD },
+        '127.0.0.1',
+        { throttle: false },
+      );
+      await verifyEmailOf(t, account.id);
       const page = await browser.newPage();
       await page.goto(`${base}/dashboard/sign-in`);
       await page.getByLabel('E-mail address').fill(email);

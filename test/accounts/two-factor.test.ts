@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { listAudit } from '../../src/audit/index.js';
+import { verifyEmailOf } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { startSmtp, secretsMailed, type TestSmtp } from '../helpers/smtp.js';
 import { DashboardClient } from '../dashboard/client.js';
@@ -32,6 +33,7 @@ describe('two-factor sign-in (TOTP)', () => {
   async function enrolled(email: string) {
     const signUp = await post('/api/v1/accounts', { email, password: PASSWORD });
     assert.equal(signUp.statusCode, 201, signUp.body);
+    await verifyEmailOf(t, signUp.json().account.id);
     const browser = new DashboardClient(t);
     await browser.signIn(email);
     const account = await browser.get('/dashboard/account');
@@ -196,6 +198,7 @@ describe('two-factor sign-in (TOTP)', () => {
     const email = 'fresh-secret@example.com';
     const signUp = await post('/api/v1/accounts', { email, password: PASSWORD });
     const accountId = signUp.json().account.id as string;
+    await verifyEmailOf(t, accountId);
     const first = await t.services.accounts.beginTotp(accountId);
     assert.equal((await t.services.accounts.beginTotp(accountId)).secret, first.secret);
     const session = (await post('/api/v1/sessions', { email, password: PASSWORD })).json();
@@ -210,6 +213,38 @@ describe('two-factor sign-in (TOTP)', () => {
     assert.notEqual(second.secret, first.secret);
     t.clock.advance(10 * 60_000 + 1_000);
     assert.notEqual((await t.services.accounts.beginTotp(accountId)).secret, second.secret);
+  });
+
+  it('sets up two-factor and other contact addresses only once the address is confirmed', async () => {
+    // Whoever signs up first with someone else's address must not be able to keep its owner out
+    // after the owner resets the password, nor receive the owner's notices.
+    const email = 'not-yet-mine@example.com';
+    const signUp = await post('/api/v1/accounts', { email, password: PASSWORD });
+    const accountId = signUp.json().account.id as string;
+    const browser = new DashboardClient(t);
+    await browser.signIn(email);
+    const setup = await browser.get('/dashboard/account/two-factor');
+    assert.equal(setup.statusCode, 403);
+    assert.match(setup.body, /Confirm the account’s e-mail address first/);
+    assert.equal((await t.services.accounts.totpStatus(accountId)).enabled, false);
+
+    const session = (await post('/api/v1/sessions', { email, password: PASSWORD })).json();
+    const contacts = (payload: object) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: '/api/v1/account/contacts',
+        headers: { authorization: `Bearer ${session.token}` },
+        payload,
+      });
+    const refused = await contacts({ technical_email: 'someone-else@example.net' });
+    assert.equal(refused.statusCode, 403, refused.body);
+    assert.equal(refused.json().code, 'EMAIL_NOT_VERIFIED');
+    assert.equal((await contacts({ name: 'Erika' })).statusCode, 200);
+
+    await verifyEmailOf(t, accountId);
+    assert.equal((await browser.get('/dashboard/account/two-factor')).statusCode, 200);
+    const accepted = await contacts({ technical_email: 'ops@example.net' });
+    assert.equal(accepted.statusCode, 200, accepted.body);
   });
 
   it('takes each recovery code once, audited and mailed', async () => {

@@ -8,7 +8,8 @@ import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { listNotices } from '../../src/notices/index.js';
 import { createActionTokens } from '../../src/lib/action-tokens.js';
-import { accountOnPlan } from '../helpers/accounts.js';
+import { findAccountByEmail } from '../../src/accounts/index.js';
+import { accountOnPlan, verifyEmailOf } from '../helpers/accounts.js';
 import { buildTestApp, TEST_SECRET_KEY, type TestApp } from '../helpers/app.js';
 import { browserAvailable, launchBrowser, lookAtBothWidths } from '../helpers/browser.js';
 import { listenHttp } from '../helpers/http.js';
@@ -191,7 +192,10 @@ describe('every dashboard form in a real browser', { skip: !browserAvailable() }
     await submitted(page, 'form[action="/dashboard/sign-in"] button');
     assert.equal(new URL(page.url()).pathname, '/dashboard');
 
-    // Two-factor set-up: both fields empty, then the code and the password.
+    // Two-factor set-up (the address's owner only: it is confirmed first): both fields empty,
+    // then the code and the password.
+    const account = await findAccountByEmail(t.db, 'forms-browser@example.com');
+    await verifyEmailOf(t, account!.id);
     await page.goto(`${base}/dashboard/account/two-factor`);
     await refused(page, {
       form: '#two-factor-form',
