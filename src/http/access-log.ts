@@ -15,6 +15,17 @@ export interface AccessLine {
   readonly accountId: string | null;
 }
 
+/**
+ * Query parameters that carry a secret (a mailed link's single-use token, an access token): the
+ * line keeps the parameter and drops its value, so a log reader cannot use a link still valid.
+ */
+const SECRET_PARAMS = /([?&](?:access_)?token=)[^&]*/g;
+
+/** The URL as the access line writes it: secrets in the query replaced by `redacted`. */
+export function loggedUrl(url: string): string {
+  return url.includes('token=') ? url.replace(SECRET_PARAMS, '$1redacted') : url;
+}
+
 /** Refusals a client can repeat at no cost: logged once per address and second, then counted. */
 const AGGREGATED = new Set([401, 403, 429]);
 /** Distinct (status, address) pairs counted per second; beyond, counted together. */
@@ -63,7 +74,7 @@ export class AccessLog {
       {
         request_id: line.requestId ?? undefined,
         method: line.method ?? undefined,
-        url: line.url ?? undefined,
+        url: line.url === null ? undefined : loggedUrl(line.url),
         status: line.status,
         ms: line.ms === null ? undefined : Math.round(line.ms * 100) / 100,
         ip: line.ip,

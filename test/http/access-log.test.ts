@@ -97,3 +97,28 @@ describe('access log lines formatted by hand', () => {
     assert.equal((calls[0]!.obj as { account: string }).account, LINE.accountId);
   });
 });
+
+describe('secrets in the URL', () => {
+  it('writes a mailed link’s token and an access token as redacted, and every other URL as sent', () => {
+    const { logger, lines } = collectingLogger();
+    const log = new AccessLog(logger);
+    const urls = [
+      '/dashboard/reset-password?token=tok_mTWH0123.abcdef',
+      '/dashboard/verify-email?lang=en&token=tok_x.y&next=%2Fdashboard',
+      '/mcp?access_token=at_secret',
+      LINE.url!,
+      '/api/v1/salary?country=DE&tokens=2',
+    ];
+    for (const url of urls) log.write({ ...LINE, url });
+    log.stop();
+    const logged = lines.map((l) => (JSON.parse(l) as { url: string }).url);
+    assert.deepEqual(logged, [
+      '/dashboard/reset-password?token=redacted',
+      '/dashboard/verify-email?lang=en&token=redacted&next=%2Fdashboard',
+      '/mcp?access_token=redacted',
+      LINE.url,
+      '/api/v1/salary?country=DE&tokens=2',
+    ]);
+    assert.doesNotMatch(lines.join(''), /tok_|at_secret/);
+  });
+});
