@@ -210,6 +210,14 @@ export async function eraseAccount(tx: Queryable, accountId: string, at: Date): 
       WHERE account_id = $1 AND deleted_at IS NULL`,
     [accountId, at],
   );
+  // Its OAuth clients are deleted with their secrets: no new token, and introspection calls the
+  // tokens already issued inactive once each instance has read the change (within a second).
+  await tx.query(
+    `UPDATE oauth_clients SET deleted_at = $2, updated_at = $2, secret_hash = NULL,
+            previous_secret_hash = NULL, previous_secret_expires_at = NULL
+      WHERE account_id = $1 AND deleted_at IS NULL`,
+    [accountId, at],
+  );
   await tx.query('DELETE FROM billing_details WHERE account_id = $1', [accountId]);
   // Nothing more is collected; the mandate itself is kept as the evidence of past collections.
   await tx.query(

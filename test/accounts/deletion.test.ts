@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { listAudit } from '../../src/audit/index.js';
 import { accountOnPlan } from '../helpers/accounts.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { basicAuth, clientAndToken } from '../helpers/oauth.js';
 import { answer, startReceiver, type Receiver } from '../helpers/receiver.js';
 
 type Json = Record<string, unknown>;
@@ -180,5 +181,41 @@ describe('account data export and deletion', () => {
     assert.equal(result.account_id, c.accountId);
     assert.equal((await call('GET', '/api/v1/account', c.apiKey as string)).statusCode, 401);
     await assert.rejects(t.services.accounts.operatorDeleteAccount(c.email), /No account/);
+  });
+
+  it('deletes the account’s OAuth clients: no new token, and its tokens introspect inactive', async () => {
+    const c = await accountOnPlan(t, 'enterprise');
+    const { client, accessToken } = await clientAndToken(t, c.session, {
+      name: 'integration',
+      scopes: ['salary:read'],
+    });
+    const form = (path: string, payload: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: path,
+        headers: {
+          authorization: basicAuth(client.client_id, client.client_secret),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        payload,
+      });
+    const introspected = async () =>
+      (await form('/oauth/introspect', `token=${accessToken}`)).json<{ active: boolean }>().active;
+    assert.equal(await introspected(), true);
+
+    await t.services.accounts.operatorDeleteAccount(c.email);
+    await t.oauth.refresh();
+    const token = await form('/oauth/token', 'grant_type=client_credentials');
+    assert.equal(token.statusCode, 401, token.body);
+    assert.equal(token.json<{ error: string }>().error, 'invalid_client');
+    assert.equal((await form('/oauth/introspect', `token=${accessToken}`)).statusCode, 401);
+    const row = (
+      await t.db.query<{ deleted_at: unknown; secret_hash: string | null }>(
+        'SELECT deleted_at, secret_hash FROM oauth_clients WHERE id = $1',
+        [client.client_id],
+      )
+    )[0];
+    assert.notEqual(row?.deleted_at, null);
+    assert.equal(row?.secret_hash, null);
   });
 });
