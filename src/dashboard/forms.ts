@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CredentialsSchema } from '../accounts/index.js';
+import { CredentialsSchema, MIN_PASSWORD_LENGTH, PASSWORD_RULE } from '../accounts/index.js';
 import { AppError, type InvalidParam } from '../errors/index.js';
 import { quoted, tooLong } from '../http/problem.js';
 import { flashOf, type DashboardTools, signedIn } from './context.js';
@@ -145,28 +145,38 @@ export function stateOf<Of extends string>(
 }
 
 /**
- * `submit`'s handlers for one form of a page of several: a refusal draws the page with that
- * form's state, or with the reason as a flash when what the form changes is gone (404); a fault
- * draws it with a flash.
+ * `submit` for one form of a page of several, the page drawn by its `render`: a refusal draws the
+ * page with that form's state, or with the reason as a flash when what the form changes is gone
+ * (404); a fault draws it with a flash.
  */
-export function formOnPage<Of extends string>(
-  draw: (
+export function submitOnPage<Of extends string>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  render: (
+    request: FastifyRequest,
+    reply: FastifyReply,
     status: number,
     extra: { flash?: Flash; form?: RefusedForm<Of> },
   ) => FastifyReply | Promise<FastifyReply>,
-  of: Of,
-  labels: Readonly<Record<string, FieldLabel>>,
-  secrets: readonly string[] = [],
-) {
-  return {
-    refused: (status: number, state: FormState) =>
-      status === 404
-        ? draw(404, { flash: { kind: 'error', text: state.general ?? '' } })
-        : draw(status, { form: { of, state } }),
-    failed: (status: number, flash: Flash) => draw(status, { flash }),
-    fields: Object.keys(labels),
-    secrets,
-  };
+  form: { of: Of; labels: Readonly<Record<string, FieldLabel>>; secrets?: readonly string[] },
+  run: () => Promise<FastifyReply>,
+): Promise<FastifyReply> {
+  const draw = (status: number, extra: { flash?: Flash; form?: RefusedForm<Of> }) =>
+    render(request, reply, status, extra);
+  return submit(
+    request,
+    reply,
+    {
+      refused: (status, state) =>
+        status === 404
+          ? draw(404, { flash: { kind: 'error', text: state.general ?? '' } })
+          : draw(status, { form: { of: form.of, state } }),
+      failed: (status, flash) => draw(status, { flash }),
+      fields: Object.keys(form.labels),
+      secrets: form.secrets ?? [],
+    },
+    run,
+  );
 }
 
 /** A secret shown once, with its copy button (the page's script reveals the button). */
@@ -207,11 +217,6 @@ export interface FieldLabel {
   label: string;
 }
 
-/**
- * What a form shows: the values to fill in (what was typed, after a refused submit) and each
- * field's problem. One mechanism for every form: a page renders its fields with `value`,
- * `marks` and `note`, and `summary` above them lists every problem by the field's label.
- */
 /** How `FormState.field` draws a text field. */
 export interface FieldOptions {
   /** The API's schema of the value: the field's `maxlength`, and `required` when it has `minLength`. */
@@ -228,6 +233,24 @@ export interface FieldOptions {
   attrs?: Html | string;
 }
 
+/**
+ * A new password's field: the API's schema, the password rule beside it (and `more`), and the
+ * browser's own check of its length.
+ */
+export function newPasswordField(schema: TextSchema, more?: string): FieldOptions {
+  return {
+    type: 'password',
+    schema,
+    hint: more === undefined ? PASSWORD_RULE : `${PASSWORD_RULE} ${more}`,
+    attrs: markup`minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password"`,
+  };
+}
+
+/**
+ * What a form shows: the values to fill in (what was typed, after a refused submit) and each
+ * field's problem. One mechanism for every form: a page renders its fields with `value`,
+ * `marks` and `note`, and `summary` above them lists every problem by the field's label.
+ */
 export class FormState {
   constructor(
     readonly values: Body = {},

@@ -8,8 +8,6 @@ import {
   normalizeEmail,
   PasswordChangeSchema,
   passwordProblem,
-  MIN_PASSWORD_LENGTH,
-  PASSWORD_RULE,
 } from '../accounts/index.js';
 import { actorOf } from '../auth/index.js';
 import { ContactsBodySchema } from '../support/index.js';
@@ -19,13 +17,13 @@ import {
   asTyped,
   doneFlash,
   type FieldLabel,
-  formOnPage,
+  submitOnPage,
   lengthProblem,
+  newPasswordField,
   listProblem,
   password,
   Problems,
   stateOf,
-  submit,
   text,
   textLimits,
   words,
@@ -202,12 +200,11 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
           schema: PasswordChangeSchema.properties.current_password,
           attrs: markup`autocomplete="current-password"`,
         })}
-        ${passwordForm.field('new_password', PASSWORD['new_password']!, {
-          type: 'password',
-          schema: PasswordChangeSchema.properties.new_password,
-          hint: PASSWORD_RULE,
-          attrs: markup`minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password"`,
-        })}
+        ${passwordForm.field(
+          'new_password',
+          PASSWORD['new_password']!,
+          newPasswordField(PasswordChangeSchema.properties.new_password),
+        )}
         <button type="submit">Change the password</button>
       </form>
       <h2 id="your-data">Your data</h2>
@@ -278,13 +275,7 @@ export function accountPages(app: FastifyInstance, tools: DashboardTools): void 
     labels: Record<string, FieldLabel>,
     run: () => Promise<FastifyReply>,
     secrets: readonly string[] = [],
-  ) =>
-    submit(
-      request,
-      reply,
-      formOnPage((status, extra) => render(request, reply, status, extra), of, labels, secrets),
-      run,
-    );
+  ) => submitOnPage(request, reply, render, { of, labels, secrets }, run);
 
   app.get('/dashboard/account', async (request, reply) => {
     const flash = doneFlash(request, DONE);

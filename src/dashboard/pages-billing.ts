@@ -21,13 +21,12 @@ import {
   asTyped,
   type Body,
   type FieldLabel,
-  formOnPage,
+  submitOnPage,
   lengthProblem,
   listProblem,
   Problems,
   type RefusedForm,
   stateOf,
-  submit,
   text,
   textLimits,
 } from './forms.js';
@@ -409,13 +408,7 @@ export function billingPages(app: FastifyInstance, tools: DashboardTools): void 
     of: 'details' | 'mandate',
     labels: Record<string, FieldLabel>,
     run: () => Promise<FastifyReply>,
-  ) =>
-    submit(
-      request,
-      reply,
-      formOnPage((status, extra) => render(request, reply, status, extra), of, labels),
-      run,
-    );
+  ) => submitOnPage(request, reply, render, { of, labels }, run);
 
   app.post('/dashboard/billing/details', (request, reply) =>
     formSubmit(request, reply, 'details', DETAILS, async () => {

@@ -8,13 +8,12 @@ import type { FormState } from './forms.js';
 import {
   doneFlash,
   type FieldLabel,
-  formOnPage,
+  submitOnPage,
   lengthProblem,
   listProblem,
   Problems,
   type RefusedForm,
   stateOf,
-  submit,
   text,
   values,
   words,
@@ -248,19 +247,13 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
     return tools.send(reply, status, page(ctx, '/keys', 'API keys', content, extra.flash));
   }
 
-  /** Draws the page for a request, as `formOnPage` asks. */
-  const drawFor =
-    (request: FastifyRequest, reply: FastifyReply) =>
-    (status: number, extra: { flash?: Flash; form?: RefusedForm }) =>
-      render(request, reply, status, extra);
-
   app.get('/dashboard/keys', async (request, reply) => {
     const flash = doneFlash(request, DONE);
     return render(request, reply, 200, flash === undefined ? {} : { flash });
   });
 
   app.post('/dashboard/keys', (request, reply) =>
-    submit(request, reply, formOnPage(drawFor(request, reply), 'new', CREATE), async () => {
+    submitOnPage(request, reply, render, { of: 'new', labels: CREATE }, async () => {
       const { principal } = signedIn(request);
       const body = (request.body ?? {}) as Body;
       const problems = new Problems();
@@ -288,18 +281,13 @@ export function keyPages(app: FastifyInstance, tools: DashboardTools): void {
 
   app.post('/dashboard/keys/:id/update', (request, reply) => {
     const { id } = request.params as { id: string };
-    return submit(
-      request,
-      reply,
-      formOnPage(drawFor(request, reply), id, keyLabels(id)),
-      async () => {
-        const problems = new Problems();
-        const input = checked((request.body ?? {}) as Body, problems);
-        problems.throwAny();
-        await deps.keys.update(signedIn(request).principal, id, input, request.ip);
-        return tools.redirect(reply, '/keys?done=renamed');
-      },
-    );
+    return submitOnPage(request, reply, render, { of: id, labels: keyLabels(id) }, async () => {
+      const problems = new Problems();
+      const input = checked((request.body ?? {}) as Body, problems);
+      problems.throwAny();
+      await deps.keys.update(signedIn(request).principal, id, input, request.ip);
+      return tools.redirect(reply, '/keys?done=renamed');
+    });
   });
 
   app.post('/dashboard/keys/:id/revoke', async (request, reply) => {

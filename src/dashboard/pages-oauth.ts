@@ -16,14 +16,13 @@ import {
   button,
   doneFlash,
   type FieldLabel,
-  formOnPage,
+  submitOnPage,
   lengthProblem,
   listProblem,
   Problems,
   type RefusedForm,
   secretCard,
   stateOf,
-  submit,
   text,
   values,
   words,
@@ -206,12 +205,8 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
     return tools.send(reply, status, page(ctx, PATH, TITLE, content, extra.flash));
   }
 
-  const draw =
-    (request: FastifyRequest, reply: FastifyReply) =>
-    (status: number, extra: { flash?: Flash; form?: RefusedForm }) =>
-      render(request, reply, status, extra);
   const failed = (request: FastifyRequest, reply: FastifyReply) => (status: number, flash: Flash) =>
-    draw(request, reply)(status, { flash });
+    render(request, reply, status, { flash });
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id.slice(0, 64);
   const shown = (c: PublicClient, secret: string, heading: string) =>
     markup`${secretCard('client-secret', heading, `Client secret of ${c.client_id}`, secret)}`;
@@ -224,7 +219,7 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
 
   app.post('/dashboard/oauth-clients', async (request, reply) => {
     if (gate(request, reply)) return reply;
-    return submit(request, reply, formOnPage(draw(request, reply), 'new', CREATE), async () => {
+    return submitOnPage(request, reply, render, { of: 'new', labels: CREATE }, async () => {
       const body = (request.body ?? {}) as Body;
       const problems = new Problems();
       const name = text(body, 'name');
@@ -285,20 +280,15 @@ export function oauthClientPages(app: FastifyInstance, tools: DashboardTools): v
   app.post('/dashboard/oauth-clients/:id/keys', async (request, reply) => {
     if (gate(request, reply)) return reply;
     const id = idOf(request);
-    return submit(
-      request,
-      reply,
-      formOnPage(draw(request, reply), id, keysLabels(id)),
-      async () => {
-        const problems = new Problems();
-        const jwks = jwksOf(text(request.body, 'jwks'), problems);
-        if (jwks === undefined && problems.list.length === 0)
-          problems.add('jwks', 'must hold one or more public keys');
-        problems.throwAny();
-        await service().update(signedIn(request).principal, id, { jwks }, request.ip);
-        return tools.redirect(reply, '/oauth-clients?done=keys');
-      },
-    );
+    return submitOnPage(request, reply, render, { of: id, labels: keysLabels(id) }, async () => {
+      const problems = new Problems();
+      const jwks = jwksOf(text(request.body, 'jwks'), problems);
+      if (jwks === undefined && problems.list.length === 0)
+        problems.add('jwks', 'must hold one or more public keys');
+      problems.throwAny();
+      await service().update(signedIn(request).principal, id, { jwks }, request.ip);
+      return tools.redirect(reply, '/oauth-clients?done=keys');
+    });
   });
 
   app.post('/dashboard/oauth-clients/:id/delete', async (request, reply) => {

@@ -5,8 +5,6 @@ import {
   normalizeEmail,
   PasswordChangeSchema,
   passwordProblem,
-  MIN_PASSWORD_LENGTH,
-  PASSWORD_RULE,
 } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { flashOf, type DashboardTools } from './context.js';
@@ -15,6 +13,7 @@ import {
   type FieldLabel,
   FormState,
   lengthProblem,
+  newPasswordField,
   Problems,
   submit,
   text,
@@ -112,12 +111,14 @@ export function recoveryPages(
       ${form.summary(RESET, 'Not changed')}
       ${csrfField(csrf)}
       <input type="hidden" name="token" value="${token}" />
-      ${form.field('new_password', RESET['new_password']!, {
-        type: 'password',
-        schema: PasswordChangeSchema.properties.new_password,
-        hint: `${PASSWORD_RULE} Every session of the account is signed out; API keys keep working.`,
-        attrs: markup`minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password"`,
-      })}
+      ${form.field(
+        'new_password',
+        RESET['new_password']!,
+        newPasswordField(
+          PasswordChangeSchema.properties.new_password,
+          'Every session of the account is signed out; API keys keep working.',
+        ),
+      )}
       <button type="submit">Set the new password</button>
     </form>`;
 

@@ -5,7 +5,7 @@ import { actorOf } from '../auth/index.js';
 import { type DashboardTools, signedIn } from './context.js';
 import {
   type FieldLabel,
-  formOnPage,
+  submitOnPage,
   FormState,
   lengthProblem,
   password,
@@ -175,15 +175,11 @@ export function twoFactorPages(
   );
 
   app.post('/dashboard/account/two-factor/disable', (request, reply) =>
-    submit(
+    submitOnPage(
       request,
       reply,
-      formOnPage(
-        (status, extra) => renderAccount(request, reply, status, extra),
-        'two-factor-off',
-        DISABLE,
-        SECRETS,
-      ),
+      renderAccount,
+      { of: 'two-factor-off', labels: DISABLE, secrets: SECRETS },
       async () => {
         const { principal } = signedIn(request);
         await deps.accounts.disableTotp(

@@ -7,8 +7,6 @@ import {
   normalizeEmail,
   passwordProblem,
   TOTP_CHALLENGE_TTL_MS,
-  MIN_PASSWORD_LENGTH,
-  PASSWORD_RULE,
 } from '../accounts/index.js';
 import { AppError } from '../errors/index.js';
 import { formProtection, formRefused } from '../http/form-protection.js';
@@ -26,6 +24,7 @@ import {
   type FieldLabel,
   FormState,
   lengthProblem,
+  newPasswordField,
   password,
   Problems,
   submit,
@@ -231,14 +230,17 @@ function credentialsForm(action: 'sign-in' | 'sign-up', token: string, form: For
         schema: CredentialsSchema.properties.email,
         attrs: markup`autocomplete="email"`,
       })}
-      ${form.field('password', CREDENTIALS['password']!, {
-        type: 'password',
-        schema: CredentialsSchema.properties.password,
-        ...(signUp ? { hint: PASSWORD_RULE } : {}),
-        attrs: signUp
-          ? markup`minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password"`
-          : markup`autocomplete="current-password"`,
-      })}
+      ${form.field(
+        'password',
+        CREDENTIALS['password']!,
+        signUp
+          ? newPasswordField(CredentialsSchema.properties.password)
+          : {
+              type: 'password',
+              schema: CredentialsSchema.properties.password,
+              attrs: markup`autocomplete="current-password"`,
+            },
+      )}
       <button type="submit">${signUp ? 'Create the account' : 'Sign in'}</button>
     </form>
     <p>
