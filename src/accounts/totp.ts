@@ -222,7 +222,8 @@ export function accountTotp(deps: {
     async beginTotp(accountId) {
       // Only the address's owner sets up a second factor: otherwise whoever signed up first with
       // someone else's address could keep its owner out after a password reset.
-      if ((await findAccount(db, accountId))?.emailVerifiedAt === null) throw emailNotVerified();
+      const account = await findAccount(db, accountId);
+      if (account?.emailVerifiedAt === null) throw emailNotVerified();
       const row = await repo.findTotp(db, accountId);
       if (row?.enabledAt != null)
         throw new AppError('CONFLICT', 'Two-factor sign-in is on already; turn it off first.');
@@ -234,7 +235,6 @@ export function accountTotp(deps: {
         if (!(await repo.upsertPendingTotp(db, accountId, sealed, new Date(clock.now()))))
           throw new AppError('CONFLICT', 'Two-factor sign-in is on already; turn it off first.');
       }
-      const account = await findAccount(db, accountId);
       const totp = totpOf(sealed, account?.email ?? accountId);
       return { secret: totp.secret.base32, uri: totp.toString() };
     },
