@@ -17,7 +17,8 @@
  *   - /health (2 connections) while 8 clients download the full archive as Excel in a loop
  *   - the embedded server's resident memory after its first start (the data release loaded)
  * then restarts it with ACCESS_LOG=false for the DE lookup.
- * Every paired row alternates hello-world and ours (--rounds, 3 by default); the row's ratio is
+ * Every paired row alternates hello-world and ours (--rounds, 3 by default; each side first in
+ * turn, and the servers' CPU per response compared too, which steal time does not move); the row's ratio is
  * the median of the rounds' ratios, so a drift of the machine's speed (other tenants) does not
  * show as a difference between the servers. Only one server is under load at a time.
  * Our server's stdout (pino) goes to a file in the run's temp dir, as a log shipper reading a
@@ -460,7 +461,7 @@ function summary(options: BenchOptions, baseline: Measurement, ours: readonly Ou
     node: process.version,
     cpus: cpus().length,
     options,
-    loadGenerator: `wrk, one thread, ${options.connections} connections; shares the cores with the server; one server under load at a time; each paired row alternated with hello-world ${options.rounds} times, ratio the median of the rounds`,
+    loadGenerator: `wrk, one thread, ${options.connections} connections; shares the cores with the server; one server under load at a time; each paired row alternated with hello-world ${options.rounds} times (reference first, then ours first), ratio the median of the rounds`,
     accessLogDestination: 'stdout of the server to a file in a temp dir',
     baseline: {
       ...baseline,
@@ -522,8 +523,11 @@ async function run(options: BenchOptions): Promise<void> {
     `\n${cpus().length} CPUs, node ${process.version}; ${options.connections} connections, ` +
       `${options.warmup} s warm-up + ${options.duration} s measured per run; wrk, one thread.\n` +
       'The load generator shares the cores with the server; one server under load at a time, in table order.\n' +
-      `Each paired row: ${options.rounds} rounds of hello-world then ours; hello req/s is hello-world's mean over them,\n` +
-      "'vs hello' the median of the rounds' ratios (listed under rounds). The legitimate client's rows:\n" +
+      `Each paired row: ${options.rounds} rounds of hello-world and ours, in turn first; hello req/s is hello-world's mean over them,\n` +
+      "'vs hello' the median of the rounds' ratios (listed under rounds); 'by CPU' the median of the rounds'\n" +
+      "server CPU per response, the reference's over ours (steal time moves rates, not this).\n" +
+      "p99 ms is a paired row's highest round; 'p99 median (ref)' the median of its rounds' and of the reference's.\n" +
+      "The legitimate client's rows:\n" +
       "'vs hello' is its req/s under the flood over its req/s alone (same rounds), not hello-world.\n" +
       "Our server's stdout (pino, access lines included) went to a file.\n" +
       `Resident memory after the first start (release loaded), before load: ${ours

@@ -29,6 +29,15 @@ export interface Measurement {
   readonly ratios?: readonly number[];
   /** Paired rows: hello-world's req/s in each round, beside this row's. */
   readonly helloRounds?: readonly number[];
+  /**
+   * Paired rows: the reference's server CPU per response over this row's, per round: the same
+   * comparison by the servers' own cost, which time taken from the machine by other tenants
+   * (steal) does not move, where it moves their rates.
+   */
+  readonly cpuRatios?: readonly number[];
+  /** Paired rows: the p99 of each round, this row's and the reference's (ms). */
+  readonly p99Rounds?: readonly number[];
+  readonly referenceP99Rounds?: readonly number[];
   /** The /health row: the downloads running beside it, by response status. */
   readonly downloadStatuses?: Readonly<Record<string, number>>;
 }
@@ -126,7 +135,11 @@ export async function measurePaired(
   return measureAgainst(helloWorld(hello), scenario, options);
 }
 
-/** As measurePaired, against another reference than hello-world (its figures in the hello fields). */
+/**
+ * As measurePaired, against another reference than hello-world (its figures in the hello
+ * fields). The order alternates from round to round (reference first, then the scenario first),
+ * so a steady drift of the machine's speed favours neither side.
+ */
 export async function measureAgainst(
   reference: Scenario,
   scenario: Scenario,
@@ -136,17 +149,30 @@ export async function measureAgainst(
   const ours: Measurement[] = [];
   for (let round = 0; round < options.rounds; round++) {
     const runOptions = round === 0 ? options : { ...options, warmup: 0 };
-    hellos.push(await measure(reference, runOptions));
-    ours.push(await measure(scenario, runOptions));
+    if (round % 2 === 0) {
+      hellos.push(await measure(reference, runOptions));
+      ours.push(await measure(scenario, runOptions));
+    } else {
+      ours.push(await measure(scenario, runOptions));
+      hellos.push(await measure(reference, runOptions));
+    }
   }
   const ratios = ours.map((m, i) => m.requestsPerSecond.mean / hellos[i]!.requestsPerSecond.mean);
+  const cpuRatios = ours.map((m, i) => cpuPerResponse(hellos[i]!) / cpuPerResponse(m));
   return {
     ...combine(ours),
     helloRps: mean(hellos.map((m) => m.requestsPerSecond.mean)),
     ratios,
     helloRounds: hellos.map((m) => m.requestsPerSecond.mean),
+    cpuRatios,
+    p99Rounds: ours.map((m) => m.latencyMs.p99),
+    referenceP99Rounds: hellos.map((m) => m.latencyMs.p99),
   };
 }
+
+/** The server's CPU time per response, in milliseconds. */
+const cpuPerResponse = (m: Measurement): number =>
+  m.responses > 0 ? m.cpu.serverMs / m.responses : Number.NaN;
 
 const mean = (values: readonly number[]): number =>
   values.reduce((sum, v) => sum + v, 0) / values.length;

@@ -49,6 +49,13 @@ function columns(baseline: Measurement): readonly Column[] {
     { title: '± sd', cell: (m) => m.requestsPerSecond.stddev.toFixed(0) },
     { title: 'p50 ms', cell: (m) => m.latencyMs.p50.toFixed(2) },
     { title: 'p99 ms', cell: (m) => m.latencyMs.p99.toFixed(2) },
+    {
+      title: 'p99 median (ref)',
+      cell: (m) =>
+        m.p99Rounds === undefined || m.referenceP99Rounds === undefined
+          ? ''
+          : `${median(m.p99Rounds).toFixed(1)} (${median(m.referenceP99Rounds).toFixed(1)})`,
+    },
     { title: 'mean ms', cell: (m) => m.latencyMs.mean.toFixed(2) },
     {
       title: 'hello req/s',
@@ -59,6 +66,11 @@ function columns(baseline: Measurement): readonly Column[] {
       title: 'rounds',
       cell: (m) =>
         `${m.ratios?.map((r) => r.toFixed(2)).join(' ') ?? ''}${isUnsteady(m) ? ' ~' : ''}`,
+    },
+    {
+      title: 'by CPU',
+      cell: (m) =>
+        m.cpuRatios === undefined || m.cpuRatios.length === 0 ? '' : median(m.cpuRatios).toFixed(2),
     },
     { title: 'max RSS MiB', cell: (m) => (m.maxRssBytes / MIB).toFixed(1) },
     { title: 'srv CPU µs/req', cell: (m) => serverCpuPerRequestUs(m).toFixed(1) },
