@@ -380,6 +380,7 @@ async function benchOurs(
     const withOAuth: Keys = config.rows.some((r) => r.key === 'oauth')
       ? { ...keys, oauth: await oauthAccessToken(server.baseUrl, keys.enterprise) }
       : keys;
+    const pairOptions = { ...options, rounds: options.pairRounds, duration: options.pairDuration };
     for (const row of config.rows) {
       const scenario = scenarioOf(row, server, withOAuth, workDir);
       progress(`measuring ${scenario.name}`);
@@ -397,7 +398,7 @@ async function benchOurs(
         const replica = await startReplica(server, row.path, workDir, options, true);
         try {
           const reference = { ...scenario, name: 'logged replica', server: replica, headers: {} };
-          measurements.push(await measureAgainst(reference, scenario, options));
+          measurements.push(await measureAgainst(reference, scenario, pairOptions));
         } finally {
           await stopServer(replica);
         }
@@ -408,7 +409,7 @@ async function benchOurs(
           withOAuth,
           workDir,
         );
-        measurements.push(await measureAgainst(reference, scenario, options));
+        measurements.push(await measureAgainst(reference, scenario, pairOptions));
       } else if (row.healthUnderDownloads === true) {
         const { row: health, statuses } = await healthUnderDownloads(
           server,
@@ -523,7 +524,7 @@ async function run(options: BenchOptions): Promise<void> {
     `\n${cpus().length} CPUs, node ${process.version}; ${options.connections} connections, ` +
       `${options.warmup} s warm-up + ${options.duration} s measured per run; wrk, one thread.\n` +
       'The load generator shares the cores with the server; one server under load at a time, in table order.\n' +
-      `Each paired row: ${options.rounds} rounds of hello-world and ours, in turn first; hello req/s is hello-world's mean over them,\n` +
+      `Each paired row: ${options.rounds} rounds (the rows against another server of ours: ${options.pairRounds} of ${options.pairDuration} s) of the reference and ours, in turn first; hello req/s is hello-world's mean over them,\n` +
       "'vs hello' the median of the rounds' ratios (listed under rounds); 'by CPU' the median of the rounds'\n" +
       "server CPU per response, the reference's over ours (steal time moves rates, not this).\n" +
       "p99 ms is a paired row's highest round; 'p99 median (ref)' the median of its rounds' and of the reference's.\n" +

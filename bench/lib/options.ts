@@ -7,6 +7,14 @@ export interface BenchOptions {
   readonly warmup: number;
   /** Alternations of hello-world and ours per row, each of `duration` seconds. */
   readonly rounds: number;
+  /**
+   * The rows that compare two servers of the product's code (the lookup against the logged
+   * replica of its bytes, the 429 flood against the Enterprise-key lookup): alternations and
+   * seconds of each run. More and shorter than the other rows': on a shared host, two runs of
+   * 5 s a few seconds apart differ by up to a fifth, and these rows' ratios are the targets.
+   */
+  readonly pairRounds: number;
+  readonly pairDuration: number;
   readonly connections: number;
   /** When set, the servers run with `--cpu-prof` and write their profiles here. */
   readonly cpuProfDir: string | undefined;
@@ -25,6 +33,9 @@ export const USAGE = `Usage: npm run bench -- [--duration N] [--warmup N] [--con
   --duration N     seconds of each measured run (env BENCH_DURATION, default 5)
   --warmup N       seconds of the discarded warm-up run (env BENCH_WARMUP, default 3)
   --rounds N       hello-world/ours alternations per row, median ratio (env BENCH_ROUNDS, default 3)
+  --pair-rounds N  alternations in the rows comparing two of our servers (the headline against
+                   the logged replica, 429 against the keyed lookup) (env BENCH_PAIR_ROUNDS, default 9)
+  --pair-duration N seconds of each of their runs (env BENCH_PAIR_DURATION, default 3)
   --connections N  concurrent connections (env BENCH_CONNECTIONS, default 50)
   --cpu-prof DIR   run the servers with node --cpu-prof, profiles written to DIR
   --only TEXT      only the default server's rows whose label contains TEXT (e.g. "lookup")
@@ -64,6 +75,8 @@ export function parseOptions(
       duration: { type: 'string' },
       warmup: { type: 'string' },
       rounds: { type: 'string' },
+      'pair-rounds': { type: 'string' },
+      'pair-duration': { type: 'string' },
       connections: { type: 'string' },
       'cpu-prof': { type: 'string' },
       redis: { type: 'boolean' },
@@ -79,6 +92,12 @@ export function parseOptions(
     duration: positiveInt('--duration', values.duration ?? env.BENCH_DURATION, 5),
     warmup: positiveInt('--warmup', values.warmup ?? env.BENCH_WARMUP, 3, 0),
     rounds: positiveInt('--rounds', values.rounds ?? env.BENCH_ROUNDS, 3),
+    pairRounds: positiveInt('--pair-rounds', values['pair-rounds'] ?? env.BENCH_PAIR_ROUNDS, 9),
+    pairDuration: positiveInt(
+      '--pair-duration',
+      values['pair-duration'] ?? env.BENCH_PAIR_DURATION,
+      3,
+    ),
     connections: positiveInt('--connections', values.connections ?? env.BENCH_CONNECTIONS, 50),
     cpuProfDir: values['cpu-prof'],
     redisUrl:
