@@ -18,6 +18,10 @@ export class SalaryDataStore {
   #keptKey = '';
   #refreshing: Promise<boolean> | undefined;
   readonly #vintages = new Map<number, Promise<SalaryIndex>>();
+  /** The vintages of `#vintages` already read, by release id. */
+  readonly #held = new Map<number, SalaryIndex>();
+  /** The release id last asked for: the most recently used, already last in `#vintages`. */
+  #lastAsked: number | undefined;
 
   constructor(
     private readonly releases: ReleaseService,
@@ -47,13 +51,13 @@ export class SalaryDataStore {
     if (key !== this.#keptKey) {
       this.#kept = await this.releases.list();
       this.#keptKey = this.#kept.map((r) => r.id).join(',');
-      for (const id of this.#vintages.keys()) if (!ids.includes(id)) this.#vintages.delete(id);
+      for (const id of this.#vintages.keys()) if (!ids.includes(id)) this.#forget(id);
     }
     if (ids[0] === this.#index?.release.id) return false;
     const active = await this.releases.active();
     if (active === undefined) return false;
     this.#index = new SalaryIndex(active.release, active.records);
-    this.#vintages.delete(active.release.id);
+    this.#forget(active.release.id);
     this.logger.info(
       { release: active.release.version, records: active.records.length },
       'salary data release active',
@@ -69,18 +73,55 @@ export class SalaryDataStore {
     if (release.id === this.#index?.release.id) return Promise.resolve(this.#index);
     let index = this.#vintages.get(release.id);
     if (index !== undefined) {
-      this.#vintages.delete(release.id);
-      this.#vintages.set(release.id, index);
+      this.#touch(release.id, index);
       return index;
     }
-    index = this.releases.records(release).then((records) => new SalaryIndex(release, records));
-    index.catch(() => this.#vintages.delete(release.id));
+    index = this.releases.records(release).then((records) => {
+      const read = new SalaryIndex(release, records);
+      if (this.#vintages.get(release.id) === index) this.#held.set(release.id, read);
+      return read;
+    });
+    index.catch(() => {
+      if (this.#vintages.get(release.id) === index) this.#forget(release.id);
+    });
     this.#vintages.set(release.id, index);
+    this.#lastAsked = release.id;
     while (this.#vintages.size > this.vintageCacheSize) {
       const oldest = this.#vintages.keys().next().value;
       if (oldest === undefined) break;
-      this.#vintages.delete(oldest);
+      this.#forget(oldest);
     }
     return index;
+  }
+
+  /**
+   * The index of a kept release when it is in memory (the active one, or an older one already
+   * read), without waiting: a lookup pinned to a release held is answered as synchronously as
+   * one of the active release. Undefined when it has still to be read (see `vintage`).
+   */
+  held(release: ReleaseRow): SalaryIndex | undefined {
+    if (release.id === this.#index?.release.id) return this.#index;
+    const index = this.#held.get(release.id);
+    if (index !== undefined) this.#touch(release.id, this.#vintages.get(release.id)!);
+    return index;
+  }
+
+  /**
+   * Marks a cached vintage as the most recently used. A Map keeps insertion order, so that is
+   * a delete and a set; done only when another release was asked for since, because each one
+   * makes the Map rebuild its table, and under a stream of lookups pinned to one release that
+   * was the bulk of the process's garbage that outlives the young generation.
+   */
+  #touch(id: number, index: Promise<SalaryIndex>): void {
+    if (this.#lastAsked === id) return;
+    this.#vintages.delete(id);
+    this.#vintages.set(id, index);
+    this.#lastAsked = id;
+  }
+
+  #forget(id: number): void {
+    this.#vintages.delete(id);
+    this.#held.delete(id);
+    if (this.#lastAsked === id) this.#lastAsked = undefined;
   }
 }

@@ -76,14 +76,12 @@ export function createSalaryResponder(opts: SalaryResponderOptions): SalaryRespo
     filename: (meta: SalaryMeta) => string,
   ): void | Promise<void> {
     const format = negotiateFormat(selection.format, request.headers.accept);
-    if (selection.release !== undefined || selection.as_of !== undefined) {
-      // A pinned release: read (or found in the cache of older releases) first, then answered
-      // as the active release is, its standard JSON bodies cached per release too.
-      return salary
-        .pin(selection, request.principal)
-        .then((pinned) => answer(request, reply, pinned, format, filename));
-    }
-    return answer(request, reply, selection, format, filename);
+    // A pinned release: found in memory (answered as the active release is, its standard JSON
+    // bodies cached per release too), or read first.
+    const pinned = salary.pin(selection, request.principal);
+    if (pinned instanceof Promise)
+      return pinned.then((p) => answer(request, reply, p, format, filename));
+    return answer(request, reply, pinned, format, filename);
   }
 
   function answer(

@@ -164,6 +164,31 @@ for (const backend of backends) {
         assert.equal(await store.refresh(), false, 'no rebuild when nothing changed');
       },
     );
+
+    it(
+      'older releases are held in memory once read, the least recently asked one let go',
+      { skip: !enabled && 'no PostgreSQL reachable' },
+      async () => {
+        for (let n = 20; (await releases.list()).length < 4; n++)
+          await releases.load(parseRelease(nextRelease(`2026.12.${n}`)));
+        const store = new SalaryDataStore(releases, pino({ level: 'silent' }));
+        await store.refresh();
+        const [active, a, b, c] = store.kept;
+        assert.equal(store.held(active!), store.index, 'the active release is always held');
+        assert.equal(store.held(a!), undefined, 'an older release is not held before it is read');
+        const readA = await store.vintage(a!);
+        assert.equal(readA.release.id, a!.id);
+        assert.equal(store.held(a!), readA);
+        const readB = await store.vintage(b!);
+        assert.equal(store.held(b!), readB);
+        // Asking for a again makes it the most recently used: reading a third lets b go.
+        assert.equal(store.held(a!), readA);
+        await store.vintage(c!);
+        assert.equal(store.held(b!), undefined);
+        assert.equal(store.held(a!), readA);
+        assert.equal(await store.vintage(a!), readA, 'held: not read again');
+      },
+    );
   });
 }
 
