@@ -65,7 +65,9 @@ export function observeResponses(
     const at = clock.now();
     // A hijacked answer (the MCP route) passes no onSend: its callers time their own work.
     const answeredAt = request.answeredAt === 0 ? at : request.answeredAt;
-    const route = request.routeOptions.url ?? '(unmatched)';
+    // Fastify builds routeOptions afresh on every read: read once.
+    const options = request.routeOptions;
+    const route = options.url ?? '(unmatched)';
     const answered: Answered = {
       requestId: request.id,
       method: request.method,
@@ -74,7 +76,7 @@ export function observeResponses(
       status: reply.statusCode,
       ms: answeredAt - request.receivedAt,
       elapsedMs: reply.elapsedTime,
-      timed: request.routeOptions.config.sla?.timed !== false,
+      timed: options.config.sla?.timed !== false,
       ip: request.ip,
       principal: request.principal,
       endpoint: request.usageEndpoint ?? `${request.method} ${route}`,
