@@ -44,7 +44,7 @@ export async function restoreBackup(
       throw new RestoreRefused(
         `${file} opened at migration ${level} where its manifest says ${manifest.migration}.`,
       );
-    restrictTree(incoming);
+    await restrictTree(incoming);
   } catch (error) {
     rmSync(incoming, { recursive: true, force: true });
     if (error instanceof RestoreRefused) throw error;

@@ -45,7 +45,7 @@ export async function openDatabase(
   try {
     // Everything in DATA_DIR (the secret key, files left by an older version or a copy) too;
     // the database's own folder is swept by openPglite once the database is open.
-    restrictTree(options.dataDir, 'pglite');
+    await restrictTree(options.dataDir, 'pglite');
     const db = await openPglite(join(options.dataDir, 'pglite'), open);
     return {
       ...db,

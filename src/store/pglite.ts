@@ -53,15 +53,16 @@ export async function openPglite(
       throw error;
     }
   }
-  restrictTree(dataDir);
-  const sweep = setInterval(() => restrictTree(dataDir), RESTRICT_EVERY_MS);
+  await restrictTree(dataDir);
+  // A sweep that fails otherwise than on a vanished file stops the process, as at open.
+  const sweep = setInterval(() => void restrictTree(dataDir), RESTRICT_EVERY_MS);
   sweep.unref();
   return {
     ...db,
     async close() {
       clearInterval(sweep);
       await db.close();
-      restrictTree(dataDir);
+      await restrictTree(dataDir);
     },
   };
 }

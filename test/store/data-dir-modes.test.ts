@@ -44,12 +44,12 @@ describe('the embedded database in DATA_DIR is private to its owner', () => {
     }
   });
 
-  it('a file created world-writable while running is tightened by the next sweep', () => {
+  it('a file created world-writable while running is tightened by the next sweep', async () => {
     const dir = join(root, 'sweep');
     cpSync(join(root, 'data'), dir, { recursive: true });
     const segment = join(dir, 'pglite', 'pg_wal', 'new-segment');
     writeFileSync(segment, '', { mode: 0o666 });
-    restrictTree(dir);
+    await restrictTree(dir);
     assert.equal(statSync(segment).mode & 0o777, 0o600);
   });
 });
