@@ -18,9 +18,9 @@
  *   - the embedded server's resident memory after its first start (the data release loaded)
  * then restarts it with ACCESS_LOG=false for the DE lookup.
  * Every paired row alternates hello-world and ours (--rounds, 3 by default; each side first in
- * turn, and the servers' CPU per response compared too, which steal time does not move); the row's ratio is
- * the median of the rounds' ratios, so a drift of the machine's speed (other tenants) does not
- * show as a difference between the servers. Only one server is under load at a time.
+ * turn, and the servers' CPU per response compared too, which steal time does not move); the
+ * row's ratio is the median of the rounds' ratios, so a drift of the machine's speed (other
+ * tenants) does not show as a difference between the servers. Only one server is under load at a time.
  * Our server's stdout (pino) goes to a file in the run's temp dir, as a log shipper reading a
  * file would see it; its stderr is inherited. The embedded database (DATA_DIR) is fresh per
  * bench run, so only the first start loads the data release.
@@ -42,6 +42,7 @@ import {
   measure,
   measureAgainst,
   measurePaired,
+  serverCpuPerRequestUs,
   type Measurement,
   type Scenario,
 } from './lib/load.js';
@@ -61,7 +62,7 @@ import {
   type ServerProcess,
 } from './lib/processes.js';
 import { benchRedis } from './lib/redis-scenarios.js';
-import { formatTable, isNoisy, isUnsteady, ratio, serverCpuPerRequestUs } from './lib/report.js';
+import { formatTable, isNoisy, isUnsteady, ratio } from './lib/report.js';
 import { readRss } from './lib/rss.js';
 import { healthUnderDownloads } from './lib/downloads.js';
 import { legitimateUnderFlood } from './lib/flood.js';

@@ -158,7 +158,9 @@ export async function measureAgainst(
     }
   }
   const ratios = ours.map((m, i) => m.requestsPerSecond.mean / hellos[i]!.requestsPerSecond.mean);
-  const cpuRatios = ours.map((m, i) => cpuPerResponse(hellos[i]!) / cpuPerResponse(m));
+  const cpuRatios = ours.map(
+    (m, i) => serverCpuPerRequestUs(hellos[i]!) / serverCpuPerRequestUs(m),
+  );
   return {
     ...combine(ours),
     helloRps: mean(hellos.map((m) => m.requestsPerSecond.mean)),
@@ -170,9 +172,10 @@ export async function measureAgainst(
   };
 }
 
-/** The server's CPU time per response, in milliseconds. */
-const cpuPerResponse = (m: Measurement): number =>
-  m.responses > 0 ? m.cpu.serverMs / m.responses : Number.NaN;
+/** CPU time the server spent per response: unlike req/s, barely moved by the load generator. */
+export function serverCpuPerRequestUs(m: Measurement): number {
+  return m.responses > 0 ? (1000 * m.cpu.serverMs) / m.responses : 0;
+}
 
 const mean = (values: readonly number[]): number =>
   values.reduce((sum, v) => sum + v, 0) / values.length;

@@ -1,4 +1,4 @@
-import { median, type Measurement } from './load.js';
+import { median, serverCpuPerRequestUs, type Measurement } from './load.js';
 
 const MIB = 1024 * 1024;
 
@@ -29,11 +29,6 @@ export const UNSTEADY_HELLO_SPREAD = 1.25;
 export function isUnsteady(m: Measurement): boolean {
   const rounds = m.helloRounds ?? [];
   return rounds.length > 1 && Math.max(...rounds) / Math.min(...rounds) > UNSTEADY_HELLO_SPREAD;
-}
-
-/** CPU time the server spent per response: unlike req/s, barely moved by the load generator. */
-export function serverCpuPerRequestUs(m: Measurement): number {
-  return m.responses > 0 ? (1000 * m.cpu.serverMs) / m.responses : 0;
 }
 
 /** Ours to hello-world in requests per second: the median of the paired rounds when paired. */
