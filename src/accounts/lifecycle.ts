@@ -14,7 +14,6 @@ import * as repo from './repo.js';
 import * as tokens from './repo-tokens.js';
 import { deletePendingTotp } from './repo-totp.js';
 
-/** How long a mailed link works. */
 /**
  * The refusal of what only the address's owner may set up (a paid plan, a key, two-factor
  * sign-in, contact addresses) while the account's address is not confirmed: until then, anyone
@@ -27,6 +26,7 @@ export function emailNotVerified(): AppError {
   );
 }
 
+/** How long a mailed link works. */
 export const RESET_TTL_MS = HOUR_MS;
 export const VERIFY_TTL_MS = 7 * 24 * HOUR_MS;
 
